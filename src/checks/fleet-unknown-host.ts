@@ -1,0 +1,22 @@
+import { defineCheck, type Report } from "./define.js";
+
+export const fleetUnknownHost = defineCheck({
+  id: "fleet/unknown-host",
+  severity: "error",
+  description: "A GPU service names a host that the inventory (kvgate.yaml fleet.hosts) does not list, or names none while the inventory has several: its card cannot be checked.",
+  messages: {
+    unknown: (d: { service: string; host: string; hosts: string }) => `${d.service}: HOST=${d.host} is not in fleet.hosts (${d.hosts}); fix HOST or add the host to kvgate.yaml`,
+    missing: (d: { service: string; hosts: string }) => `${d.service}: no HOST, and the inventory has several hosts (${d.hosts}); add HOST=<one of them>`,
+  },
+  run(ctx) {
+    const hosts = Object.keys(ctx.policy.fleet.hosts);
+    if (hosts.length === 0) return [];
+    return ctx.after.services
+      .filter((s) => s.engine === "vllm" || s.engine === "radiance")
+      .flatMap((s): Report[] => {
+        if (s.host === null) return [{ message: "missing" as const, data: { service: s.name, hosts: hosts.join(", ") }, file: s.file, line: 1, service: s.name }];
+        if (hosts.includes(s.host)) return [];
+        return [{ message: "unknown" as const, data: { service: s.name, host: s.host, hosts: hosts.join(", ") }, file: s.origins.host?.file ?? s.file, line: s.origins.host?.line ?? 1, service: s.name }];
+      });
+  },
+});

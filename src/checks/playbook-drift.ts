@@ -1,0 +1,58 @@
+// playbook/drift: a playbook the change touches deploys a value the committed env file does not hold,
+// so the repository no longer says what runs. Values of secret-looking keys are never shown.
+import { defineCheck, type Report } from "./define.js";
+import { playbooksInUnit } from "../playbook/deploy.js";
+import { driftOf } from "../playbook/drift.js";
+
+type Data = {
+  playbook: string;
+  service: string;
+  env_file: string;
+  key: string;
+  playbook_value?: string | null;
+  committed_value?: string | null;
+};
+
+const shown = (v: string | null | undefined): string => (v === undefined ? "a different value" : v === null ? "nothing" : v === "" ? '""' : v);
+
+const messages = {
+  differs: (d: Data) =>
+    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, but ${d.env_file} has ${shown(d.committed_value)}: commit the deployed value in ${d.env_file}, or change the playbook`,
+  removed: (d: Data) =>
+    `${d.playbook} removes ${d.key} from ${d.service}, but ${d.env_file} still sets it${d.committed_value === undefined ? "" : ` (${shown(d.committed_value)})`}: delete it from ${d.env_file} too, or keep it in the playbook`,
+  added: (d: Data) =>
+    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, which ${d.env_file} does not set: add it to ${d.env_file}`,
+  "no-env": (d: Data) =>
+    `${d.playbook} deploys ${d.service}, but ${d.env_file} is not in the repository: commit the env file the playbook writes, so kvgate can size it`,
+};
+
+/** Keys whose values may be credentials: the finding names the key, never the value. */
+const SECRET_KEY = /(TOKEN|SECRET|PASSW(OR)?D|API_?KEY|ACCESS_KEY|PRIVATE|CREDENTIAL|AUTH)/i;
+
+export const playbookDrift = defineCheck({
+  id: "playbook/drift",
+  severity: "warning",
+  description: "A playbook deploys a value that differs from the committed env file.",
+  messages,
+  run(ctx) {
+    const out: Report<typeof messages>[] = [];
+    for (const read of playbooksInUnit(ctx)) {
+      for (const deploy of read.deploys) {
+        const base = { playbook: read.path, service: deploy.service, env_file: deploy.envFile };
+        const committed = ctx.after.services.find((s) => s.name === deploy.service);
+        if (!committed) {
+          const first = deploy.edits[0];
+          out.push({ message: "no-env", data: { ...base, key: "" }, file: first?.file ?? read.path, line: first?.line ?? 1, service: deploy.service });
+          continue;
+        }
+        for (const d of driftOf(deploy, committed.env)) {
+          const hide = SECRET_KEY.test(d.key);
+          const data: Data & Record<string, unknown> = { ...base, key: d.key, ...(hide ? {} : { playbook_value: d.playbookValue, committed_value: d.committedValue }) };
+          const message = d.playbookValue === null ? "removed" : d.committedValue === null ? "added" : "differs";
+          out.push({ message, data, file: d.file, line: d.line, service: deploy.service, key: d.key });
+        }
+      }
+    }
+    return out;
+  },
+});

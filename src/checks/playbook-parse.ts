@@ -1,0 +1,23 @@
+// playbook/parse: a playbook the change touches (or a file it includes) is not valid YAML, or
+// imports itself. A valid YAML file that holds no play (a vars file, a mapping) is not a finding.
+import { defineCheck, type Report } from "./define.js";
+import { playbooksInUnit } from "../playbook/deploy.js";
+import { problemsOf } from "../playbook/problems.js";
+
+const messages = {
+  parse: (d: { problem: string }) => `${d.problem}; Ansible cannot run it as written`,
+};
+
+export const playbookParse = defineCheck({
+  id: "playbook/parse",
+  severity: "error",
+  description: "A playbook (or a tasks file it includes) is not valid YAML, or imports itself.",
+  messages,
+  run(ctx) {
+    const out: Report<typeof messages>[] = [];
+    for (const p of problemsOf(playbooksInUnit(ctx), "parse")) {
+      out.push({ message: "parse", data: { problem: p.message, playbook: p.playbook }, file: p.file, line: p.line, key: p.message });
+    }
+    return out;
+  },
+});

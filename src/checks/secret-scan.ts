@@ -1,0 +1,82 @@
+// secret/<detector>: secrets in the added lines of the change (every line under --all). Reports one
+// rule per detector through Report.rule; the raw value travels only in Report.secret, which the
+// engine's pipeline redacts before anything is printed.
+import picomatch from "picomatch";
+import { defineCheck, type Report } from "./define.js";
+import { scanLines } from "../secrets/scan.js";
+import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
+import { redactSecret } from "../secrets/redact.js";
+import { MiB } from "../units/bytes.js";
+
+/** Files above this size are not scanned (contract section 9). */
+export const SECRET_SCAN_MAX_BYTES = 5 * MiB;
+export const SKIPPED_RULE = "secret/skipped";
+
+function placeholderReason(hit: PlaceholderHit): string {
+  const what = hit.kind === "value" ? "a listed placeholder value" : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;
+  return `the value is ${what} (${hit.source}); placeholders are exempt wherever they appear`;
+}
+
+const messages = {
+  found: (d: { title: string; redacted: string; column: number }) =>
+    `${d.title} ${d.redacted} (column ${d.column}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml`,
+  placeholder: (d: { title: string; redacted: string }) => `${d.title} ${d.redacted} is a known placeholder, not a secret`,
+  allowed: (d: { title: string; redacted: string; override: string }) =>
+    `${d.title} ${d.redacted} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
+  skipped: (d: { why: string }) => `not scanned for secrets: ${d.why}`,
+};
+
+export const secretScan = defineCheck({
+  id: "secret/scan",
+  severity: "error",
+  description: "Secrets (API keys, tokens, private keys, high-entropy passwords) in the added lines of a change.",
+  messages,
+  run(ctx) {
+    const set = ctx.pack.detectors();
+    const filter = placeholderFilter(set.placeholders, ctx.policy.secrets.placeholders);
+    const overrideName = ctx.policy.secrets.override;
+    const override = ctx.env[overrideName] === "1";
+    const excludes = ctx.policy.secrets.exclude.map((g) => ({ glob: g, test: picomatch(g, { dot: true }) }));
+    const reports: Report<typeof messages>[] = [];
+    for (const file of ctx.unit.files) {
+      if (file.status === "deleted") continue;
+      const excluded = excludes.find((x) => x.test(file.path));
+      const skip = (why: string, extra: Record<string, unknown>): void => {
+        reports.push({ rule: SKIPPED_RULE, severity: "notice", message: "skipped", data: { why, ...extra }, file: file.path, line: null });
+      };
+      if (excluded) {
+        skip(`excluded by secrets.exclude ${excluded.glob}`, { reason: "excluded", glob: excluded.glob });
+        continue;
+      }
+      if (file.binary) {
+        skip("binary file", { reason: "binary", size_bytes: file.size });
+        continue;
+      }
+      if (file.size > SECRET_SCAN_MAX_BYTES) {
+        skip(`larger than 5 MiB (${file.size} bytes)`, { reason: "too-large", size_bytes: file.size, limit_bytes: SECRET_SCAN_MAX_BYTES });
+        continue;
+      }
+      for (const m of scanLines(file.addedLines, set)) {
+        const d = m.detector;
+        const data = { detector: d.id, title: d.title, redacted: redactSecret(m.value), column: m.column, length: m.value.length, override: overrideName };
+        const base = { rule: d.rule, file: file.path, line: m.line, secret: m.value, key: `${d.id}:${m.column}` };
+        const hit = filter.match(m.value);
+        if (hit) {
+          reports.push({ ...base, message: "placeholder", data: { ...data, placeholder_source: hit.source }, severity: "notice", status: "exempt", reason: placeholderReason(hit) });
+        } else if (override) {
+          reports.push({
+            ...base,
+            message: "allowed",
+            data,
+            severity: d.severity,
+            status: "allowed",
+            reason: `allowed by ${overrideName}=1: this must be recorded (Kvgate-Allowed-Secret trailer) and the key rotated if it is real`,
+          });
+        } else {
+          reports.push({ ...base, message: "found", data, severity: d.severity });
+        }
+      }
+    }
+    return reports;
+  },
+});

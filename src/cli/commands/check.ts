@@ -1,0 +1,59 @@
+// kvgate check: gate the staged change (default), one commit, a range, or the whole tree.
+import { parse, oneOf } from "../args.js";
+import { UsageError } from "../../errors.js";
+import { emit } from "../io.js";
+import { loadPack, policyFromFile, repoDirOf } from "../context.js";
+import { checkUnits } from "../../engine/run.js";
+import { formatResult, FORMATS, type Format } from "../../report/index.js";
+import { openSource } from "../source.js";
+import type { Selection } from "../../git/types.js";
+import type { Mode } from "../../engine/result.js";
+import { fleetReaders } from "../../engine/readers.js";
+import { afterCheck } from "./check-hooks.js";
+
+const OPTIONS = {
+  staged: { type: "boolean" },
+  commit: { type: "string" },
+  range: { type: "string" },
+  all: { type: "boolean" },
+  unit: { type: "string" },
+  repo: { type: "string" },
+  config: { type: "string" },
+  format: { type: "string" },
+  output: { type: "string" },
+  "fail-on": { type: "string" },
+} as const;
+
+export function selectionOf(v: { staged?: boolean; commit?: string; range?: string; all?: boolean; unit?: string }): Selection {
+  const chosen = [v.staged && "--staged", v.commit !== undefined && "--commit", v.range !== undefined && "--range", v.all && "--all"].filter(Boolean);
+  if (chosen.length > 1) throw new UsageError(`choose one of ${chosen.join(", ")}`);
+  const unit = oneOf("unit", v.unit, ["commit", "range"] as const, "commit");
+  if (v.unit !== undefined && v.range === undefined) throw new UsageError("--unit goes with --range");
+  if (v.commit !== undefined) {
+    if (v.commit === "") throw new UsageError("--commit needs a revision");
+    return { mode: "commit", rev: v.commit };
+  }
+  if (v.range !== undefined) {
+    if (!/^[^.\s][^\s]*\.\.\.?[^\s]+$/.test(v.range)) throw new UsageError(`--range takes A..B (got "${v.range}")`);
+    return { mode: "range", range: v.range, unit };
+  }
+  if (v.all) return { mode: "all" };
+  return { mode: "staged" };
+}
+
+export async function checkCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, OPTIONS, 0);
+  const selection = selectionOf(values);
+  const format = oneOf<Format>("format", values.format, FORMATS, "text");
+  const failOn = oneOf("fail-on", values["fail-on"], ["error", "warning", "never"] as const, "error");
+  const pack = loadPack();
+  const policy = policyFromFile(values.config, pack);
+  const source = await openSource(repoDirOf(values.repo), true);
+  const units = await source.units(selection);
+  if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
+  const mode: Mode = selection.mode;
+  const result = await checkUnits(units, { mode, failOn, pack, env: process.env, ...(policy ? { policy } : {}), readers: fleetReaders() });
+  await afterCheck({ source, selection, result, env: process.env });
+  emit(formatResult(result, format, { stream: values.output === undefined ? process.stdout : {}, env: process.env }), values.output);
+  return result.verdict === "fail" ? 1 : 0;
+}

@@ -1,0 +1,26 @@
+// What every command needs to start: the repo (or plain folder), the rules pack, the policy.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { GateError } from "../errors.js";
+import { loadPack } from "../rules/load.js";
+import { loadPolicy } from "../config/load.js";
+import type { Policy } from "../config/policy.js";
+import type { RulesPack } from "../rules/pack.js";
+
+export function repoDirOf(opt: string | undefined): string {
+  return resolve(opt ?? process.cwd());
+}
+
+/** --config FILE: one policy for the whole run, read from the filesystem. */
+export function policyFromFile(file: string | undefined, pack: RulesPack): Policy | undefined {
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new GateError(`cannot read --config ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: "name an existing kvgate.yaml" });
+  }
+  return loadPolicy(text, file, pack);
+}
+
+export { loadPack };

@@ -1,0 +1,63 @@
+// The kvgate CLI. Each command lives in commands/<name>.ts and returns an exit code; this file maps
+// errors to exit 2 so that the gate fails closed: nothing but a clean pass exits 0.
+import { GateError, UsageError } from "../errors.js";
+import { USAGE, USAGE_LINE } from "./usage.js";
+import { VERSION } from "../version.js";
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  check: async () => (await import("./commands/check.js")).checkCommand,
+  explain: async () => (await import("./commands/explain.js")).explainCommand,
+  schema: async () => (await import("./commands/schema.js")).schemaCommand,
+  plan: async () => (await import("./commands/plan.js")).planCommand,
+  audit: async () => (await import("./commands/audit.js")).auditCommand,
+  hook: async () => (await import("./commands/hook.js")).hookCommand,
+  init: async () => (await import("./commands/init.js")).initCommand,
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === "-h" || first === "--help" || first === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (first === "-v" || first === "--version") {
+    process.stdout.write(`kvgate ${VERSION}\n`);
+    return 0;
+  }
+  // `kvgate` alone, or `kvgate --staged ...`, is `kvgate check`.
+  const name = first === undefined || first.startsWith("-") ? "check" : first;
+  const args = first === undefined || first.startsWith("-") ? argv : rest;
+  const load = COMMANDS[name];
+  if (!load) throw new UsageError(`unknown command "${name}"`);
+  if (args.includes("-h") || args.includes("--help")) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  return (await load())(args);
+}
+
+function report(e: unknown): number {
+  if (e instanceof GateError) {
+    process.stderr.write(`kvgate: ${e.message}\n`);
+    for (const d of e.details) process.stderr.write(`  ${d}\n`);
+    if (e.hint) process.stderr.write(`  fix: ${e.hint}\n`);
+    if (e instanceof UsageError) process.stderr.write(`${USAGE_LINE}\n`);
+    return 2;
+  }
+  const err = e as Error;
+  process.stderr.write(`kvgate: internal error: ${err?.message ?? String(e)}\n`);
+  if (process.env.KVGATE_DEBUG) process.stderr.write(`${err?.stack ?? ""}\n`);
+  process.stderr.write("  the gate failed closed (exit 2); rerun with KVGATE_DEBUG=1 and report the trace\n");
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.exitCode = report(e);
+  },
+);

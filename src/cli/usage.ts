@@ -1,0 +1,21 @@
+// The usage text, printed by --help and after a usage error.
+export const USAGE = `usage: kvgate <command> [options]
+
+commands:
+  check    [--staged | --commit REV | --range A..B | --all] [--unit commit|range] [--repo DIR]
+           [--config FILE] [--format text|json|sarif|github] [--output FILE] [--fail-on error|warning|never]
+  audit    --range A..B [--repo DIR] [--format text|json]
+  explain  [SERVICE] [--repo DIR] [--format text|json]
+  plan     [--host H] [--repo DIR] [--format text|json]
+  init     [--repo DIR]
+  hook     prepare-commit-msg FILE [SOURCE [SHA]]
+  schema   print the JSON Schema of kvgate.yaml
+
+options:
+  -h, --help     this text
+  -v, --version  the version
+
+exit codes: 0 pass, 1 refused, 2 could not run (usage, config, git; the gate fails closed)
+`;
+
+export const USAGE_LINE = "usage: kvgate check [--staged | --commit REV | --range A..B | --all] [options]; `kvgate --help` for all commands";

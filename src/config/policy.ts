@@ -1,0 +1,118 @@
+// The resolved policy: kvgate.yaml merged over the defaults of rules/policy.yaml, byte quantities
+// turned into integers. Checks read this, never the raw YAML.
+import type { Config, ModelSpecInput } from "./schema.js";
+import { bytesOf } from "../units/bytes.js";
+
+export interface ModelSpec {
+  /** The catalog key, e.g. `Qwen/Qwen3-8B`. */
+  id: string;
+  layers: number;
+  kv_heads?: number;
+  head_dim?: number;
+  hidden_size?: number;
+  attention_heads?: number;
+  kv_lora_rank?: number;
+  qk_rope_head_dim?: number;
+  max_context: number;
+  yarn?: { factor: number; original_max_position_embeddings: number };
+  weights_bytes: number;
+  dtype: "bfloat16" | "float16" | "float32" | "fp8";
+  aliases: string[];
+  note?: string;
+}
+
+export interface SeatPolicy {
+  pinned_bytes?: number;
+  by?: string;
+  factor?: number;
+  why?: string;
+  yarn?: "allow" | "forbid";
+}
+
+export interface Policy {
+  services: string;
+  ledgers: string;
+  playbooks: string;
+  fleet: {
+    hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number }[] }>;
+    tenants: { name: string; host: string; gpu: number; vram_bytes: number; pin: boolean }[];
+  };
+  vllm: { overhead_bytes: number; default_utilization: number };
+  kv: { factor: number; round_bytes: number; seats: Record<string, SeatPolicy> };
+  /** Models from kvgate.yaml only; the catalog (rules/models.yaml) is merged under them by the model lookup. */
+  models: Record<string, ModelSpec>;
+  radiance: { headroom_floor_mib: number; pool_step_mib: number };
+  ttm: { slot_mib: number; statics_mib: number; slack_mib: number; guards: string[] };
+  knobs: { enforce: string[] };
+  secrets: { placeholders: { values: string[]; patterns: string[] }; override: string; exclude: string[] };
+  waivers: { trailer: string };
+}
+
+export function toModelSpec(id: string, m: ModelSpecInput): ModelSpec {
+  const { weights, aliases, dtype, ...rest } = m;
+  return { id, ...rest, weights_bytes: bytesOf(weights), dtype: dtype ?? "bfloat16", aliases: aliases ?? [] };
+}
+
+/** Merge a user config over the defaults (objects deep, arrays and scalars replaced) and resolve units. */
+export function resolvePolicy(defaults: Config, user: Config): Policy {
+  const c = deepMerge(defaults, user) as Config;
+  const req = <T>(v: T | undefined, path: string): T => {
+    if (v === undefined) throw new Error(`rules/policy.yaml lacks the default for ${path}`);
+    return v;
+  };
+  const hosts: Policy["fleet"]["hosts"] = {};
+  for (const [name, h] of Object.entries(c.fleet?.hosts ?? {})) {
+    hosts[name] = { gpus: h.gpus.map((g) => ({ index: g.index, total_bytes: bytesOf(g.total), reserve_bytes: g.reserve === undefined ? 0 : bytesOf(g.reserve) })) };
+  }
+  const seats: Record<string, SeatPolicy> = {};
+  for (const [name, s] of Object.entries(c.kv?.seats ?? {})) {
+    const { pinned, ...rest } = s;
+    seats[name] = { ...rest, ...(pinned === undefined ? {} : { pinned_bytes: bytesOf(pinned) }) };
+  }
+  const models: Record<string, ModelSpec> = {};
+  for (const [id, m] of Object.entries(user.models ?? {})) models[id] = toModelSpec(id, m);
+  // Built-in placeholders are always on; a user's list adds to them.
+  const placeholderValues = [...new Set([...(defaults.secrets?.placeholders?.values ?? []), ...(user.secrets?.placeholders?.values ?? [])])];
+  const placeholderPatterns = [...new Set([...(defaults.secrets?.placeholders?.patterns ?? []), ...(user.secrets?.placeholders?.patterns ?? [])])];
+  return {
+    services: req(c.services, "services"),
+    ledgers: req(c.ledgers, "ledgers"),
+    playbooks: req(c.playbooks, "playbooks"),
+    fleet: {
+      hosts,
+      tenants: (c.fleet?.tenants ?? []).map((t) => ({ name: t.name, host: t.host, gpu: t.gpu, vram_bytes: bytesOf(t.vram), pin: t.pin ?? false })),
+    },
+    vllm: { overhead_bytes: bytesOf(req(c.vllm?.overhead, "vllm.overhead")), default_utilization: req(c.vllm?.default_utilization, "vllm.default_utilization") },
+    kv: { factor: req(c.kv?.factor, "kv.factor"), round_bytes: bytesOf(req(c.kv?.round, "kv.round")), seats },
+    models,
+    radiance: {
+      headroom_floor_mib: req(c.radiance?.headroom_floor_mib, "radiance.headroom_floor_mib"),
+      pool_step_mib: req(c.radiance?.pool_step_mib, "radiance.pool_step_mib"),
+    },
+    ttm: {
+      slot_mib: req(c.ttm?.slot_mib, "ttm.slot_mib"),
+      statics_mib: req(c.ttm?.statics_mib, "ttm.statics_mib"),
+      slack_mib: req(c.ttm?.slack_mib, "ttm.slack_mib"),
+      guards: c.ttm?.guards ?? [],
+    },
+    knobs: { enforce: req(c.knobs?.enforce, "knobs.enforce") },
+    secrets: {
+      placeholders: { values: placeholderValues, patterns: placeholderPatterns },
+      override: req(c.secrets?.override, "secrets.override"),
+      exclude: c.secrets?.exclude ?? [],
+    },
+    waivers: { trailer: req(c.waivers?.trailer, "waivers.trailer") },
+  };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function deepMerge(a: unknown, b: unknown): unknown {
+  if (b === undefined) return a;
+  if (!isPlainObject(a) || !isPlainObject(b)) return b;
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = deepMerge(a[k], v);
+  return out;
+}

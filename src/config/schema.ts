@@ -1,0 +1,118 @@
+// The kvgate.yaml schema (contract section 3): the one source of truth for validation, for the
+// types the code uses, and for `kvgate schema` / rules/kvgate.schema.json.
+import { z } from "zod";
+
+/** Integer bytes, or `<number><B|KiB|MiB|GiB|TiB|KB|MB|GB|TB>`. */
+export const ByteQuantity = z
+  .union([
+    z.number().int().nonnegative(),
+    z.string().regex(/^\d+(\.\d+)?\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/, {
+      message: "expected bytes: an integer or a string like 22GiB, 512MiB, 5.5GiB (units B KiB MiB GiB TiB KB MB GB TB)",
+    }),
+  ])
+  .describe("Bytes: an integer, or a number with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB).");
+
+export const GpuSpec = z.strictObject({
+  index: z.number().int().nonnegative().describe("The card's index on the host (CUDA order)."),
+  total: ByteQuantity.describe("The card's total memory."),
+  reserve: ByteQuantity.optional().describe("What must stay free at plateau. Default 0."),
+});
+
+export const TenantSpec = z.strictObject({
+  name: z.string().min(1),
+  host: z.string().min(1),
+  gpu: z.number().int().nonnegative(),
+  vram: ByteQuantity.describe("What the tenant holds on its card."),
+  pin: z.boolean().optional().describe("`kvgate plan` keeps a pinned tenant on its card."),
+});
+
+export const ModelSpec = z.strictObject({
+  layers: z.number().int().positive().describe("num_hidden_layers"),
+  kv_heads: z.number().int().positive().optional().describe("num_key_value_heads"),
+  head_dim: z.number().int().positive().optional().describe("head_dim; beats hidden_size / attention_heads"),
+  hidden_size: z.number().int().positive().optional(),
+  attention_heads: z.number().int().positive().optional().describe("num_attention_heads"),
+  kv_lora_rank: z.number().int().positive().optional().describe("MLA models: the compressed KV rank"),
+  qk_rope_head_dim: z.number().int().nonnegative().optional().describe("MLA models: the decoupled RoPE dimension"),
+  max_context: z.number().int().positive().describe("max_position_embeddings of the model's config"),
+  yarn: z
+    .strictObject({ factor: z.number().positive(), original_max_position_embeddings: z.number().int().positive() })
+    .optional()
+    .describe("YaRN metadata the published config carries"),
+  weights: ByteQuantity.describe("Weights size on the card at TP 1"),
+  dtype: z.enum(["bfloat16", "float16", "float32", "fp8"]).optional().describe("Default bfloat16"),
+  aliases: z.array(z.string()).optional().describe("Served names and local paths' last parts"),
+  note: z.string().optional(),
+});
+
+export const SeatException = z.strictObject({
+  pinned: ByteQuantity.optional().describe("The owner's number: the seat must be pinned exactly to it."),
+  by: z.string().optional().describe("Who owns the number."),
+  factor: z.number().positive().optional().describe("Replaces kv.factor for this seat."),
+  why: z.string().optional(),
+  yarn: z.enum(["allow", "forbid"]).optional().describe("forbid makes kv/yarn an error."),
+});
+
+const glob = z.string().min(1);
+
+export const ConfigSchema = z
+  .strictObject({
+    version: z.literal(1).optional().describe("Config format version."),
+    services: glob.optional().describe('Glob of service env files. Default "scripts/*.env".'),
+    ledgers: z.string().min(1).optional().describe('Radiance ledger facts file per service. Default "scripts/{service}.ledger.yaml".'),
+    playbooks: glob.optional().describe('Glob of Ansible playbooks. Default "playbooks/**/*.{yml,yaml}".'),
+    fleet: z
+      .strictObject({
+        hosts: z.record(z.string(), z.strictObject({ gpus: z.array(GpuSpec) })).optional(),
+        tenants: z.array(TenantSpec).optional(),
+      })
+      .optional(),
+    vllm: z
+      .strictObject({
+        overhead: ByteQuantity.optional().describe("Non-torch memory + activation peak, per seat. Default 2GiB."),
+        default_utilization: z.number().gt(0).lte(1).optional().describe("vLLM's --gpu-memory-utilization default. Default 0.92."),
+      })
+      .optional(),
+    kv: z
+      .strictObject({
+        factor: z.number().positive().optional().describe("KV must cover factor × max context. Default 1.25."),
+        round: ByteQuantity.optional().describe("Round the requirement up to this. Default 0.5GiB."),
+        seats: z.record(z.string(), SeatException).optional().describe("Owner-pinned exceptions by service name."),
+      })
+      .optional(),
+    models: z.record(z.string(), ModelSpec).optional().describe("Added to / overriding rules/models.yaml."),
+    radiance: z
+      .strictObject({
+        headroom_floor_mib: z.number().nonnegative().optional().describe("Default 48."),
+        pool_step_mib: z.number().positive().optional().describe("Default 1024."),
+      })
+      .optional(),
+    ttm: z
+      .strictObject({
+        slot_mib: z.number().positive().optional().describe("Checkpoint slot size. Default 111.98."),
+        statics_mib: z.number().nonnegative().optional().describe("Default 2048."),
+        slack_mib: z.number().nonnegative().optional().describe("TTM_TARGET_MIB must clear TTM_MIN_MIB by this. Default 1024."),
+        guards: z.array(z.string()).optional().describe("Files a ledger-moving commit must touch."),
+      })
+      .optional(),
+    knobs: z
+      .strictObject({ enforce: z.array(z.string()).optional().describe("Engines where one knob per deploy holds. Default [radiance].") })
+      .optional(),
+    secrets: z
+      .strictObject({
+        placeholders: z
+          .strictObject({
+            values: z.array(z.string()).optional().describe("Exact placeholder values, added to the built-in ones."),
+            patterns: z.array(z.string()).optional().describe("Regexes a whole value must fully match."),
+          })
+          .optional(),
+        override: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("The override variable. Default ALLOW_SECRETS."),
+        exclude: z.array(z.string()).optional().describe("Globs never scanned (each reported as a notice)."),
+      })
+      .optional(),
+    waivers: z.strictObject({ trailer: z.string().min(1).optional().describe("Default Kvgate-Waive.") }).optional(),
+  })
+  .describe("kvgate.yaml: the policy of a fleet repository. Every key is optional.");
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ModelSpecInput = z.infer<typeof ModelSpec>;

@@ -1,0 +1,95 @@
+// The engine: for each deploy unit, load the fleet before and after, run every check, and turn the
+// reports into findings. It never prints and never exits; the CLI does both.
+import type { DeployUnit } from "../git/types.js";
+import type { FleetState, Finding } from "../model/types.js";
+import type { Policy } from "../config/policy.js";
+import type { RulesPack } from "../rules/pack.js";
+import type { CheckContext } from "../checks/define.js";
+import { CHECKS, ruleById } from "../checks/registry.js";
+import { countFindings, verdictOf, type CheckResult, type FailOn, type Mode } from "./result.js";
+import { applyWaivers, dedupe, sortFindings, toFinding, waiversOf } from "./postprocess.js";
+import { loadFleet, policyOf, type FleetReaders } from "./fleet.js";
+import { VERSION } from "../version.js";
+
+export interface RunOptions {
+  mode: Mode;
+  failOn: FailOn;
+  pack: RulesPack;
+  env: Readonly<Record<string, string | undefined>>;
+  /** A policy fixed for the whole run (--config, or the Action's policy-from: base). */
+  policy?: Policy;
+  readers?: FleetReaders[];
+}
+
+/** Runs every check over one context; a throwing check is an internal error (the gate fails closed). */
+export function runChecks(ctx: CheckContext, commit: string | null): Finding[] {
+  const out: Finding[] = [];
+  for (const check of CHECKS) {
+    let reports;
+    try {
+      reports = check.run(ctx);
+    } catch (e) {
+      throw new Error(`internal error in check ${check.id}: ${(e as Error).message}`, { cause: e });
+    }
+    for (const r of reports) out.push(toFinding(check, r, commit));
+  }
+  return out;
+}
+
+/** Identity of a finding regardless of where in history it was seen. */
+function baselineKey(f: Finding): string {
+  return `${f.rule}|${f.fingerprint}`;
+}
+
+export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Finding[]> {
+  const policy = opts.policy ?? (await policyOf(unit.after, opts.pack));
+  const readers = opts.readers ?? [];
+  const after = await loadFleet(unit.after, policy, opts.pack, readers);
+  const before: FleetState | null = unit.before ? await loadFleet(unit.before, policy, opts.pack, readers) : null;
+  const commit = unit.commit?.sha ?? null;
+  const base = { policy, pack: opts.pack, env: opts.env };
+  const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files };
+  let findings = runChecks({ ...base, unit: unitInfo, before, after }, commit);
+  // A change is answerable for what it introduces: a finding the before state already had (checked
+  // as a whole tree, with the same policy) is not the change's. `--all` reports everything.
+  if (before) {
+    const seen = new Set(runChecks({ ...base, unit: { ...unitInfo, files: [] }, before: null, after: before }, commit).map(baselineKey));
+    findings = findings.filter((f) => !seen.has(baselineKey(f)));
+  }
+  const waivers = waiversOf(unit.commits, policy.waivers.trailer);
+  for (const w of waivers) {
+    if (!ruleById(w.rule)) {
+      findings.push({
+        rule: "waiver/unknown-rule",
+        severity: "error",
+        status: "open",
+        message: `${policy.waivers.trailer}: "${w.rule}" is not a kvgate rule; name a rule id from \`kvgate --help\` or the README's rule list`,
+        file: null,
+        line: null,
+        service: null,
+        commit: w.commit,
+        fingerprint: `waiver:${w.rule}`,
+        data: { rule: w.rule },
+      });
+    }
+  }
+  applyWaivers(findings, waivers);
+  return findings;
+}
+
+export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise<CheckResult> {
+  const all: Finding[] = [];
+  for (const unit of units) all.push(...(await checkUnit(unit, opts)));
+  const findings = sortFindings(dedupe(all));
+  return {
+    tool: "kvgate",
+    version: VERSION,
+    mode: opts.mode,
+    verdict: verdictOf(findings, opts.failOn),
+    failOn: opts.failOn,
+    counts: countFindings(findings),
+    findings,
+    units: units.map((u) => u.id),
+    filesChecked: new Set(units.flatMap((u) => u.files.map((f) => f.path))).size,
+  };
+}

@@ -1,0 +1,103 @@
+// Turns two git diffs (`--raw -z` for the file list, `-U0` for added-line numbers) and one cat-file
+// batch into ChangedFiles. Symlinks, submodules and unmerged paths are skipped with a notice.
+import { posix } from "node:path";
+import type { AddedLine, ChangedFile, ChangeNotice, FileStatus } from "./types.js";
+import { readBlobs } from "./catfile.js";
+import { modeKind, parseRawDiff, type RawEntry } from "./rawdiff.js";
+import { parsePatch } from "./patch.js";
+import { pathspec, type RepoPlace } from "./snapshots.js";
+
+export interface Changes {
+  files: ChangedFile[];
+  notices: ChangeNotice[];
+}
+
+const COMMON = ["-M", "--no-relative", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none"];
+const STATUS: Record<string, FileStatus> = {
+  A: "added",
+  M: "modified",
+  D: "deleted",
+  R: "renamed",
+  C: "copied",
+  T: "typechange",
+};
+
+/** `what` is the diff's operands: `["--cached"]` for the staged change, or `[beforeTree, afterCommit]`. */
+export async function diffChanges(place: RepoPlace, what: string[]): Promise<Changes> {
+  const spec = pathspec(place);
+  const [raw, patch] = await Promise.all([
+    place.git.run(["diff", "--raw", "-z", "--no-abbrev", ...COMMON, ...what, ...spec]),
+    place.git.run([
+      "diff", "-U0", "--inter-hunk-context=0", "--no-color", "--submodule=short",
+      "--src-prefix=a/", "--dst-prefix=b/", ...COMMON, ...what, ...spec,
+    ]),
+  ]);
+  return buildChanges(place, parseRawDiff(raw), parsePatch(patch));
+}
+
+async function buildChanges(place: RepoPlace, entries: RawEntry[], patch: ReturnType<typeof parsePatch>): Promise<Changes> {
+  const rel = (p: string): string => (p.startsWith(place.prefix) ? p.slice(place.prefix.length) : posix.relative(place.prefix, p));
+  const notices: ChangeNotice[] = [];
+  const kept: RawEntry[] = [];
+  for (const e of entries) {
+    const skip = skipReason(e);
+    if (skip) notices.push({ path: rel(e.path), message: skip });
+    else kept.push(e);
+  }
+  const oids = kept.flatMap((e) => [e.oldOid, e.newOid]).filter((o) => !/^0+$/.test(o));
+  const blobs = await readBlobs(place.root, oids);
+  const files = kept.map((e): ChangedFile => {
+    const hadFile = modeKind(e.oldMode) === "file";
+    const hasFile = modeKind(e.newMode) === "file";
+    const beforeBuf = hadFile ? (blobs.get(e.oldOid) ?? null) : null;
+    const afterBuf = hasFile ? (blobs.get(e.newOid) ?? null) : null;
+    const fromPatch = patch.get(e.path);
+    const binary = (fromPatch?.binary ?? false) || looksBinary(afterBuf ?? beforeBuf);
+    const after = afterBuf && !binary ? afterBuf.toString("utf8") : null;
+    return {
+      path: rel(e.path),
+      oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null,
+      status: STATUS[e.status] ?? "modified",
+      before: beforeBuf && !binary ? beforeBuf.toString("utf8") : null,
+      after,
+      binary,
+      size: afterBuf?.length ?? 0,
+      addedLines: after === null ? [] : linesAt(after, fromPatch?.added ?? []),
+    };
+  });
+  return { files, notices };
+}
+
+function skipReason(e: RawEntry): string | null {
+  if (e.status === "U") return "unmerged (a conflict): resolve it and stage the result";
+  const after = modeKind(e.newMode);
+  const before = modeKind(e.oldMode);
+  const side = after === "absent" ? before : after;
+  if (side === "symlink") return "symlink: skipped (only regular files are checked)";
+  if (side === "submodule") return "submodule: skipped (check it in its own repository)";
+  if (side !== "file") return `unsupported file mode ${e.newMode}: skipped`;
+  return null;
+}
+
+/** git's own test: a NUL byte in the first 8000 bytes. */
+export function looksBinary(buf: Buffer | null): boolean {
+  if (!buf) return false;
+  return buf.subarray(0, 8000).includes(0);
+}
+
+/** Lines split on LF; the text drops a trailing CR so CRLF files read like LF ones. */
+export function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+}
+
+function linesAt(text: string, numbers: number[]): AddedLine[] {
+  const lines = splitLines(text);
+  return numbers.filter((n) => n >= 1 && n <= lines.length).map((n) => ({ line: n, text: lines[n - 1] as string }));
+}
+
+/** Every line of a file, as added (for `--all` and files new to the tree). */
+export function allLines(text: string): AddedLine[] {
+  return splitLines(text).map((t, i) => ({ line: i + 1, text: t }));
+}

@@ -1,0 +1,284 @@
+// A repository opened at a folder (maybe a sub-folder): deploy units for --staged, --commit,
+// --range and --all, plus the few plumbing helpers later features need.
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { GateError } from "../errors.js";
+import type { CommitInfo, DeployUnit, Selection, Snapshot } from "./types.js";
+import { gitRunner, type GitRunner } from "./exec.js";
+import { readBlobs } from "./catfile.js";
+import { readCommits } from "./commits.js";
+import { diffChanges, type Changes } from "./changes.js";
+import { allUnit } from "./all.js";
+import {
+  emptySnapshot, folderSnapshot, indexSnapshot, treeSnapshot, worktreeSnapshot, type RepoPlace,
+} from "./snapshots.js";
+
+export const SHALLOW_HINT =
+  "the clone is shallow: fetch the history with `actions/checkout` `fetch-depth: 0`, or `git fetch --deepen=<n>` / `git fetch --unshallow`";
+
+const SHA1_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+const EMPTY_TREE: Record<string, string> = {
+  sha1: SHA1_EMPTY_TREE,
+  sha256: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+};
+
+export interface Repo {
+  /** Absolute path of the working tree's toplevel. */
+  readonly root: string;
+  /** The opened folder relative to root, `/`-terminated, or "" at the toplevel. */
+  readonly prefix: string;
+  units(selection: Selection): Promise<DeployUnit[]>;
+  /** A snapshot by name: `HEAD`, `index`, `worktree`, `empty`, or any commit-ish. */
+  snapshot(name: string): Promise<Snapshot>;
+  headSha(): Promise<string | null>;
+  /** The full sha of a commit-ish; GateError naming it when it does not resolve. */
+  revParse(rev: string): Promise<string>;
+  mergeBase(a: string, b: string): Promise<string | null>;
+  isShallow(): Promise<boolean>;
+  /** Commits of `A..B` (or `A...B`: those of B since the merge base), oldest first. */
+  commitsInRange(range: string): Promise<CommitInfo[]>;
+  /** `git write-tree` of the index: the key a pre-commit verdict is stored under. */
+  writeTree(): Promise<string>;
+  /** Absolute `git rev-parse --git-path NAME` (right inside linked worktrees). */
+  gitPath(name: string): Promise<string>;
+  /** A file's text at a commit (path relative to the opened folder), or null when absent. */
+  readConfigAt(rev: string, path: string): Promise<string | null>;
+}
+
+/** Opens the repository holding `dir`; GateError when `dir` is missing or not in a git work tree. */
+export async function openRepo(dir: string): Promise<Repo> {
+  const found = await findRepo(dir);
+  if (!found) {
+    throw new GateError(`${resolve(dir)} is not in a git repository`, {
+      hint: "pass --repo with a folder inside a git repository, or use --all to check a plain folder",
+    });
+  }
+  return found;
+}
+
+/** For `--all`: a repository when there is one, else the plain folder. `units` accepts only `all` then. */
+export interface Tree {
+  repo: Repo | null;
+  /** Absolute path of the folder. */
+  dir: string;
+  units(selection: Selection): Promise<DeployUnit[]>;
+}
+
+export async function openTree(dir: string): Promise<Tree> {
+  const repo = await findRepo(dir);
+  const abs = resolve(dir);
+  if (repo) return { repo, dir: abs, units: (s) => repo.units(s) };
+  return {
+    repo: null,
+    dir: abs,
+    async units(selection) {
+      if (selection.mode !== "all") {
+        throw new GateError(`${abs} is not in a git repository, so --${selection.mode} has nothing to compare`, {
+          hint: "use --all to check every file of a plain folder, or run inside a git repository",
+        });
+      }
+      return [await allUnit(folderSnapshot(abs))];
+    },
+  };
+}
+
+async function findRepo(dir: string): Promise<Repo | null> {
+  const abs = resolve(dir);
+  const st = await stat(abs).catch(() => null);
+  if (!st?.isDirectory()) throw new GateError(`no such folder: ${abs}`, { hint: "pass --repo with an existing folder" });
+  let out: string;
+  try {
+    out = await gitRunner(abs).run(["rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository", "--show-object-format"]);
+  } catch (err) {
+    const stderr = String(err instanceof GateError ? err.cause : err);
+    if (/not a git repository/i.test(stderr)) return null;
+    if (/must be run in a work tree/i.test(stderr)) {
+      throw new GateError(`${abs} is not inside a work tree (a bare repository or a .git folder)`, {
+        hint: "pass --repo with a folder of a checked-out repository",
+        cause: stderr,
+      });
+    }
+    throw err;
+  }
+  const [root = "", prefix = "", shallow = "", format = "sha1"] = out.split("\n");
+  return new GitRepo({ git: gitRunner(root), root, prefix }, shallow === "true", EMPTY_TREE[format] ?? SHA1_EMPTY_TREE);
+}
+
+class GitRepo implements Repo {
+  readonly root: string;
+  readonly prefix: string;
+  private shallowSet: Promise<Set<string>> | null = null;
+  private head: Promise<string | null> | null = null;
+
+  constructor(
+    private readonly place: RepoPlace,
+    private readonly shallow: boolean,
+    private readonly emptyTree: string,
+  ) {
+    this.root = place.root;
+    this.prefix = place.prefix;
+  }
+
+  private get git(): GitRunner {
+    return this.place.git;
+  }
+
+  async units(selection: Selection): Promise<DeployUnit[]> {
+    switch (selection.mode) {
+      case "staged":
+        return [await this.stagedUnit()];
+      case "commit":
+        return [await this.commitUnit(await this.commitInfo(await this.revParse(selection.rev)))];
+      case "range":
+        return this.rangeUnits(selection.range, selection.unit);
+      case "all":
+        return [await allUnit(worktreeSnapshot(this.place))];
+      default:
+        return selection satisfies never;
+    }
+  }
+
+  private async stagedUnit(): Promise<DeployUnit> {
+    // `git diff --cached` compares with the empty tree itself when there is no HEAD yet.
+    const [head, changes] = await Promise.all([this.headSha(), diffChanges(this.place, ["--cached"])]);
+    const before = head ? treeSnapshot(this.place, head, "HEAD") : emptySnapshot();
+    return unit("staged", "staged", null, [], before, indexSnapshot(this.place), changes);
+  }
+
+  private async commitUnit(info: CommitInfo): Promise<DeployUnit> {
+    const parent = await this.firstParent(info);
+    const changes = await diffChanges(this.place, [parent ?? this.emptyTree, info.sha]);
+    const before = parent ? treeSnapshot(this.place, parent) : emptySnapshot();
+    return unit("commit", info.sha, info, [info], before, treeSnapshot(this.place, info.sha), changes);
+  }
+
+  /** The first parent, null for a true root; GateError when a shallow clone cut it off. */
+  private async firstParent(info: CommitInfo): Promise<string | null> {
+    if (info.parents[0]) return info.parents[0];
+    if (this.shallow && (await this.shallowBoundary()).has(info.sha)) {
+      throw new GateError(`the parent of commit ${info.sha.slice(0, 12)} is missing`, { hint: SHALLOW_HINT });
+    }
+    return null;
+  }
+
+  private async rangeUnits(range: string, per: "commit" | "range"): Promise<DeployUnit[]> {
+    const { base, tip } = await this.resolveRange(range);
+    const commits = await this.commitsBetween(base, tip, range);
+    if (per === "range") {
+      const changes = await diffChanges(this.place, [base, tip]);
+      return [unit("range", range, null, commits, treeSnapshot(this.place, base), treeSnapshot(this.place, tip), changes)];
+    }
+    const units: DeployUnit[] = [];
+    // A few at a time: each commit costs two diffs and a cat-file.
+    for (let i = 0; i < commits.length; i += 4) {
+      units.push(...(await Promise.all(commits.slice(i, i + 4).map((c) => this.commitUnit(c)))));
+    }
+    return units;
+  }
+
+  private async resolveRange(range: string): Promise<{ base: string; tip: string }> {
+    const m = /^(.*?)(\.\.\.?)(.*)$/.exec(range);
+    if (!m || range.trim() === "" || (m[1] === "" && m[3] === "")) {
+      throw new GateError(`bad range: ${JSON.stringify(range)}`, { hint: "write it as A..B or A...B (the merge base of A and B to B)" });
+    }
+    const [a, b] = await Promise.all([this.revParse(m[1] || "HEAD", range), this.revParse(m[3] || "HEAD", range)]);
+    if (m[2] === "..") return { base: a, tip: b };
+    const base = await this.mergeBase(a, b);
+    if (base) return { base, tip: b };
+    if (this.shallow) {
+      throw new GateError(`no merge base of ${m[1]} and ${m[3]} in this clone (range ${range})`, { hint: SHALLOW_HINT });
+    }
+    throw new GateError(`${m[1]} and ${m[3]} have no common ancestor (range ${range})`, { hint: "use A..B to compare them directly" });
+  }
+
+  private async commitsBetween(base: string, tip: string, range: string): Promise<CommitInfo[]> {
+    const commits = await readCommits(this.git, ["--reverse", `${base}..${tip}`]);
+    if (this.shallow) {
+      // The walk hit the clone's edge before reaching the base: the history in between is missing.
+      const edge = await this.shallowBoundary();
+      const cut = commits.find((c) => edge.has(c.sha));
+      if (cut) {
+        throw new GateError(`the history between ${range} is incomplete: commit ${cut.sha.slice(0, 12)}'s parent is missing`, {
+          hint: SHALLOW_HINT,
+        });
+      }
+    }
+    return commits;
+  }
+
+  async commitsInRange(range: string): Promise<CommitInfo[]> {
+    const { base, tip } = await this.resolveRange(range);
+    return this.commitsBetween(base, tip, range);
+  }
+
+  private async commitInfo(sha: string): Promise<CommitInfo> {
+    const [info] = await readCommits(this.git, ["--no-walk=unsorted", sha]);
+    if (!info) throw new GateError(`cannot read commit ${sha}`);
+    return info;
+  }
+
+  private shallowBoundary(): Promise<Set<string>> {
+    this.shallowSet ??= this.gitPath("shallow").then(async (p) => {
+      const text = await readFile(p, "utf8").catch(() => "");
+      return new Set(text.split("\n").map((l) => l.trim()).filter(Boolean));
+    });
+    return this.shallowSet;
+  }
+
+  async snapshot(name: string): Promise<Snapshot> {
+    if (name === "index") return indexSnapshot(this.place);
+    if (name === "worktree") return worktreeSnapshot(this.place);
+    if (name === "empty") return emptySnapshot();
+    return treeSnapshot(this.place, await this.revParse(name), name === "HEAD" ? "HEAD" : undefined);
+  }
+
+  headSha(): Promise<string | null> {
+    this.head ??= this.git.tryRun(["rev-parse", "--verify", "-q", "HEAD^{commit}"]).then((o) => o?.trim() || null);
+    return this.head;
+  }
+
+  async revParse(rev: string, context?: string): Promise<string> {
+    const where = context ? ` (in ${context})` : "";
+    if (rev.startsWith("-")) throw new GateError(`bad revision ${JSON.stringify(rev)}${where}`);
+    const out = await this.git.tryRun(["rev-parse", "--verify", "-q", `${rev}^{commit}`]);
+    const sha = out?.trim();
+    if (sha) return sha;
+    if (this.shallow) {
+      throw new GateError(`commit ${rev}${where} is not in this clone`, { hint: SHALLOW_HINT });
+    }
+    throw new GateError(`unknown revision ${JSON.stringify(rev)}${where}: not a commit in ${this.root}`, {
+      hint: "name a branch, tag or commit sha that exists here (git log --oneline shows them)",
+    });
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const out = await this.git.tryRun(["merge-base", a, b]);
+    return out?.trim() || null;
+  }
+
+  async isShallow(): Promise<boolean> {
+    return this.shallow;
+  }
+
+  async writeTree(): Promise<string> {
+    return (await this.git.run(["write-tree"])).trim();
+  }
+
+  async gitPath(name: string): Promise<string> {
+    return resolve(this.root, (await this.git.run(["rev-parse", "--git-path", name])).trim());
+  }
+
+  async readConfigAt(rev: string, path: string): Promise<string | null> {
+    const sha = await this.revParse(rev);
+    const name = `${sha}:${this.prefix}${path}`;
+    const blob = (await readBlobs(this.root, [name])).get(name);
+    return blob ? blob.toString("utf8") : null;
+  }
+}
+
+function unit(
+  kind: DeployUnit["kind"], id: string, commit: CommitInfo | null, commits: CommitInfo[],
+  before: Snapshot | null, after: Snapshot, changes: Changes,
+): DeployUnit {
+  return { kind, id, commit, commits, before, after, files: changes.files, notices: changes.notices };
+}

@@ -1,0 +1,80 @@
+// The change model: what the rest of kvgate knows of git. Only src/git/ runs git (through simple-git,
+// and `git cat-file --batch` for blobs); everything else reads these plain types.
+
+export type FileStatus = "added" | "modified" | "deleted" | "renamed" | "copied" | "typechange";
+
+export interface AddedLine {
+  /** 1-based line number in the after version. */
+  line: number;
+  text: string;
+}
+
+export interface ChangedFile {
+  path: string;
+  /** The path before a rename or copy; null otherwise. */
+  oldPath: string | null;
+  status: FileStatus;
+  /** Content before/after as UTF-8 text (CRLF kept as is); null when absent or binary. */
+  before: string | null;
+  after: string | null;
+  binary: boolean;
+  /** Size in bytes of the after blob (0 when deleted). */
+  size: number;
+  /** Lines added by the change, numbered in the after version. */
+  addedLines: AddedLine[];
+}
+
+export interface Trailer {
+  key: string;
+  value: string;
+}
+
+export interface CommitInfo {
+  sha: string;
+  parents: string[];
+  subject: string;
+  /** The whole message. */
+  message: string;
+  trailers: Trailer[];
+  author: string;
+}
+
+/** A notice about something skipped (a symlink, a submodule, a binary or oversized file). */
+export interface ChangeNotice {
+  path: string;
+  message: string;
+}
+
+/** One state of the tree: HEAD, the index, a commit, the working tree, or the empty tree. */
+export interface Snapshot {
+  /** `HEAD`, `index`, a commit sha, `worktree`, or `empty`. */
+  label: string;
+  /** Every regular file's path (symlinks and submodules left out). Cached after the first call. */
+  list(): Promise<string[]>;
+  /** Read many files in one batch; a path missing from the snapshot maps to null. */
+  read(paths: string[]): Promise<Map<string, Buffer | null>>;
+}
+
+export type UnitKind = "staged" | "commit" | "range" | "all";
+
+/** One deploy unit: the staged change, one commit, a whole range, or the whole tree. */
+export interface DeployUnit {
+  kind: UnitKind;
+  /** `staged`, a commit sha, `A..B`, or `all`. */
+  id: string;
+  /** The commit the unit is (commit units), else null. */
+  commit: CommitInfo | null;
+  /** Every commit the unit spans (a range unit: all of them, oldest first). */
+  commits: CommitInfo[];
+  /** null for `--all` (nothing before). */
+  before: Snapshot | null;
+  after: Snapshot;
+  files: ChangedFile[];
+  notices: ChangeNotice[];
+}
+
+export type Selection =
+  | { mode: "staged" }
+  | { mode: "commit"; rev: string }
+  | { mode: "range"; range: string; unit: "commit" | "range" }
+  | { mode: "all" };

@@ -1,0 +1,146 @@
+// The typed model that checks read. Everything here is plain data: checks are pure functions of it.
+// Paths are repo-relative POSIX paths (relative to --repo when it names a sub-folder).
+import type { PlaybookRead } from "../playbook/types.js";
+
+export type Severity = "error" | "warning" | "notice";
+export type Status = "open" | "exempt" | "allowed" | "waived";
+export const SEVERITIES: readonly Severity[] = ["error", "warning", "notice"];
+
+/** Where a value was written: the file, the 1-based line, and the spelling used there. */
+export interface Origin {
+  file: string;
+  line: number;
+  /** `env` for a KEY=VALUE line, `flag` for a flag inside an *_ARGS-style value, `playbook` for a task. */
+  source: "env" | "flag" | "playbook";
+  /** The env key (`MAX_MODEL_LEN`) or the flag as written (`--max_model_len`). */
+  name: string;
+}
+
+/** One KEY=VALUE line of an env file after unquoting. */
+export interface EnvEntry {
+  key: string;
+  value: string;
+  line: number;
+  exported: boolean;
+  /** True when the value was single- or double-quoted (shell-word splitting still applies to flag keys). */
+  quoted: boolean;
+  /** Set when the entry comes from another file than the env file (a playbook's edit). */
+  file?: string;
+}
+
+/** One command-line flag found inside an ARGS/CMD/COMMAND/*_ARGS/*_FLAGS/*_OPTS value. */
+export interface EnvFlag {
+  /** Normalised: `--max_model_len` → `--max-model-len`; short flags kept as written (`-tp`). */
+  name: string;
+  /** As written in the file. */
+  spelled: string;
+  /** The flag's value; `null` for a bare switch (`--enforce-eager`). */
+  value: string | null;
+  /** The env key whose value held the flag. */
+  fromKey: string;
+  line: number;
+  /** Set when the flag comes from another file than the env file (a playbook's edit). */
+  file?: string;
+}
+
+export interface EnvProblem {
+  kind: "parse" | "duplicate-key";
+  line: number;
+  message: string;
+  key?: string;
+}
+
+/** A parsed env file: the last value of each key, every flag, the positional words of command keys. */
+export interface ParsedEnv {
+  file: string;
+  /** Last value per key (a duplicate key: the last wins). */
+  entries: Map<string, EnvEntry>;
+  /** Every entry in file order, duplicates included. */
+  all: EnvEntry[];
+  flags: EnvFlag[];
+  /** Words of command keys that are not flags or flag values, in order (`vllm serve Qwen/Qwen3-8B`). */
+  positionals: { word: string; fromKey: string; line: number }[];
+  problems: EnvProblem[];
+}
+
+/** A value the gate reads, typed by its unit, with where it came from. */
+export interface Setting {
+  /** Canonical setting name from rules/engines.yaml, e.g. `max_model_len`, `kv_pin`, `host_pool_mib`. */
+  name: string;
+  /** The text as written, after unquoting. */
+  raw: string;
+  /** Parsed by the setting's unit: tokens/bytes/mib/int/ratio → number, bool → boolean, json → unknown, string. */
+  value: number | string | boolean | unknown;
+  origin: Origin;
+  /** Other places that set the same setting (an env key overridden by a flag, say). */
+  shadowed: Origin[];
+}
+
+export type EngineName = "vllm" | "radiance" | (string & {});
+
+/** One service: an env file (or a playbook's deploy of one), with its typed settings. */
+export interface Service {
+  name: string;
+  /** The env file the service lives in, e.g. `scripts/voices.env`. */
+  file: string;
+  engine: EngineName | null;
+  host: string | null;
+  /** Card indexes on the host, in order (`GPU=0,1` → [0, 1]). */
+  gpus: number[];
+  model: string | null;
+  tp: number;
+  /** Typed settings by canonical name; absent when the file does not set it. */
+  settings: Record<string, Setting>;
+  env: ParsedEnv;
+  /** Where the engine/host/gpus/model/tp came from, for messages. */
+  origins: Partial<Record<"engine" | "host" | "gpus" | "model" | "tp", Origin>>;
+  /** Values that could not be read by their unit (engine/bad-value); the setting is then absent. */
+  invalid: { name: string; raw: string; origin: Origin; message: string }[];
+  /** A setting given both as an env key and as a flag with different values (env/conflict). */
+  conflicts: { name: string; kept: Origin; keptRaw: string; dropped: Origin; droppedRaw: string }[];
+}
+
+/** A GPU user without an env file (from kvgate.yaml `fleet.tenants`). */
+export interface Tenant {
+  name: string;
+  host: string;
+  gpu: number;
+  vramBytes: number;
+  pin: boolean;
+}
+
+export interface Card {
+  host: string;
+  index: number;
+  totalBytes: number;
+  reserveBytes: number;
+}
+
+/** The state of the fleet at one side of a change (before or after). */
+export interface FleetState {
+  services: Service[];
+  tenants: Tenant[];
+  cards: Card[];
+  /** Radiance ledger facts files by service name, already validated (see src/parse/ledger.ts). */
+  ledgers: Record<string, unknown>;
+  /** Paths of every file in this state (for checks that need to know what exists, e.g. ttm guards). */
+  paths: string[];
+  /** Every file matching the `playbooks` glob, read (see src/playbook/read.ts); absent until loaded. */
+  playbooks?: PlaybookRead[];
+}
+
+/** A finding as the engine reports it, after post-processing (status, redaction, fingerprint). */
+export interface Finding {
+  rule: string;
+  severity: Severity;
+  status: Status;
+  message: string;
+  file: string | null;
+  line: number | null;
+  service: string | null;
+  commit: string | null;
+  fingerprint: string;
+  data: Record<string, unknown>;
+  /** Why it is exempt / allowed / waived (the owner, the placeholder, the waiver's reason). */
+  reason?: string;
+}

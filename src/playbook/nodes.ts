@@ -1,0 +1,99 @@
+// Small helpers over the `yaml` AST: the reader walks nodes (not plain JS) so that every value it
+// reports keeps the line it was written on.
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Document, type Node, type YAMLMap } from "yaml";
+
+export interface YamlFile {
+  path: string;
+  doc: Document.Parsed;
+  lines: LineCounter;
+  errors: { line: number; message: string }[];
+}
+
+export function parseYamlFile(path: string, text: string): YamlFile {
+  const lines = new LineCounter();
+  // Ansible reads YAML 1.1 (merge keys, `yes`/`no`); unknown tags such as `!vault` stay strings.
+  const doc = parseDocument(text, { lineCounter: lines, merge: true, version: "1.1", uniqueKeys: false, prettyErrors: true });
+  const errors = doc.errors.map((e) => ({ line: e.linePos?.[0]?.line ?? 1, message: firstLine(e.message) }));
+  return { path, doc, lines, errors };
+}
+
+function firstLine(s: string): string {
+  return s.split("\n")[0] ?? s;
+}
+
+/** A node with aliases followed. */
+export function deref(file: YamlFile, node: unknown): unknown {
+  let n = node;
+  for (let i = 0; i < 16 && isAlias(n); i++) n = n.resolve(file.doc);
+  return n;
+}
+
+export function lineOf(file: YamlFile, node: unknown, fallback = 1): number {
+  const n = node as Node | null | undefined;
+  const start = n && typeof n === "object" && "range" in n && n.range ? n.range[0] : undefined;
+  return start === undefined ? fallback : file.lines.linePos(start).line;
+}
+
+/** The line a block scalar's first content line sits on (`key: |` → the next line); else the node's line. */
+export function contentLineOf(file: YamlFile, node: unknown, fallback = 1): { line: number; exact: boolean } {
+  const line = lineOf(file, node, fallback);
+  if (isScalar(node) && node.type === Scalar.BLOCK_LITERAL) return { line: line + 1, exact: true };
+  return { line, exact: false };
+}
+
+/** The pairs of a mapping as [key, value node, key node], `<<` merges expanded (explicit keys win). */
+export function pairsOf(file: YamlFile, node: unknown): [string, unknown, unknown][] {
+  const map = deref(file, node);
+  if (!isMap(map)) return [];
+  const out: [string, unknown, unknown][] = [];
+  const seen = new Set<string>();
+  const merged: [string, unknown, unknown][] = [];
+  for (const pair of (map as YAMLMap).items) {
+    if (!isPair(pair)) continue;
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    if (key === "<<") {
+      const src = deref(file, pair.value);
+      const sources = isSeq(src) ? src.items : [src];
+      for (const s of sources) merged.push(...pairsOf(file, s));
+      continue;
+    }
+    seen.add(key);
+    out.push([key, pair.value, pair.key]);
+  }
+  for (const m of merged) if (!seen.has(m[0])) out.push(m);
+  return out;
+}
+
+export function isMapping(file: YamlFile, node: unknown): boolean {
+  return isMap(deref(file, node));
+}
+
+export function itemsOf(file: YamlFile, node: unknown): unknown[] {
+  const seq = deref(file, node);
+  return isSeq(seq) ? seq.items : [];
+}
+
+export function isSequence(file: YamlFile, node: unknown): boolean {
+  return isSeq(deref(file, node));
+}
+
+/** Plain JS for a node (vars values, env mappings); aliases and merges followed. */
+export function toJs(file: YamlFile, node: unknown, depth = 0): unknown {
+  const n = deref(file, node);
+  if (n === null || n === undefined || depth > 32) return null;
+  if (isScalar(n)) return n.value;
+  if (isSeq(n)) return n.items.map((i) => toJs(file, i, depth + 1));
+  if (isMap(n)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of pairsOf(file, n)) out[k] = toJs(file, v, depth + 1);
+    return out;
+  }
+  return null;
+}
+
+/** The text of a scalar node; null for mappings, lists and null. */
+export function scalarText(file: YamlFile, node: unknown): string | null {
+  const n = deref(file, node);
+  if (!isScalar(n) || n.value === null || n.value === undefined) return null;
+  return String(n.value);
+}

@@ -1,0 +1,73 @@
+// What `kvgate explain <endpoint>` shows for a radiance service: the funding table and the TTM pin
+// ledger, before and after the change, as text and as the JSON objects of contract section 10.
+import type { Policy } from "../config/policy.js";
+import type { Service } from "../model/types.js";
+import type { LedgerEntry, LedgerFacts } from "../parse/ledger.js";
+import { formatLedgerProblem, ledgerPathOf } from "../parse/ledger.js";
+import { fundingInputsOf, fundingFromInputs, fundingJson, type Funding } from "./funding.js";
+import { ttmLedgerOf, ttmJson, type TtmLedger } from "./ttm.js";
+import { renderFunding, renderTtm } from "./render.js";
+
+export interface RadianceSide {
+  service: Service;
+  /** `FleetState.ledgers[service.name]` of that side. */
+  ledger: LedgerEntry | undefined;
+}
+
+export interface RadianceExplain {
+  /** `ttm { ledger_mib ttm_min_mib ttm_target_mib … terms }`, with `before` when there is one. */
+  ttm: Record<string, unknown> | null;
+  /** `funding { tokens demand_tokens funded cards … }`, with `before` when there is one. */
+  funding: Record<string, unknown> | null;
+  /** Why a part is missing (no ledger facts file, a bad one, an unset setting). */
+  problems: string[];
+  text: string;
+}
+
+/** Facts for one side; the before side falls back to the after side's facts (a ledger added with the change). */
+function factsOf(side: RadianceSide | null, fallback?: LedgerFacts): LedgerFacts | undefined {
+  const e = side?.ledger;
+  return e?.ok ? e.facts : fallback;
+}
+
+export function fundingSides(after: RadianceSide, before: RadianceSide | null): { before: Funding | null; after: Funding | null; missing: string[] } {
+  const afterFacts = factsOf(after);
+  const a = fundingInputsOf(after.service);
+  const fAfter = afterFacts && a.ok ? fundingFromInputs(a.inputs, afterFacts) : null;
+  let fBefore: Funding | null = null;
+  if (before) {
+    const bFacts = factsOf(before, afterFacts);
+    const b = fundingInputsOf(before.service);
+    fBefore = bFacts && b.ok ? fundingFromInputs(b.inputs, bFacts) : null;
+  }
+  return { before: fBefore, after: fAfter, missing: a.ok ? [] : a.missing };
+}
+
+export function explainRadiance(after: RadianceSide, before: RadianceSide | null, policy: Policy): RadianceExplain {
+  const problems: string[] = [];
+  const text: string[] = [];
+  const entry = after.ledger;
+  const ledgerFile = entry?.file ?? ledgerPathOf(policy.ledgers, after.service.name);
+  if (!entry) problems.push(`no ledger facts file ${ledgerFile}: write it from the last boot ledger to see the funding (contract section 6)`);
+  else if (!entry.ok) problems.push(...entry.problems.map((p) => formatLedgerProblem(entry.file, p)));
+
+  const f = fundingSides(after, before);
+  if (entry?.ok && f.missing.length > 0) problems.push(`${after.service.file}: set ${f.missing.join(", ")} to compute the funding`);
+  let funding: Record<string, unknown> | null = null;
+  if (f.after) {
+    funding = { ...fundingJson(f.after), ...(f.before ? { before: fundingJson(f.before) } : {}) };
+    text.push(renderFunding(f.before, f.after, { pool_step_mib: policy.radiance.pool_step_mib }));
+  }
+
+  const tAfter = ttmLedgerOf(after.service, policy);
+  const tBefore = before ? ttmLedgerOf(before.service, policy) : null;
+  let ttm: Record<string, unknown> | null = null;
+  if (tAfter.ok) {
+    const b: TtmLedger | null = tBefore?.ok ? tBefore.ledger : null;
+    ttm = { ...ttmJson(tAfter.ledger), ...(b ? { before: ttmJson(b) } : {}) };
+    text.push(renderTtm(b, tAfter.ledger));
+  } else problems.push(`${after.service.file}: set ${tAfter.missing.join(", ")} (CHECKPOINT_SLOTS auto counts MAX_SEQS) to compute the TTM pin ledger`);
+
+  if (problems.length > 0) text.push(problems.map((p) => `note: ${p}`).join("\n"));
+  return { ttm, funding, problems, text: text.join("\n\n") };
+}

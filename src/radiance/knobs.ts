@@ -1,0 +1,102 @@
+// The sizing knobs of contract section 7 and what counts as moving one. A knob moves when its
+// *effective* value changes: the typed value with the engine's default for an unset key, so a
+// reformatted line, a moved comment, `32768` → `32K`, or a value moved from an env key into a flag
+// is not a change. TTM_MIN_MIB / TTM_TARGET_MIB are derived from the knobs, never knobs themselves.
+import type { Policy } from "../config/policy.js";
+import type { Service } from "../model/types.js";
+import type { RulesPack } from "../rules/pack.js";
+
+export interface KnobValue {
+  /** How users name it: the env key (`HOST_POOL_MIB`), or `TP` / `GPU`. */
+  knob: string;
+  /** The canonical setting name, or `tp` / `gpus`. */
+  setting: string;
+  value: unknown;
+  line: number | null;
+}
+
+export interface KnobChange {
+  knob: string;
+  setting: string;
+  before: unknown;
+  after: unknown;
+  /** Where the after value is written (null when it went back to the default by deleting the key). */
+  line: number | null;
+}
+
+/**
+ * The value an unset knob has, where the contract (or the engine) gives one. Knobs without a known
+ * default compare as "unset", so adding or removing them is a change.
+ */
+function defaultOf(engine: string, setting: string, policy: Policy): unknown {
+  if (engine === "vllm") {
+    if (setting === "gpu_memory_utilization") return policy.vllm.default_utilization;
+    if (setting === "kv_cache_dtype") return "auto";
+  }
+  if (engine === "radiance") {
+    if (setting === "ple_table_mib" || setting === "prefix_cache_mib" || setting === "checkpoint_retain") return 0;
+    if (setting === "checkpoint_slots") return "auto";
+  }
+  return undefined;
+}
+
+/** TP is a knob of every engine; which cards (GPU) only where the engine's list names it (vLLM). */
+const EXTRA_KNOBS: Record<string, ("tp" | "gpus")[]> = { radiance: ["tp"], vllm: ["tp", "gpus"] };
+
+/** The KV pool of each engine, for knob/kv-and-placement. radiance: the settings the funding
+ * formula turns into the `kv cache` line (demand, headroom, host pool); vLLM: the byte pin. */
+export const KV_POOL_SETTINGS: Record<string, string[]> = {
+  radiance: ["gpu_headroom_mib", "host_pool_mib", "max_seqs", "max_model_len"],
+  vllm: ["kv_pin"],
+};
+export const PLACEMENT_SETTING = "placement";
+
+export function knobValues(service: Service, policy: Policy, pack: RulesPack): KnobValue[] {
+  const engine = service.engine ?? "";
+  const spec = pack.engines.engines[engine];
+  const out: KnobValue[] = [];
+  for (const [name, s] of Object.entries(spec?.settings ?? {})) {
+    if (!s.knob) continue;
+    const setting = service.settings[name];
+    out.push({
+      knob: s.env ?? s.flags?.[0] ?? name,
+      setting: name,
+      value: setting === undefined ? defaultOf(engine, name, policy) : setting.value,
+      line: setting?.origin.line ?? null,
+    });
+  }
+  for (const extra of EXTRA_KNOBS[engine] ?? ["tp", "gpus"]) {
+    if (extra === "tp") out.push({ knob: "TP", setting: "tp", value: service.tp, line: service.origins.tp?.line ?? null });
+    else out.push({ knob: "GPU", setting: "gpus", value: [...service.gpus], line: service.origins.gpus?.line ?? null });
+  }
+  return out;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  if (typeof a === "number" && typeof b === "number") return a === b;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The knobs whose effective value differs between the two sides, in the engine table's order. */
+export function knobChanges(before: Service, after: Service, policy: Policy, pack: RulesPack): KnobChange[] {
+  const was = new Map(knobValues(before, policy, pack).map((k) => [k.setting, k]));
+  const out: KnobChange[] = [];
+  for (const k of knobValues(after, policy, pack)) {
+    const b = was.get(k.setting);
+    if (b && same(b.value, k.value)) continue;
+    out.push({ knob: k.knob, setting: k.setting, before: b?.value, after: k.value, line: k.line });
+  }
+  return out;
+}
+
+/** `44,928`, `auto`, `0,1`, `unset` — a knob value as a user reads it. */
+export function showValue(v: unknown): string {
+  if (v === undefined || v === null) return "unset";
+  if (typeof v === "number") return v.toLocaleString("en-US", { maximumFractionDigits: 2 });
+  if (Array.isArray(v)) return v.join(",");
+  return String(v);
+}
+
+export function showChange(c: KnobChange): string {
+  return `${c.knob} ${showValue(c.before)} → ${showValue(c.after)}`;
+}

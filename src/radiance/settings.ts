@@ -1,0 +1,51 @@
+// Small readers over a service's typed settings, and the pairing of a service before and after a
+// change, shared by the radiance, ttm and knob checks.
+import type { FleetState, Origin, Service } from "../model/types.js";
+import type { LedgerEntry } from "../parse/ledger.js";
+
+/** A numeric setting's value, or undefined when unset (the settings pipeline already typed it). */
+export function num(service: Service, name: string): number | undefined {
+  const v = service.settings[name]?.value;
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+/** Where a setting was written, falling back to the service's file. */
+export function lineOf(service: Service, name: string): number | null {
+  return service.settings[name]?.origin.line ?? null;
+}
+
+export function originOf(service: Service, name: string): Origin | undefined {
+  return service.settings[name]?.origin;
+}
+
+export function radianceServices(state: FleetState): Service[] {
+  return state.services.filter((s) => s.engine === "radiance");
+}
+
+export interface ServicePair {
+  before: Service;
+  after: Service;
+}
+
+/**
+ * Services present on both sides of the change with the same engine. A service that exists only
+ * after (a new file) has no before, and one whose engine changed is a different endpoint: neither
+ * can move a knob or a ledger.
+ */
+export function changedPairs(before: FleetState | null, after: FleetState, engine?: string): ServicePair[] {
+  if (!before) return [];
+  const out: ServicePair[] = [];
+  for (const a of after.services) {
+    if (engine !== undefined && a.engine !== engine) continue;
+    const b = before.services.find((s) => s.name === a.name);
+    if (b && b.engine === a.engine) out.push({ before: b, after: a });
+  }
+  return out;
+}
+
+/** The stored ledger entry of a service (see LedgerEntry), or undefined when it has no facts file. */
+export function ledgerEntry(state: FleetState | null, name: string): LedgerEntry | undefined {
+  const v = state?.ledgers[name];
+  if (typeof v !== "object" || v === null || !("ok" in v) || !("file" in v)) return undefined;
+  return v as LedgerEntry;
+}

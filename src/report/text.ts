@@ -1,0 +1,62 @@
+// Terminal text: the hook's face on every commit. One line when all passes; on a refusal every
+// finding grouped by file as `file:line severity rule message`, and a last line with the counts
+// and the verdict.
+import type { CheckResult } from "../engine/result.js";
+import type { Finding } from "../model/types.js";
+import { COLORS, PLAIN, type Paint } from "./color.js";
+
+export interface TextOptions {
+  color: boolean;
+  /** The override variable's name, for the "allowed" explanation. */
+  overrideName?: string;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function label(f: Finding, p: Paint): string {
+  const sev = f.severity === "error" ? p.red("error") : f.severity === "warning" ? p.yellow("warning") : p.cyan("notice");
+  return f.status === "open" ? sev : `${sev} ${p.dim(`(${f.status})`)}`;
+}
+
+export function summaryLine(result: CheckResult, p: Paint): string {
+  const c = result.counts;
+  const parts = [plural(c.error, "error"), plural(c.warning, "warning"), plural(c.notice, "notice")];
+  for (const k of ["exempt", "allowed", "waived"] as const) if (c[k] > 0) parts.push(`${c[k]} ${k}`);
+  const verdict = result.verdict === "pass" ? p.green(p.bold("PASS")) : p.red(p.bold("REFUSED"));
+  return `kvgate ${result.mode}: ${parts.join(", ")} — ${verdict}`;
+}
+
+export function formatText(result: CheckResult, opts: TextOptions): string {
+  const p = opts.color ? COLORS : PLAIN;
+  if (result.findings.length === 0) {
+    return `kvgate ${result.mode}: ${p.green("pass")} (${plural(result.filesChecked, "file")} checked, no findings)\n`;
+  }
+  const lines: string[] = [];
+  const byFile = new Map<string, Finding[]>();
+  for (const f of result.findings) {
+    const k = f.file ?? "(no file)";
+    const list = byFile.get(k) ?? [];
+    list.push(f);
+    byFile.set(k, list);
+  }
+  for (const [file, findings] of byFile) {
+    lines.push(p.bold(file));
+    for (const f of findings) {
+      const where = f.file ? `${f.file}${f.line ? `:${f.line}` : ""}` : "-";
+      const commit = f.commit ? p.dim(` [${f.commit.slice(0, 10)}]`) : "";
+      lines.push(`  ${where} ${label(f, p)} ${p.dim(f.rule)} ${f.message}${commit}`);
+      if (f.reason) lines.push(`    ${p.dim(`↳ ${f.reason}`)}`);
+    }
+  }
+  const allowed = result.findings.filter((f) => f.status === "allowed");
+  if (allowed.length > 0) {
+    const name = opts.overrideName ?? "ALLOW_SECRETS";
+    lines.push("");
+    lines.push(p.yellow(`${name}=1 let ${plural(allowed.length, "secret finding")} through. The commit records each (Kvgate-Allowed-Secret trailers) so \`kvgate audit\` can re-check it; if a value is real, rotate it.`));
+  }
+  lines.push("");
+  lines.push(summaryLine(result, p));
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,47 @@
+// The value-scoped placeholder filter. It sees only the value (the whole run of the detector's
+// character set around a match), never a path, file or line: a real key beside a placeholder, or in a
+// file full of them, is still a finding.
+
+export interface PlaceholderHit {
+  /** Where the placeholder is listed. */
+  source: "rules/secrets.yaml" | "kvgate.yaml";
+  kind: "value" | "pattern";
+  /** The pattern that matched (kind `pattern`). */
+  pattern?: string;
+}
+
+export interface PlaceholderFilter {
+  match(value: string): PlaceholderHit | null;
+}
+
+export interface PlaceholderLists {
+  values: readonly string[];
+  patterns: readonly string[];
+}
+
+function anchored(pattern: string, where: string): RegExp {
+  try {
+    return new RegExp(`^(?:${pattern})$`);
+  } catch {
+    throw new Error(`${where}: placeholder pattern ${JSON.stringify(pattern)} is not a valid regular expression; fix or remove it`);
+  }
+}
+
+/** `builtin` from rules/secrets.yaml; `policy` is `policy.secrets.placeholders` (kvgate.yaml and defaults). */
+export function placeholderFilter(builtin: PlaceholderLists, policy: PlaceholderLists): PlaceholderFilter {
+  const values = new Map<string, PlaceholderHit["source"]>();
+  for (const v of policy.values) values.set(v, "kvgate.yaml");
+  for (const v of builtin.values) values.set(v, "rules/secrets.yaml");
+  const patterns: { re: RegExp; source: PlaceholderHit["source"]; pattern: string }[] = [
+    ...builtin.patterns.map((p) => ({ re: anchored(p, "rules/secrets.yaml"), source: "rules/secrets.yaml" as const, pattern: p })),
+    ...policy.patterns.filter((p) => !builtin.patterns.includes(p)).map((p) => ({ re: anchored(p, "kvgate.yaml secrets.placeholders.patterns"), source: "kvgate.yaml" as const, pattern: p })),
+  ];
+  return {
+    match(value) {
+      const source = values.get(value);
+      if (source) return { source, kind: "value" };
+      for (const p of patterns) if (p.re.test(value)) return { source: p.source, kind: "pattern", pattern: p.pattern };
+      return null;
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// The verdict `kvgate check --staged` leaves for `kvgate hook prepare-commit-msg`, keyed by the staged
+// tree (`git write-tree`) under `git rev-parse --git-path kvgate` (per worktree). Plain fs: the caller
+// passes the folder. A missing, unreadable or foreign record reads as null, i.e. "the gate did not run".
+import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+
+const TREE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** Old verdicts are pruned beyond this many: one is written per `check --staged`. */
+const KEEP = 200;
+
+const AllowedSecretSchema = z.strictObject({
+  rule: z.string(),
+  fingerprint: z.string().regex(/^sha256:[0-9a-f]{12}$/),
+  file: z.string().nullable(),
+  line: z.number().int().nullable(),
+});
+export type AllowedSecret = z.infer<typeof AllowedSecretSchema>;
+
+const VerdictSchema = z.strictObject({
+  version: z.literal(1),
+  tree: z.string().regex(TREE),
+  /** `fail` is stored too: a later `--no-verify` commit of that tree is then `not-run`, never `pass`. */
+  verdict: z.enum(["pass", "allowed", "fail"]),
+  at: z.string(),
+  allowed: z.array(AllowedSecretSchema),
+});
+export type VerdictRecord = z.infer<typeof VerdictSchema>;
+
+function assertTree(tree: string): void {
+  if (!TREE.test(tree)) throw new Error(`not a tree hash: ${JSON.stringify(tree)}`);
+}
+
+export function verdictFile(dir: string, tree: string): string {
+  assertTree(tree);
+  return join(dir, "verdicts", `${tree}.json`);
+}
+
+/** The record of one gate run over the staged tree: the run's verdict and its allowed secret findings. */
+export function verdictRecordOf(
+  result: { verdict: "pass" | "fail"; findings: readonly { rule: string; status: string; fingerprint: string; file: string | null; line: number | null }[] },
+  tree: string,
+  now: Date = new Date(),
+): VerdictRecord {
+  assertTree(tree);
+  const allowed = result.findings
+    .filter((f) => f.status === "allowed" && f.rule.startsWith("secret/"))
+    .map((f) => ({ rule: f.rule, fingerprint: f.fingerprint, file: f.file, line: f.line }));
+  const verdict = result.verdict === "fail" ? "fail" : allowed.length > 0 ? "allowed" : "pass";
+  return { version: 1, tree, verdict, at: now.toISOString(), allowed };
+}
+
+/** `dir` is the output of `git rev-parse --git-path kvgate`, resolved against git's working directory. */
+export function saveVerdict(dir: string, tree: string, record: VerdictRecord): void {
+  const file = verdictFile(dir, tree);
+  const folder = join(dir, "verdicts");
+  mkdirSync(folder, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify({ ...record, tree }, null, 2)}\n`);
+  // rename is atomic, so the hook never reads half a record.
+  renameSync(tmp, file);
+  prune(folder);
+}
+
+export function loadVerdict(dir: string, tree: string): VerdictRecord | null {
+  let text: string;
+  try {
+    text = readFileSync(verdictFile(dir, tree), "utf8");
+  } catch {
+    return null;
+  }
+  try {
+    const r = VerdictSchema.safeParse(JSON.parse(text));
+    return r.success && r.data.tree === tree ? r.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function prune(folder: string): void {
+  try {
+    const files = readdirSync(folder).filter((f) => f.endsWith(".json"));
+    if (files.length <= KEEP) return;
+    const byAge = files.map((f) => ({ f, t: statSync(join(folder, f)).mtimeMs })).sort((a, b) => b.t - a.t);
+    for (const { f } of byAge.slice(KEEP)) unlinkSync(join(folder, f));
+  } catch {
+    // Pruning is housekeeping; a race with another run must not fail the gate.
+  }
+}

@@ -1,0 +1,82 @@
+import { describe, expect, test } from "vitest";
+import { readFileSync } from "node:fs";
+import { parseConfig, loadPolicy } from "../../src/config/load.js";
+import { loadPack } from "../../src/rules/load.js";
+import { GateError } from "../../src/errors.js";
+import { configJsonSchema } from "../../src/cli/commands/schema.js";
+import { GiB } from "../../src/units/bytes.js";
+
+function problems(text: string): string[] {
+  try {
+    parseConfig(text, "kvgate.yaml");
+  } catch (e) {
+    if (e instanceof GateError) return e.details;
+    throw e;
+  }
+  return [];
+}
+
+describe("kvgate.yaml validation", () => {
+  test("every problem is reported at once, with its path and line", () => {
+    const details = problems(["version: 1", "kv:", "  seats:", "    voices: { factor: high }", "fleet:", "  hosts:", "    h: { gpus: [ { index: 0, total: 96 gigs } ] }", "bogus: 1"].join("\n"));
+    expect(details).toHaveLength(3);
+    expect(details.some((d) => /^kv\.seats\.voices\.factor: .*expected number.* \(kvgate\.yaml:4\)$/.test(d))).toBe(true);
+    expect(details.some((d) => /^fleet\.hosts\.h\.gpus\.0\.total: .*\(kvgate\.yaml:7\)$/.test(d))).toBe(true);
+    expect(details.some((d) => /unknown key "bogus"/.test(d))).toBe(true);
+  });
+  test("a YAML syntax error names the line", () => {
+    expect(problems("kv:\n  factor: [1.25\n")[0]).toMatch(/kvgate\.yaml:\d+/);
+  });
+  test("a config of the wrong type at the top", () => {
+    expect(problems("- just\n- a list\n")[0]).toMatch(/\(top level\): .*expected object/);
+  });
+  test("an empty file means the defaults", () => {
+    expect(parseConfig("", "kvgate.yaml")).toEqual({});
+    expect(parseConfig(null, "kvgate.yaml")).toEqual({});
+  });
+});
+
+describe("resolved policy", () => {
+  const pack = loadPack();
+  test("defaults come from rules/policy.yaml", () => {
+    const p = loadPolicy(null, "kvgate.yaml", pack);
+    expect(p.kv).toEqual({ factor: 1.25, round_bytes: GiB / 2, seats: {} });
+    expect(p.vllm).toEqual({ overhead_bytes: 2 * GiB, default_utilization: 0.92 });
+    expect(p.services).toBe("scripts/*.env");
+    expect(p.knobs.enforce).toEqual(["radiance"]);
+    expect(p.secrets.override).toBe("ALLOW_SECRETS");
+  });
+  test("user values merge over defaults and byte quantities resolve", () => {
+    const p = loadPolicy("kv: { factor: 1.5, seats: { m: { pinned: 22GiB, by: Prime } } }\nfleet: { hosts: { h: { gpus: [{ index: 0, total: 96GiB, reserve: 512MiB }] } } }", "kvgate.yaml", pack);
+    expect(p.kv.factor).toBe(1.5);
+    expect(p.kv.round_bytes).toBe(GiB / 2);
+    expect(p.kv.seats.m).toEqual({ pinned_bytes: 22 * GiB, by: "Prime" });
+    expect(p.fleet.hosts.h?.gpus).toEqual([{ index: 0, total_bytes: 96 * GiB, reserve_bytes: 512 * 1024 ** 2 }]);
+  });
+});
+
+describe("the JSON Schema", () => {
+  test("rules/kvgate.schema.json is what `kvgate schema` prints (regenerate: node bin/kvgate.js schema > rules/kvgate.schema.json)", () => {
+    expect(readFileSync("rules/kvgate.schema.json", "utf8")).toBe(configJsonSchema());
+  });
+  test("the schema knows the contract's keys", () => {
+    const schema = JSON.parse(configJsonSchema());
+    expect(Object.keys(schema.properties).sort()).toEqual(
+      ["fleet", "kv", "knobs", "ledgers", "models", "playbooks", "radiance", "secrets", "services", "ttm", "version", "vllm", "waivers"].sort(),
+    );
+    expect(schema.additionalProperties).toBe(false);
+  });
+});
+
+describe("the rules/ pack", () => {
+  test("every rules/ file validates at load", () => {
+    const pack = loadPack();
+    expect(Object.keys(pack.engines.engines).sort()).toEqual(["radiance", "vllm"]);
+    expect(pack.defaults.version).toBe(1);
+    expect(() => pack.models()).not.toThrow();
+    expect(() => pack.detectors()).not.toThrow();
+  });
+  test("the example config validates", () => {
+    expect(() => parseConfig(readFileSync("examples/fleet/kvgate.yaml", "utf8"), "examples/fleet/kvgate.yaml")).not.toThrow();
+  });
+});

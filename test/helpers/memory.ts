@@ -1,0 +1,68 @@
+// In-memory snapshots for table tests of checks through the real engine pipeline (parse → model →
+// checks → findings). Git itself is exercised by the end-to-end tests in real temp repos.
+import type { ChangedFile, CommitInfo, DeployUnit, Snapshot } from "../../src/git/types.js";
+import { checkUnit } from "../../src/engine/run.js";
+import { loadPack } from "../../src/rules/load.js";
+import { fleetReaders } from "../../src/engine/readers.js";
+import type { Finding } from "../../src/model/types.js";
+
+export function memorySnapshot(files: Record<string, string>, label = "memory"): Snapshot {
+  return {
+    label,
+    async list() {
+      return Object.keys(files).sort();
+    },
+    async read(paths) {
+      return new Map(paths.map((p) => [p, files[p] === undefined ? null : Buffer.from(files[p] as string)]));
+    },
+  };
+}
+
+/** The changed files between two in-memory trees, with added lines computed line by line. */
+export function diffFiles(before: Record<string, string> | null, after: Record<string, string>): ChangedFile[] {
+  const out: ChangedFile[] = [];
+  const paths = new Set([...Object.keys(before ?? {}), ...Object.keys(after)]);
+  for (const path of [...paths].sort()) {
+    const a = before?.[path] ?? null;
+    const b = after[path] ?? null;
+    if (a === b) continue;
+    const old = new Set((a ?? "").split("\n"));
+    const addedLines = (b ?? "")
+      .split("\n")
+      .map((text, i) => ({ line: i + 1, text }))
+      .filter((l) => b !== null && !old.has(l.text));
+    out.push({ path, oldPath: null, status: a === null ? "added" : b === null ? "deleted" : "modified", before: a, after: b, binary: false, size: b?.length ?? 0, addedLines });
+  }
+  return out;
+}
+
+export interface RunInput {
+  before?: Record<string, string> | null;
+  after: Record<string, string>;
+  message?: string;
+  trailers?: { key: string; value: string }[];
+  env?: Record<string, string>;
+}
+
+export async function runMemory(input: RunInput): Promise<Finding[]> {
+  const before = input.before === undefined ? null : input.before;
+  const commit: CommitInfo | null = input.message || input.trailers
+    ? { sha: "c0ffee0000000000000000000000000000000000", parents: [], subject: input.message ?? "change", message: input.message ?? "change", trailers: input.trailers ?? [], author: "t" }
+    : null;
+  const unit: DeployUnit = {
+    kind: before === null ? "all" : commit ? "commit" : "staged",
+    id: commit?.sha ?? (before === null ? "all" : "staged"),
+    commit,
+    commits: commit ? [commit] : [],
+    before: before === null ? null : memorySnapshot(before, "before"),
+    after: memorySnapshot(input.after, "after"),
+    files: diffFiles(before, input.after),
+    notices: [],
+  };
+  return checkUnit(unit, { mode: unit.kind, failOn: "error", pack: loadPack(), env: input.env ?? {}, readers: fleetReaders() });
+}
+
+/** `[rule, line]` pairs of open findings, for compact table assertions. */
+export function openRules(findings: Finding[]): [string, number | null][] {
+  return findings.filter((f) => f.status === "open").map((f) => [f.rule, f.line]);
+}

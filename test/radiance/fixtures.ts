@@ -1,0 +1,181 @@
+// Hand-built services, fleet states and check contexts for the radiance, ttm and knob checks.
+// Settings are typed through the real unit readers (readValue), so `24K` and `24576` compare as the
+// settings pipeline would make them; everything else is plain data.
+import type { Config } from "../../src/config/schema.js";
+import { resolvePolicy, type Policy } from "../../src/config/policy.js";
+import type { Check, CheckContext, Report } from "../../src/checks/define.js";
+import type { ChangedFile } from "../../src/git/types.js";
+import type { FleetState, ParsedEnv, Service, Setting } from "../../src/model/types.js";
+import { readValue } from "../../src/model/settings.js";
+import { loadPack } from "../../src/rules/load.js";
+import { ledgerEntryOf, type LedgerEntry } from "../../src/parse/ledger.js";
+
+export const pack = loadPack();
+
+/** The defaults of rules/policy.yaml as the contract states them (section 3). */
+export const DEFAULTS: Config = {
+  version: 1,
+  services: "scripts/*.env",
+  ledgers: "scripts/{service}.ledger.yaml",
+  playbooks: "playbooks/**/*.{yml,yaml}",
+  vllm: { overhead: "2GiB", default_utilization: 0.92 },
+  kv: { factor: 1.25, round: "0.5GiB" },
+  radiance: { headroom_floor_mib: 48, pool_step_mib: 1024 },
+  ttm: { slot_mib: 111.98, statics_mib: 2048, slack_mib: 1024, guards: [] },
+  knobs: { enforce: ["radiance"] },
+  secrets: { placeholders: { values: [], patterns: [] }, override: "ALLOW_SECRETS", exclude: [] },
+  waivers: { trailer: "Kvgate-Waive" },
+};
+
+export function policyOf(user: Config = {}): Policy {
+  return resolvePolicy(DEFAULTS, user);
+}
+
+/** The contract's ledger facts (section 6) as card 0, and a second, larger card (26.68 GiB). */
+export function factsYaml(over: { plane_mib?: number; file_tier_staging_mib?: number } = {}): string {
+  return `# frank-archon, boot ledger of radiance 1.8.1
+cards:
+  - { index: 0, card_total_mib: 26624, already_held_mib: 410, drift_mib: 64, arena_mib: 987,
+      step_staging_mib: 256, hw_queues_mib: 96, prefetch_mib: 128, static_weights_mib: 9800 }
+  - { index: 1, card_total_mib: 27320, already_held_mib: 402, drift_mib: 64, arena_mib: 987,
+      step_staging_mib: 256, hw_queues_mib: 96, prefetch_mib: 128, static_weights_mib: 9800 }
+plane_mib: ${over.plane_mib ?? 45700}
+spare_mib: 512
+unit_max_mib: 700
+kv_bytes_per_token: 73728
+block_size: 16
+file_tier_staging_mib: ${over.file_tier_staging_mib ?? 0}
+`;
+}
+
+export function ledgerOf(name: string, text = factsYaml()): LedgerEntry {
+  return ledgerEntryOf(text, `scripts/${name}.ledger.yaml`);
+}
+
+export function factsOf(text = factsYaml()) {
+  const e = ledgerEntryOf(text, "scripts/x.ledger.yaml");
+  if (!e.ok) throw new Error(JSON.stringify(e.problems));
+  return e.facts;
+}
+
+/** The seeds' endpoint: headroom 96, pool 44,928 per rank, prefix 4,096, auto slots, 8 seqs, retain 1. */
+export const FRANK: Record<string, string> = {
+  ENGINE: "radiance",
+  HOST: "fv-ml2",
+  GPU: "0,1",
+  TP: "2",
+  RADIANCE_VERSION: "1.8.1",
+  GPU_HEADROOM_MIB: "96",
+  HOST_POOL_MIB: "44928",
+  MAX_SEQS: "8",
+  MAX_MODEL_LEN: "24576",
+  PLACEMENT: "heat",
+  PREFIX_CACHE_MIB: "4096",
+  CHECKPOINT_SLOTS: "auto",
+  CHECKPOINT_RETAIN: "1",
+  TTM_MIN_MIB: "97792",
+  TTM_TARGET_MIB: "98816",
+};
+
+export interface ServiceOptions {
+  /** Flags as `--name value` pairs, read as the flag spelling (the flag wins over the env key). */
+  flags?: Record<string, string>;
+  file?: string;
+}
+
+/** A service from env keys (in order: the line is the key's position) and optional flags. */
+export function service(name: string, env: Record<string, string | undefined>, options: ServiceOptions = {}): Service {
+  const file = options.file ?? `scripts/${name}.env`;
+  const keys = Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined);
+  const lineOfKey = new Map(keys.map(([k], i) => [k, i + 1]));
+  const engine = env.ENGINE ?? null;
+  const spec = engine ? pack.engines.engines[engine] : undefined;
+  const settings: Record<string, Setting> = {};
+  const flagLine = keys.length + 1;
+  for (const [sname, s] of Object.entries(spec?.settings ?? {})) {
+    const flagName = (s.flags ?? []).find((f) => options.flags?.[f] !== undefined);
+    if (flagName) {
+      const raw = options.flags?.[flagName] as string;
+      const r = readValue(s, raw, true);
+      if (!r.ok) throw new Error(r.message);
+      settings[sname] = { name: sname, raw, value: r.value, origin: { file, line: flagLine, source: "flag", name: flagName }, shadowed: [] };
+      continue;
+    }
+    const raw = s.env ? env[s.env] : undefined;
+    if (raw === undefined || !s.env) continue;
+    const r = readValue(s, raw, false);
+    if (!r.ok) throw new Error(r.message);
+    settings[sname] = { name: sname, raw, value: r.value, origin: { file, line: lineOfKey.get(s.env) ?? 0, source: "env", name: s.env }, shadowed: [] };
+  }
+  const parsed: ParsedEnv = { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
+  const origin = (key: string) => (lineOfKey.has(key) ? { file, line: lineOfKey.get(key) as number, source: "env" as const, name: key } : undefined);
+  const origins: Service["origins"] = {};
+  for (const [k, key] of [["engine", "ENGINE"], ["host", "HOST"], ["gpus", "GPU"], ["tp", "TP"], ["model", "MODEL"]] as const) {
+    const o = origin(key);
+    if (o) origins[k] = o;
+  }
+  return {
+    name,
+    file,
+    engine,
+    host: env.HOST ?? null,
+    gpus: env.GPU ? env.GPU.split(",").map(Number) : [],
+    model: env.MODEL ?? null,
+    tp: env.TP ? Number(env.TP) : 1,
+    settings,
+    env: parsed,
+    origins,
+    invalid: [],
+    conflicts: [],
+  };
+}
+
+export function frank(over: Record<string, string | undefined> = {}, options: ServiceOptions = {}): Service {
+  return service("frank-archon", { ...FRANK, ...over }, options);
+}
+
+export function state(services: Service[], ledgers: Record<string, LedgerEntry> = {}): FleetState {
+  return { services, tenants: [], cards: [], ledgers, paths: services.map((s) => s.file) };
+}
+
+/** A fleet with the one radiance endpoint and its facts file. */
+export function frankState(over: Record<string, string | undefined> = {}, options: ServiceOptions = {}): FleetState {
+  return state([frank(over, options)], { "frank-archon": ledgerOf("frank-archon") });
+}
+
+export function changed(path: string): ChangedFile {
+  return { path, oldPath: null, status: "modified", before: "", after: "", binary: false, size: 0, addedLines: [] };
+}
+
+export interface CtxInput {
+  before: FleetState | null;
+  after: FleetState;
+  files?: string[];
+  policy?: Policy;
+}
+
+export function ctxOf(input: CtxInput): CheckContext {
+  return {
+    unit: {
+      kind: input.before ? "staged" : "all",
+      id: input.before ? "staged" : "all",
+      commit: null,
+      commits: [],
+      files: (input.files ?? ["scripts/frank-archon.env"]).map(changed),
+    },
+    before: input.before,
+    after: input.after,
+    policy: input.policy ?? policyOf(),
+    pack,
+    env: {},
+  };
+}
+
+/** Runs one check and renders each report's message as the engine would. */
+export function run(check: Check, ctx: CheckContext): (Report & { text: string })[] {
+  return check.run(ctx).map((r) => {
+    const build = check.messages[r.message];
+    if (!build) throw new Error(`${check.id}: unknown message id ${r.message}`);
+    return { ...r, text: build(r.data) };
+  });
+}

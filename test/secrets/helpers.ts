@@ -1,0 +1,87 @@
+// Builders for the secrets tests: a CheckContext around some added lines, real-shaped keys assembled at
+// run time (so no scanner flags this repository), and a stand-in for the engine's redaction step.
+import type { CheckContext, Report } from "../../src/checks/define.js";
+import type { ChangedFile } from "../../src/git/types.js";
+import type { Finding } from "../../src/model/types.js";
+import type { Policy } from "../../src/config/policy.js";
+import type { RulesPack } from "../../src/rules/pack.js";
+import { builtinDetectors } from "../../src/rules/detectors.js";
+import { secretScan } from "../../src/checks/secret-scan.js";
+import { redactFinding } from "../../src/secrets/redact.js";
+import { numberLines } from "../../src/secrets/scan.js";
+
+const j = (...parts: string[]): string => parts.join("");
+
+/** Real-shaped, made-up values. Never real credentials; assembled so the source holds none whole. */
+export const FAKE = {
+  awsId: j("AKIA", "Q3VZ7MXK2PLR9TBN"),
+  awsId2: j("ASIA", "W8N4KD2LQ7ZP3MXC"),
+  awsSecret: j("Zq8r/N3vLk2", "Xw9+TbY4mPf7", "sA1dGhJ6uEo0", "RcVi5"),
+  ghp: j("ghp_", "a8Kz3Qm1Xv7Ln2Rt9Yp4Wc6Bd0Fh5Js8Ge3U"),
+  githubPat: j("github_pat_", "11ABCDEFG0aZ9kLmN3pQrS_", "x7YtUvWb2Cd4Ef6Gh8Ij0Kl2Mn4Op6Qr8St0Uv2Wx4Yz6Ab8Cd0Ef2Gh4Ij6Kl8Mn0"),
+  glpat: j("glpat-", "Xk3mZ9qLp2Rv7Tn4Wb8Y"),
+  slack: j("xoxb-", "123456789012-", "1234567890123-", "AbCdEfGhIjKlMnOpQrStUvWx"),
+  openai: j("sk-", "proj-", "Tq7Lm2Xz9Kp4Rv8Wn3Yb6Hc1Jd5Fg0Se2Ua7Ik"),
+  openaiLegacy: j("sk-", "Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Yz7"),
+  anthropic: j("sk-ant-", "api03-", "Zx9Cv8Bn7Mq6Wl5Ek4Rj3Th2Yg1Uf0IdOsPaLkJhGf-AbCdEf"),
+  hf: j("hf_", "QwErTyUiOpAsDfGhJkLzXcVbNm1234Ab"),
+  google: j("AIza", "SyA1b2C3d4E5f6G7h8I9j0K_L-mNoPqRsTu"),
+  stripe: j("sk_live_", "51HqLm2Xz9Kp4Rv8Wn3Yb6Hc"),
+  jwt: j("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", ".", "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ", ".", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"),
+  generic: j("Tr0ub4dor", "&3xK9mQz", "!Lp2"),
+  privateKeyBody: j("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7", "VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu"),
+};
+
+export function addedFile(path: string, text: string, extra: Partial<ChangedFile> = {}): ChangedFile {
+  const lines = numberLines(text);
+  return { path, oldPath: null, status: "added", before: null, after: text, binary: false, size: Buffer.byteLength(text), addedLines: lines, ...extra };
+}
+
+export interface CtxOptions {
+  env?: Record<string, string>;
+  values?: string[];
+  patterns?: string[];
+  exclude?: string[];
+  override?: string;
+}
+
+export function ctxFor(files: ChangedFile[], o: CtxOptions = {}): CheckContext {
+  const policy = {
+    secrets: { placeholders: { values: o.values ?? [], patterns: o.patterns ?? [] }, override: o.override ?? "ALLOW_SECRETS", exclude: o.exclude ?? [] },
+  } as unknown as Policy;
+  const pack = { detectors: () => builtinDetectors() } as unknown as RulesPack;
+  return {
+    unit: { kind: "staged", id: "staged", commit: null, commits: [], files },
+    before: null,
+    after: { services: [], tenants: [], cards: [], ledgers: {}, paths: files.map((f) => f.path) },
+    policy,
+    pack,
+    env: o.env ?? {},
+  };
+}
+
+export function scan(files: ChangedFile[], o: CtxOptions = {}): Report[] {
+  return secretScan.run(ctxFor(files, o)) as Report[];
+}
+
+/** What the engine's pipeline does with a report: render, assign status, redact when it carries a secret. */
+export function toFinding(r: Report, commit: string | null = null): Finding {
+  const msg = (secretScan.messages as Record<string, (d: unknown) => string>)[r.message];
+  if (!msg) throw new Error(`unknown message id ${r.message}`);
+  const f: Finding = {
+    rule: r.rule ?? secretScan.id,
+    severity: r.severity ?? secretScan.severity,
+    status: r.status ?? "open",
+    message: msg(r.data),
+    file: r.file ?? null,
+    line: r.line ?? null,
+    service: null,
+    commit,
+    fingerprint: `${r.rule}:${r.file}:${r.line}`,
+    data: r.data,
+    ...(r.reason ? { reason: r.reason } : {}),
+  };
+  return r.secret ? redactFinding(f, r.secret) : f;
+}
+
+export const rulesOf = (rs: Report[]): string[] => rs.map((r) => r.rule ?? "");
