@@ -8,6 +8,9 @@ const common = {
   format: "esm",
   target: "node20",
   sourcemap: false,
+  // Whitespace and syntax only: names stay readable in stack traces (KVGATE_DEBUG=1).
+  minifyWhitespace: true,
+  minifySyntax: true,
   legalComments: "none",
   logLevel: "warning",
   // Bundled CommonJS dependencies (simple-git) call require(); give the ESM bundle one.

@@ -2,7 +2,7 @@
 // so the repository no longer says what runs. Values of secret-looking keys are never shown.
 import { defineCheck, type Report } from "./define.js";
 import { playbooksInUnit } from "../playbook/deploy.js";
-import { driftOf } from "../playbook/drift.js";
+import { driftOf, settingKeysOf } from "../playbook/drift.js";
 
 type Data = {
   playbook: string;
@@ -45,7 +45,8 @@ export const playbookDrift = defineCheck({
           out.push({ message: "no-env", data: { ...base, key: "" }, file: first?.file ?? read.path, line: first?.line ?? 1, service: deploy.service });
           continue;
         }
-        for (const d of driftOf(deploy, committed.env)) {
+        const engine = committed.engine ? ctx.pack.engines.engines[committed.engine] : undefined;
+        for (const d of driftOf(deploy, committed.env, settingKeysOf(engine))) {
           const hide = SECRET_KEY.test(d.key);
           const data: Data & Record<string, unknown> = { ...base, key: d.key, ...(hide ? {} : { playbook_value: d.playbookValue, committed_value: d.committedValue }) };
           const message = d.playbookValue === null ? "removed" : d.committedValue === null ? "added" : "differs";

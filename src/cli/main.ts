@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import("./commands/audit.js")).auditCommand,
   hook: async () => (await import("./commands/hook.js")).hookCommand,
   init: async () => (await import("./commands/init.js")).initCommand,
+  rules: async () => (await import("./commands/rules.js")).rulesCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

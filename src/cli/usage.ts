@@ -10,6 +10,7 @@ commands:
   init     [--repo DIR]
   hook     prepare-commit-msg FILE [SOURCE [SHA]]
   schema   print the JSON Schema of kvgate.yaml
+  rules    [--format text|json|markdown]  every rule id, severity and description
 
 options:
   -h, --help     this text

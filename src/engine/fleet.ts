@@ -8,6 +8,7 @@ import type { RulesPack } from "../rules/pack.js";
 import { CONFIG_NAMES, loadPolicy } from "../config/load.js";
 import { parseEnv } from "../parse/env.js";
 import { buildService, emptyFleet, serviceNameOf } from "../model/build.js";
+import { ledgerPathOf } from "../parse/ledger.js";
 
 export interface DecodedFile {
   text: string | null;
@@ -48,10 +49,6 @@ export async function policyOf(snapshot: Snapshot, pack: RulesPack): Promise<Pol
   return loadPolicy(c.text, c.file, pack);
 }
 
-export function ledgerPathOf(policy: Policy, service: string): string {
-  return policy.ledgers.replaceAll("{service}", service);
-}
-
 /** Extension points that later parts of the gate (ledgers, playbooks) plug into. */
 export interface FleetReaders {
   /** Extra paths to read given the listing (e.g. playbooks and their includes). */
@@ -66,7 +63,7 @@ export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesP
   const servicePaths = paths.filter((p) => isService(p));
   const wanted = new Set(servicePaths);
   for (const p of servicePaths) {
-    const ledger = ledgerPathOf(policy, serviceNameOf(p));
+    const ledger = ledgerPathOf(policy.ledgers, serviceNameOf(p));
     if (paths.includes(ledger)) wanted.add(ledger);
   }
   for (const r of readers) for (const p of r.extraPaths?.(paths, policy) ?? []) wanted.add(p);

@@ -10,6 +10,8 @@ import { countFindings, verdictOf, type CheckResult, type FailOn, type Mode } fr
 import { applyWaivers, dedupe, sortFindings, toFinding, waiversOf } from "./postprocess.js";
 import { loadFleet, policyOf, type FleetReaders } from "./fleet.js";
 import { VERSION } from "../version.js";
+import { playbookContexts, playbookFindings } from "../playbook/deploy.js";
+import { buildService } from "../model/build.js";
 
 export interface RunOptions {
   mode: Mode;
@@ -49,7 +51,14 @@ export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Fin
   const commit = unit.commit?.sha ?? null;
   const base = { policy, pack: opts.pack, env: opts.env };
   const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files };
-  let findings = runChecks({ ...base, unit: unitInfo, before, after }, commit);
+  const ctx: CheckContext = { ...base, unit: unitInfo, before, after };
+  let findings = runChecks(ctx, commit);
+  // A changed playbook is one deploy of every service it sets: the sizing rules run again over the
+  // fleet as the playbook would leave it, and report at the playbook's lines.
+  const main = [...findings];
+  for (const p of playbookContexts(ctx, (env, name) => buildService(env, opts.pack, policy, name))) {
+    findings.push(...playbookFindings(main, runChecks(p.ctx, commit), p.playbook));
+  }
   // A change is answerable for what it introduces: a finding the before state already had (checked
   // as a whole tree, with the same policy) is not the change's. `--all` reports everything.
   if (before) {

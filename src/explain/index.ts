@@ -4,9 +4,12 @@ import type { FleetState, Service } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { COLORS, PLAIN } from "../report/color.js";
+import { explainRadianceService } from "../radiance/explain.js";
 
 export interface ExplainInput {
   fleet: FleetState;
+  /** The committed state, when the working tree is in a repository: explain shows before → after. */
+  before: FleetState | null;
   policy: Policy;
   pack: RulesPack;
   only: string | null;
@@ -22,6 +25,12 @@ function settingsJson(s: Service): Record<string, { value: unknown; raw: string;
   return out;
 }
 
+function radianceJson(s: Service, input: ExplainInput): Record<string, unknown> {
+  if (s.engine !== "radiance") return {};
+  const x = explainRadianceService(s, input.fleet, input.policy, input.before);
+  return { ttm: x.ttm, funding: x.funding, ...(x.problems.length ? { problems: x.problems } : {}) };
+}
+
 export function explainJson(input: ExplainInput): { services: Record<string, unknown>[]; gpus: Record<string, unknown>[] } {
   const services = selected(input).map((s) => ({
     name: s.name,
@@ -32,6 +41,7 @@ export function explainJson(input: ExplainInput): { services: Record<string, unk
     model: s.model,
     tp: s.tp,
     settings: settingsJson(s),
+    ...radianceJson(s, input),
   }));
   const gpus = input.fleet.cards.map((c) => ({
     host: c.host,
@@ -56,6 +66,11 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
       if (!v) continue;
       const shown = typeof v.value === "object" ? JSON.stringify(v.value) : String(v.value);
       out.push(`  ${n.padEnd(width)}  ${shown}${shown !== v.raw && v.raw !== "" ? p.dim(` (${v.raw})`) : ""}  ${p.dim(`${v.origin.file}:${v.origin.line} ${v.origin.name}`)}`);
+    }
+    if (s.engine === "radiance") {
+      const x = explainRadianceService(s, input.fleet, input.policy, input.before);
+      out.push(x.text);
+      for (const prob of x.problems) out.push(`  ${p.yellow("!")} ${prob}`);
     }
     out.push("");
   }

@@ -2,7 +2,7 @@
 // costs a single spawn. Names are object ids or `<rev>:<path>` / `:<path>` (the index).
 import { spawn } from "node:child_process";
 import { GateError } from "../errors.js";
-import { FIXED_CONFIG_ARGS } from "./exec.js";
+import { FIXED_CONFIG_ARGS, gitEnv } from "./exec.js";
 
 /** Each name maps to its blob's bytes, or null when missing or not a blob. */
 export async function readBlobs(cwd: string, names: string[]): Promise<Map<string, Buffer | null>> {
@@ -24,7 +24,7 @@ function runBatch(cwd: string, args: string[], input: string): Promise<Buffer> {
       reject(new GateError(`git cat-file failed: ${why}`, { cause }));
     let child;
     try {
-      child = spawn("git", args, { cwd, stdio: ["pipe", "pipe", "pipe"] });
+      child = spawn("git", args, { cwd, env: gitEnv(), stdio: ["pipe", "pipe", "pipe"] });
     } catch (err) {
       fail(String(err), err);
       return;

@@ -2,14 +2,18 @@
 // batch into ChangedFiles. Symlinks, submodules and unmerged paths are skipped with a notice.
 import { posix } from "node:path";
 import type { AddedLine, ChangedFile, ChangeNotice, FileStatus } from "./types.js";
-import { readBlobs } from "./catfile.js";
 import { modeKind, parseRawDiff, type RawEntry } from "./rawdiff.js";
 import { parsePatch } from "./patch.js";
-import { pathspec, type RepoPlace } from "./snapshots.js";
+import { pathspec, type BlobCache, type Entries, type RepoPlace } from "./snapshots.js";
 
 export interface Changes {
   files: ChangedFile[];
   notices: ChangeNotice[];
+  /** Every raw entry (skipped ones too), paths relative to the opened folder. */
+  raw: RawEntry[];
+  /** Object ids the diff already gave, per side (null: no regular file on that side), for snapshot reads. */
+  beforeOids: Map<string, string | null>;
+  afterOids: Map<string, string | null>;
 }
 
 const COMMON = ["-M", "--no-relative", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none"];
@@ -23,7 +27,7 @@ const STATUS: Record<string, FileStatus> = {
 };
 
 /** `what` is the diff's operands: `["--cached"]` for the staged change, or `[beforeTree, afterCommit]`. */
-export async function diffChanges(place: RepoPlace, what: string[]): Promise<Changes> {
+export async function diffChanges(place: RepoPlace, cache: BlobCache, what: string[]): Promise<Changes> {
   const spec = pathspec(place);
   const [raw, patch] = await Promise.all([
     place.git.run(["diff", "--raw", "-z", "--no-abbrev", ...COMMON, ...what, ...spec]),
@@ -32,20 +36,27 @@ export async function diffChanges(place: RepoPlace, what: string[]): Promise<Cha
       "--src-prefix=a/", "--dst-prefix=b/", ...COMMON, ...what, ...spec,
     ]),
   ]);
-  return buildChanges(place, parseRawDiff(raw), parsePatch(patch));
+  return buildChanges(place, cache, parseRawDiff(raw), parsePatch(patch));
 }
 
-async function buildChanges(place: RepoPlace, entries: RawEntry[], patch: ReturnType<typeof parsePatch>): Promise<Changes> {
+async function buildChanges(place: RepoPlace, cache: BlobCache, all: RawEntry[], patch: ReturnType<typeof parsePatch>): Promise<Changes> {
   const rel = (p: string): string => (p.startsWith(place.prefix) ? p.slice(place.prefix.length) : posix.relative(place.prefix, p));
   const notices: ChangeNotice[] = [];
   const kept: RawEntry[] = [];
-  for (const e of entries) {
+  const raw: RawEntry[] = [];
+  const beforeOids = new Map<string, string | null>();
+  const afterOids = new Map<string, string | null>();
+  for (const e of all) {
+    const r = { ...e, path: rel(e.path), oldPath: rel(e.oldPath) };
+    raw.push(r);
+    afterOids.set(r.path, modeKind(e.newMode) === "file" ? e.newOid : null);
+    beforeOids.set(r.oldPath, modeKind(e.oldMode) === "file" ? e.oldOid : null);
     const skip = skipReason(e);
-    if (skip) notices.push({ path: rel(e.path), message: skip });
+    if (skip) notices.push({ path: r.path, message: skip });
     else kept.push(e);
   }
   const oids = kept.flatMap((e) => [e.oldOid, e.newOid]).filter((o) => !/^0+$/.test(o));
-  const blobs = await readBlobs(place.root, oids);
+  const blobs = await cache.get(oids);
   const files = kept.map((e): ChangedFile => {
     const hadFile = modeKind(e.oldMode) === "file";
     const hasFile = modeKind(e.newMode) === "file";
@@ -65,7 +76,19 @@ async function buildChanges(place: RepoPlace, entries: RawEntry[], patch: Return
       addedLines: after === null ? [] : linesAt(after, fromPatch?.added ?? []),
     };
   });
-  return { files, notices };
+  return { files, notices, raw, beforeOids, afterOids };
+}
+
+/**
+ * HEAD's entries without listing HEAD: the index, with the staged diff undone. null when the index
+ * holds a conflict (the diff then does not describe it fully).
+ */
+export function headFromIndex(index: Entries, raw: RawEntry[]): Entries | null {
+  if (raw.some((e) => e.status === "U")) return null;
+  const head: Entries = new Map(index);
+  for (const e of raw) if (modeKind(e.newMode) !== "absent") head.delete(e.path);
+  for (const e of raw) if (modeKind(e.oldMode) !== "absent") head.set(e.oldPath, { mode: e.oldMode, oid: e.oldOid });
+  return new Map([...head].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function skipReason(e: RawEntry): string | null {

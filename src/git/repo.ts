@@ -5,12 +5,13 @@ import { resolve } from "node:path";
 import { GateError } from "../errors.js";
 import type { CommitInfo, DeployUnit, Selection, Snapshot } from "./types.js";
 import { gitRunner, type GitRunner } from "./exec.js";
-import { readBlobs } from "./catfile.js";
 import { readCommits } from "./commits.js";
 import { diffChanges, type Changes } from "./changes.js";
 import { allUnit } from "./all.js";
+import { headFromIndex } from "./changes.js";
 import {
-  emptySnapshot, folderSnapshot, indexSnapshot, treeSnapshot, worktreeSnapshot, type RepoPlace,
+  BlobCache, emptySnapshot, folderSnapshot, gitSnapshot, indexEntries, treeEntries, treeSnapshot, worktreeSnapshot,
+  type Entries, type RepoPlace,
 } from "./snapshots.js";
 
 export const SHALLOW_HINT =
@@ -22,6 +23,7 @@ const EMPTY_TREE: Record<string, string> = {
   sha256: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
 };
 
+/** A repository as opened: HEAD is read once by openRepo; snapshots read git when asked. */
 export interface Repo {
   /** Absolute path of the working tree's toplevel. */
   readonly root: string;
@@ -88,7 +90,10 @@ async function findRepo(dir: string): Promise<Repo | null> {
   if (!st?.isDirectory()) throw new GateError(`no such folder: ${abs}`, { hint: "pass --repo with an existing folder" });
   let out: string;
   try {
-    out = await gitRunner(abs).run(["rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository", "--show-object-format"]);
+    // One process answers all of it; `--verify -q HEAD` last prints nothing (exit 1) on an unborn branch.
+    out = await gitRunner(abs, { quietExit1: true }).run([
+      "rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository", "--show-object-format", "--verify", "-q", "HEAD",
+    ]);
   } catch (err) {
     const stderr = String(err instanceof GateError ? err.cause : err);
     if (/not a git repository/i.test(stderr)) return null;
@@ -98,10 +103,18 @@ async function findRepo(dir: string): Promise<Repo | null> {
         cause: stderr,
       });
     }
+    if (/dubious ownership/i.test(stderr)) {
+      throw new GateError(`git refuses to read ${abs}: the repository belongs to another user`, {
+        hint: `mark it safe: git config --global --add safe.directory '${abs}'`,
+        cause: stderr,
+      });
+    }
     throw err;
   }
-  const [root = "", prefix = "", shallow = "", format = "sha1"] = out.split("\n");
-  return new GitRepo({ git: gitRunner(root), root, prefix }, shallow === "true", EMPTY_TREE[format] ?? SHA1_EMPTY_TREE);
+  const [root = "", prefix = "", shallow = "", format = "sha1", head = ""] = out.split("\n");
+  const repo = new GitRepo({ git: gitRunner(root), root, prefix }, shallow === "true", EMPTY_TREE[format] ?? SHA1_EMPTY_TREE);
+  repo.knowHead(/^[0-9a-f]{40,64}$/.test(head) ? head : null);
+  return repo;
 }
 
 class GitRepo implements Repo {
@@ -109,6 +122,7 @@ class GitRepo implements Repo {
   readonly prefix: string;
   private shallowSet: Promise<Set<string>> | null = null;
   private head: Promise<string | null> | null = null;
+  private readonly cache: BlobCache;
 
   constructor(
     private readonly place: RepoPlace,
@@ -117,6 +131,7 @@ class GitRepo implements Repo {
   ) {
     this.root = place.root;
     this.prefix = place.prefix;
+    this.cache = new BlobCache(place.root);
   }
 
   private get git(): GitRunner {
@@ -140,16 +155,28 @@ class GitRepo implements Repo {
 
   private async stagedUnit(): Promise<DeployUnit> {
     // `git diff --cached` compares with the empty tree itself when there is no HEAD yet.
-    const [head, changes] = await Promise.all([this.headSha(), diffChanges(this.place, ["--cached"])]);
-    const before = head ? treeSnapshot(this.place, head, "HEAD") : emptySnapshot();
-    return unit("staged", "staged", null, [], before, indexSnapshot(this.place), changes);
+    const [head, changes] = await Promise.all([this.headSha(), diffChanges(this.place, this.cache, ["--cached"])]);
+    let index: Promise<Entries> | null = null;
+    const loadIndex = (): Promise<Entries> => (index ??= indexEntries(this.place));
+    const after = gitSnapshot(this.place, this.cache, { label: "index", entries: loadIndex, known: changes.afterOids, nameOf: (p) => `:${p}` });
+    // HEAD is the index minus the staged diff, so once the index is listed HEAD costs no process.
+    const before = head
+      ? gitSnapshot(this.place, this.cache, {
+          label: "HEAD",
+          entries: async () => headFromIndex(await loadIndex(), changes.raw) ?? treeEntries(this.place, head),
+          known: changes.beforeOids,
+          nameOf: (p) => `${head}:${p}`,
+          eager: () => index !== null,
+        })
+      : emptySnapshot();
+    return unit("staged", "staged", null, [], before, after, changes);
   }
 
   private async commitUnit(info: CommitInfo): Promise<DeployUnit> {
     const parent = await this.firstParent(info);
-    const changes = await diffChanges(this.place, [parent ?? this.emptyTree, info.sha]);
-    const before = parent ? treeSnapshot(this.place, parent) : emptySnapshot();
-    return unit("commit", info.sha, info, [info], before, treeSnapshot(this.place, info.sha), changes);
+    const changes = await diffChanges(this.place, this.cache, [parent ?? this.emptyTree, info.sha]);
+    const before = parent ? treeSnapshot(this.place, this.cache, parent, parent, changes.beforeOids) : emptySnapshot();
+    return unit("commit", info.sha, info, [info], before, treeSnapshot(this.place, this.cache, info.sha, info.sha, changes.afterOids), changes);
   }
 
   /** The first parent, null for a true root; GateError when a shallow clone cut it off. */
@@ -165,8 +192,9 @@ class GitRepo implements Repo {
     const { base, tip } = await this.resolveRange(range);
     const commits = await this.commitsBetween(base, tip, range);
     if (per === "range") {
-      const changes = await diffChanges(this.place, [base, tip]);
-      return [unit("range", range, null, commits, treeSnapshot(this.place, base), treeSnapshot(this.place, tip), changes)];
+      const changes = await diffChanges(this.place, this.cache, [base, tip]);
+      const before = treeSnapshot(this.place, this.cache, base, base, changes.beforeOids);
+      return [unit("range", range, null, commits, before, treeSnapshot(this.place, this.cache, tip, tip, changes.afterOids), changes)];
     }
     const units: DeployUnit[] = [];
     // A few at a time: each commit costs two diffs and a cat-file.
@@ -226,10 +254,18 @@ class GitRepo implements Repo {
   }
 
   async snapshot(name: string): Promise<Snapshot> {
-    if (name === "index") return indexSnapshot(this.place);
+    if (name === "index") {
+      return gitSnapshot(this.place, this.cache, { label: "index", entries: () => indexEntries(this.place), nameOf: (p) => `:${p}` });
+    }
     if (name === "worktree") return worktreeSnapshot(this.place);
     if (name === "empty") return emptySnapshot();
-    return treeSnapshot(this.place, await this.revParse(name), name === "HEAD" ? "HEAD" : undefined);
+    const sha = await this.revParse(name);
+    return treeSnapshot(this.place, this.cache, sha, name === "HEAD" ? "HEAD" : sha);
+  }
+
+  /** Seeds headSha() from openRepo's probe. */
+  knowHead(sha: string | null): void {
+    this.head = Promise.resolve(sha);
   }
 
   headSha(): Promise<string | null> {
@@ -271,7 +307,7 @@ class GitRepo implements Repo {
   async readConfigAt(rev: string, path: string): Promise<string | null> {
     const sha = await this.revParse(rev);
     const name = `${sha}:${this.prefix}${path}`;
-    const blob = (await readBlobs(this.root, [name])).get(name);
+    const blob = (await this.cache.get([name])).get(name);
     return blob ? blob.toString("utf8") : null;
   }
 }

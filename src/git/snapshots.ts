@@ -33,16 +33,6 @@ function cached<T>(make: () => Promise<T>): () => Promise<T> {
   return () => (p ??= make());
 }
 
-async function readByName(
-  place: RepoPlace,
-  paths: string[],
-  nameOf: (path: string) => string,
-): Promise<Map<string, Buffer | null>> {
-  const names = paths.map(nameOf);
-  const blobs = await readBlobs(place.root, names);
-  return new Map(paths.map((p, i) => [p, blobs.get(names[i] as string) ?? null]));
-}
-
 export function emptySnapshot(): ListedSnapshot {
   return {
     label: "empty",
@@ -52,45 +42,83 @@ export function emptySnapshot(): ListedSnapshot {
   };
 }
 
-/** A committed tree: `git ls-tree -r` once for list(), cat-file for reads. */
-export function treeSnapshot(place: RepoPlace, sha: string, label: string = sha): ListedSnapshot {
-  const entries = cached(async () => {
-    const out = await place.git.run(["ls-tree", "-r", "-z", "--full-tree", sha, ...(place.prefix ? ["--", place.prefix] : [])]);
-    const map = new Map<string, string>();
-    for (const rec of out.split("\0")) {
-      const m = /^(\d+) (\w+) ([0-9a-f]+)\t([\s\S]*)$/.exec(rec);
-      if (m && m[2] === "blob" && (m[1] as string).startsWith("100") && (m[4] as string).startsWith(place.prefix))
-        map.set(strip(place, m[4] as string), m[3] as string);
-    }
-    return map;
-  });
-  let listed: Map<string, string> | null = null;
+/** Blobs by object name, shared by one repository's snapshots: a blob is fetched once. */
+export class BlobCache {
+  private readonly blobs = new Map<string, Buffer | null>();
+  constructor(private readonly root: string) {}
+
+  async get(names: string[]): Promise<Map<string, Buffer | null>> {
+    const missing = [...new Set(names.filter((n) => !this.blobs.has(n)))];
+    const fetched = missing.length > 0 ? await readBlobs(this.root, missing) : new Map<string, Buffer | null>();
+    // `:path` names the index, which can change under a long-lived Repo: never keep those.
+    for (const [n, b] of fetched) if (!n.startsWith(":")) this.blobs.set(n, b);
+    return new Map(names.map((n) => [n, this.blobs.get(n) ?? fetched.get(n) ?? null]));
+  }
+}
+
+/** A tree's or the index's entries under the prefix: relative path → mode and object id (all modes). */
+export type Entries = Map<string, { mode: string; oid: string }>;
+
+const isRegular = (mode: string): boolean => mode.startsWith("100");
+
+export interface GitSnapshotSource {
+  label: string;
+  /** The full listing; loaded once, and only when list() is called (or `eager()` says it is cheap). */
+  entries: () => Promise<Entries>;
+  /** Object ids already known from the diff (null: no regular file there), used before any listing. */
+  known?: Map<string, string | null>;
+  /** The object name to read a path by when neither the listing nor `known` has it. */
+  nameOf: (fullPath: string) => string;
+  eager?: () => boolean;
+}
+
+export function gitSnapshot(place: RepoPlace, cache: BlobCache, src: GitSnapshotSource): ListedSnapshot {
+  const load = cached(src.entries);
+  let listed: Entries | null = null;
+  const list = async (): Promise<Entries> => (listed ??= await load());
   return {
-    label,
-    list: async () => [...(listed = await entries()).keys()],
-    read: (paths) => readByName(place, paths, (p) => listed?.get(p) ?? `${sha}:${place.prefix}${p}`),
+    label: src.label,
+    list: async () => [...(await list())].filter(([, e]) => isRegular(e.mode)).map(([p]) => p),
+    read: async (paths) => {
+      if (!listed && src.eager?.()) await list();
+      const names = new Map<string, string | null>();
+      for (const p of paths) {
+        if (listed) {
+          const e = listed.get(p);
+          names.set(p, e && isRegular(e.mode) ? e.oid : null);
+        } else if (src.known?.has(p)) names.set(p, src.known.get(p) ?? null);
+        else names.set(p, src.nameOf(place.prefix + p));
+      }
+      const blobs = await cache.get([...names.values()].filter((n): n is string => n !== null));
+      return new Map(paths.map((p) => [p, blobs.get(names.get(p) ?? "") ?? null]));
+    },
     notices: () => [],
   };
 }
 
-/** The index (honours GIT_INDEX_FILE, so a hook sees the index being committed). */
-export function indexSnapshot(place: RepoPlace): ListedSnapshot {
-  const entries = cached(async () => {
-    const out = await place.git.run(["ls-files", "-s", "-z", "--full-name", ...pathspec(place)]);
-    const map = new Map<string, string>();
-    for (const rec of out.split("\0")) {
-      const m = /^(\d+) ([0-9a-f]+) (\d)\t([\s\S]*)$/.exec(rec);
-      if (m && m[3] === "0" && (m[1] as string).startsWith("100")) map.set(strip(place, m[4] as string), m[2] as string);
-    }
-    return map;
-  });
-  let listed: Map<string, string> | null = null;
-  return {
-    label: "index",
-    list: async () => [...(listed = await entries()).keys()],
-    read: (paths) => readByName(place, paths, (p) => listed?.get(p) ?? `:${place.prefix}${p}`),
-    notices: () => [],
-  };
+export async function treeEntries(place: RepoPlace, sha: string): Promise<Entries> {
+  const out = await place.git.run(["ls-tree", "-r", "-z", "--full-tree", sha, ...(place.prefix ? ["--", place.prefix] : [])]);
+  const map: Entries = new Map();
+  for (const rec of out.split("\0")) {
+    const m = /^(\d+) \w+ ([0-9a-f]+)\t([\s\S]*)$/.exec(rec);
+    if (m && (m[3] as string).startsWith(place.prefix)) map.set(strip(place, m[3] as string), { mode: m[1] as string, oid: m[2] as string });
+  }
+  return map;
+}
+
+/** The index (honours GIT_INDEX_FILE, so a hook sees the index being committed); stage 0 only. */
+export async function indexEntries(place: RepoPlace): Promise<Entries> {
+  const out = await place.git.run(["ls-files", "-s", "-z", "--full-name", ...pathspec(place)]);
+  const map: Entries = new Map();
+  for (const rec of out.split("\0")) {
+    const m = /^(\d+) ([0-9a-f]+) (\d)\t([\s\S]*)$/.exec(rec);
+    if (m && m[3] === "0") map.set(strip(place, m[4] as string), { mode: m[1] as string, oid: m[2] as string });
+  }
+  return map;
+}
+
+export function treeSnapshot(place: RepoPlace, cache: BlobCache, sha: string, label: string = sha, known?: Map<string, string | null>): ListedSnapshot {
+  return gitSnapshot(place, cache, { label, entries: () => treeEntries(place, sha), known, nameOf: (p) => `${sha}:${p}` });
 }
 
 /** Files on disk: read with fs, listed by a lister (git ls-files, or a folder walk). */
@@ -122,7 +150,7 @@ export function worktreeSnapshot(place: RepoPlace): ListedSnapshot {
   const base = join(place.root, place.prefix);
   return diskSnapshot(base, "worktree", async () => {
     const out = await place.git.run(["ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", ...pathspec(place)]);
-    const paths = [...new Set(out.split("\0").filter((p) => p !== "" && p.startsWith(place.prefix)).map((p) => strip(place, p)))];
+    const paths = [...new Set(out.split("\0").filter((p) => p !== "" && p.startsWith(place.prefix)).map((p) => strip(place, p)))].sort();
     return classify(base, paths.filter((p) => !p.split("/").some((s) => SKIP_DIRS.has(s))));
   });
 }

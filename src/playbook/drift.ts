@@ -1,7 +1,9 @@
 // Where a playbook's deploy and the committed env file disagree: each env key the playbook writes,
-// and each flag of a command line it writes, compared with what the repository says runs.
+// and each flag of a command line it writes, compared with what the repository says runs. A value
+// given as an env key on one side and as the same setting's flag on the other is the same value.
 import { isFlagKey } from "../parse/env.js";
 import type { ParsedEnv } from "../model/types.js";
+import type { EngineSpec } from "../rules/engines.js";
 import type { EnvEdit, PlaybookDeploy } from "./types.js";
 import { deployedEnv, gpuKeyOf } from "./overlay.js";
 
@@ -16,10 +18,36 @@ export interface Drift {
   line: number;
 }
 
-/** The drifts of one deploy against its committed env file (null: the env file is not committed). */
-export function driftOf(deploy: PlaybookDeploy, committed: ParsedEnv | null): Drift[] {
-  if (!committed || deploy.edits.length === 0) return [];
+/** Which env keys and flags name the same setting, and which keys matter when only one side sets them. */
+export interface SettingKeys {
+  flagsOf: ReadonlyMap<string, readonly string[]>;
+  /** Keys the sizing reads (engine settings, ENGINE, HOST, GPU, MODEL, TP): a playbook adding one is drift. */
+  sizing: ReadonlySet<string>;
+}
+
+const COMMON: [string, string[]][] = [
+  ["ENGINE", []],
+  ["HOST", []],
+  ["GPU", []],
+  ["CUDA_VISIBLE_DEVICES", []],
+  ["MODEL", ["--model"]],
+  ["TP", ["--tensor-parallel-size", "-tp"]],
+];
+
+export function settingKeysOf(engine: EngineSpec | undefined): SettingKeys {
+  const flagsOf = new Map<string, string[]>(COMMON);
+  for (const s of Object.values(engine?.settings ?? {})) {
+    if (s.env) flagsOf.set(s.env, [...(s.flags ?? []), ...(s.aliases ?? [])]);
+  }
+  return { flagsOf, sizing: new Set(flagsOf.keys()) };
+}
+
+/** The drifts of one deploy against its committed env file. */
+export function driftOf(deploy: PlaybookDeploy, committed: ParsedEnv, keys: SettingKeys = settingKeysOf(undefined)): Drift[] {
+  if (deploy.edits.length === 0) return [];
   const deployed = deployedEnv(deploy, committed);
+  const keyOfFlag = new Map<string, string>();
+  for (const [k, flags] of keys.flagsOf) for (const f of flags) keyOfFlag.set(f, k);
   const lastEdit = new Map<string, EnvEdit>();
   let commandEdit: EnvEdit | null = null;
   let resetEdit: EnvEdit | null = null;
@@ -27,23 +55,48 @@ export function driftOf(deploy: PlaybookDeploy, committed: ParsedEnv | null): Dr
     if (e.kind === "reset") resetEdit = e;
     else if (e.kind === "gpus") lastEdit.set(gpuKeyOf(committed), e);
     else lastEdit.set(e.key, e);
-    if ((e.kind === "flags" || ((e.kind === "set" || e.kind === "remove") && isFlagKey(e.key)))) commandEdit = e;
+    if (e.kind === "flags" || ((e.kind === "set" || e.kind === "remove") && isFlagKey(e.key))) commandEdit = e;
   }
-  const keys = new Set(lastEdit.keys());
-  if (resetEdit) for (const k of [...committed.entries.keys(), ...deployed.entries.keys()]) keys.add(k);
-  if (resetEdit && [...committed.entries.keys()].some(isFlagKey)) commandEdit ??= resetEdit;
+  const touched = new Set(lastEdit.keys());
+  if (resetEdit) {
+    for (const k of [...committed.entries.keys(), ...deployed.entries.keys()]) touched.add(k);
+    if ([...committed.entries.keys()].some(isFlagKey)) commandEdit ??= resetEdit;
+  }
   const out: Drift[] = [];
-  for (const key of keys) {
+  for (const key of touched) {
     if (isFlagKey(key)) continue;
-    const cv = committed.entries.get(key)?.value ?? null;
+    const flags = keys.flagsOf.get(key) ?? [];
+    const cv = effective(committed, key, flags);
+    const pv = effective(deployed, key, flags);
+    if (same(key, cv, pv) || (cv === null && !keys.sizing.has(key))) continue;
     const entry = deployed.entries.get(key);
-    const pv = entry?.value ?? null;
-    if (same(key, cv, pv)) continue;
     const at = entry?.file ? { file: entry.file, line: entry.line } : where(lastEdit.get(key) ?? resetEdit, deploy);
     out.push({ key, playbookValue: pv, committedValue: cv, ...at });
   }
-  if (commandEdit) out.push(...flagDrift(committed, deployed, where(commandEdit, deploy)));
+  if (commandEdit) {
+    const fallback = where(commandEdit, deploy);
+    const names = new Set([...committed.flags, ...deployed.flags].map((f) => f.name));
+    for (const name of names) {
+      const key = keyOfFlag.get(name);
+      if (key !== undefined && touched.has(key)) continue;
+      const related = key === undefined ? [name] : (keys.flagsOf.get(key) ?? [name]);
+      const cv = effective(committed, key, related);
+      const pv = effective(deployed, key, related);
+      if (same(name, cv, pv)) continue;
+      const flag = [...deployed.flags].reverse().find((f) => f.name === name);
+      const at = flag?.file ? { file: flag.file, line: flag.line } : fallback;
+      out.push({ key: name, playbookValue: pv, committedValue: cv, ...at });
+    }
+  }
   return out;
+}
+
+/** The value a setting takes: its last flag (the flag wins), else the env key. A bare switch is "". */
+function effective(env: ParsedEnv, key: string | undefined, flags: readonly string[]): string | null {
+  let flag: string | null | undefined;
+  for (const f of env.flags) if (flags.includes(f.name)) flag = f.value ?? "";
+  if (flag !== undefined) return flag;
+  return key === undefined ? null : (env.entries.get(key)?.value ?? null);
 }
 
 function where(e: EnvEdit | null | undefined, deploy: PlaybookDeploy): { file: string; line: number } {
@@ -58,26 +111,4 @@ function same(key: string, a: string | null, b: string | null): boolean {
 
 function norm(list: string): string {
   return list.split(",").map((s) => s.trim()).filter((s) => s !== "").join(",");
-}
-
-/** Flags compared by name (last one wins, as on a command line), so reordering is not drift. */
-function flagDrift(committed: ParsedEnv, deployed: ParsedEnv, fallback: { file: string; line: number }): Drift[] {
-  const last = (env: ParsedEnv): Map<string, { value: string | null; file?: string; line: number }> => {
-    const m = new Map<string, { value: string | null; file?: string; line: number }>();
-    for (const f of env.flags) m.set(f.name, { value: f.value, line: f.line, ...(f.file ? { file: f.file } : {}) });
-    return m;
-  };
-  const before = last(committed);
-  const after = last(deployed);
-  const out: Drift[] = [];
-  for (const name of new Set([...before.keys(), ...after.keys()])) {
-    const b = before.get(name);
-    const a = after.get(name);
-    const bv = b ? (b.value ?? "") : null;
-    const av = a ? (a.value ?? "") : null;
-    if (bv === av) continue;
-    const at = a?.file ? { file: a.file, line: a.line } : fallback;
-    out.push({ key: name, playbookValue: av, committedValue: bv, ...at });
-  }
-  return out;
 }

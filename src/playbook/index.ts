@@ -2,5 +2,5 @@
 export type { EnvEdit, PlaybookDeploy, PlaybookProblem, PlaybookRead, ReadFile, ReadOptions } from "./types.js";
 export { readPlaybook } from "./read.js";
 export { overlayEnv, deployedEnv, emptyEnv } from "./overlay.js";
-export { driftOf, type Drift } from "./drift.js";
-export { playbookReader, playbookPaths, readPlaybooks, playbooksInUnit, deployState, playbookContexts, type BuildService } from "./deploy.js";
+export { driftOf, settingKeysOf, type Drift, type SettingKeys } from "./drift.js";
+export { playbookReader, playbookPaths, readPlaybooks, playbooksInUnit, deployState, playbookContexts, playbookFindings, type BuildService } from "./deploy.js";

@@ -114,11 +114,23 @@ function renderArg(r: Reader, call: ModuleCall, arg: Arg, t: Target | null, key?
     kind: "unresolved",
     file: call.file.path,
     line: lineFor(call, arg),
-    message: `${what}: ${rendered.expr} cannot be read (${rendered.reason}); the setting is skipped — define it in the play's vars or an in-repo vars_files`,
+    message: unresolvedMessage(what, rendered.expr, rendered.reason),
     ...(t ? { service: t.service } : {}),
     ...(key ? { key } : {}),
   });
   return null;
+}
+
+/** What kvgate could not read and what would let it; long token-like runs are masked (never echo a credential). */
+export function unresolvedMessage(what: string, expr: string, reason: string): string {
+  const fix = /is not defined/.test(reason)
+    ? "define it in the play's vars or an in-repo vars_files if kvgate should check it"
+    : "kvgate reads plain variables, literals and the filters default, int, string and trim";
+  return `${what}: ${maskTokens(expr)} cannot be read: ${maskTokens(reason)}; the setting is skipped (${fix})`;
+}
+
+function maskTokens(s: string): string {
+  return s.replace(/[A-Za-z0-9_-]{24,}/g, (run) => (/\d/.test(run) && /[A-Za-z]/.test(run) ? `${run.slice(0, 4)}…${run.slice(-2)}` : run));
 }
 
 /** The env key a lineinfile regexp matches: `^MAX_MODEL_LEN=`, `^export KV_CACHE_MEMORY_BYTES=`, `^#?GPU=`. */
@@ -127,7 +139,7 @@ export function keyOfRegexp(re: string): string | null {
   const m = /^([A-Za-z_][A-Za-z0-9_]*)(.*)$/.exec(rest);
   if (!m) return null;
   const tail = m[2] as string;
-  if (tail !== "" && !/^(=|\\s|\s|\\b|\[|\(|\.|\$)/.test(tail)) return null;
+  if (tail !== "" && !/^(=|\\s|\s|\\b|\[|\(|\$)/.test(tail)) return null;
   return m[1] as string;
 }
 
@@ -150,7 +162,7 @@ function envTextEdits(r: Reader, call: ModuleCall, t: Target, text: string, star
       kind: "unresolved",
       file,
       line: at,
-      message: `${key ?? "a line"} for ${t.service}: ${out.expr} cannot be read (${out.reason}); the setting is skipped — define it in the play's vars or an in-repo vars_files`,
+      message: unresolvedMessage(`${key ?? "a line"} for ${t.service}`, out.expr, out.reason),
       service: t.service,
       ...(key ? { key } : {}),
     });
@@ -220,8 +232,13 @@ function copy(r: Reader, call: ModuleCall): void {
     return;
   }
   const src = args.get("src");
+  if (!src) return;
+  if (/^(true|yes|1)$/i.test(asText(args.get("remote_src")?.raw ?? ""))) {
+    problem(r, { kind: "unresolved", file: call.file.path, line: lineFor(call, src), message: `copy remote_src to ${t.envFile}: the source is on the host, so what it writes is unknown to kvgate; the committed env file is checked instead`, service: t.service });
+    return;
+  }
   // copy does not template its src: the file is written as it is.
-  if (src) fromRepoFile(r, call, t, src, ["files", ""], false);
+  fromRepoFile(r, call, t, src, ["files", ""], false);
 }
 
 function template(r: Reader, call: ModuleCall): void {
@@ -295,8 +312,11 @@ function dockerContainer(r: Reader, call: ModuleCall): void {
     const rendered = renderValue(command.raw, call.scope);
     if (!rendered.ok) renderArg(r, call, command, t, "command");
     else {
-      const value = Array.isArray(rendered.value) ? shellJoin(rendered.value.map(asText)) : asText(rendered.value);
-      emit(r, t.service, t.envFile, { kind: "flags", key: "COMMAND", value, line: lineFor(call, command), file });
+      const list = Array.isArray(rendered.value) ? rendered.value.map(asText) : null;
+      const value = list ? shellJoin(list) : asText(rendered.value);
+      // A list command keeps each word's line, so a finding about `--max-model-len` points at that item.
+      const words = list && call.itemLine === null ? itemsOf(call.file, command.node).map((n) => lineOf(call.file, n, command.line)) : undefined;
+      emit(r, t.service, t.envFile, { kind: "flags", key: "COMMAND", value, line: lineFor(call, command), file, ...(words ? { wordLines: words } : {}) });
     }
   }
   const requests = args.get("device_requests");

@@ -50,7 +50,8 @@ export function pairsOf(file: YamlFile, node: unknown): [string, unknown, unknow
   const merged: [string, unknown, unknown][] = [];
   for (const pair of (map as YAMLMap).items) {
     if (!isPair(pair)) continue;
-    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    // With merge keys on, `<<` parses as a Symbol-valued scalar.
+    const key = isScalar(pair.key) ? (typeof pair.key.value === "symbol" ? (pair.key.source ?? "<<") : String(pair.key.value)) : String(pair.key);
     if (key === "<<") {
       const src = deref(file, pair.value);
       const sources = isSeq(src) ? src.items : [src];

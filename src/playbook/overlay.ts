@@ -1,6 +1,7 @@
 // A playbook's edits laid over the committed env file: the ParsedEnv the service builder turns into
 // the deployed Service. Every entry and flag an edit writes carries the playbook's file and line, so
 // a sizing finding about a deployed value points at the task that deploys it.
+import { split as shellSplit } from "shlex";
 import { isFlagKey, parseEnv } from "../parse/env.js";
 import type { EnvEntry, ParsedEnv } from "../model/types.js";
 import type { EnvEdit, PlaybookDeploy } from "./types.js";
@@ -41,7 +42,7 @@ export function overlayEnv(base: ParsedEnv, edits: readonly EnvEdit[]): ParsedEn
       case "flags":
         // A container's command is the whole command line: the env file's flag keys are not run.
         for (const key of [...env.entries.keys()]) if (isFlagKey(key)) removeKey(env, key);
-        setEntry(env, edit.key, edit.value, edit.line, edit.file);
+        setEntry(env, edit.key, edit.value, edit.line, edit.file, edit.wordLines);
         break;
       case "gpus":
         setEntry(env, gpuKeyOf(env), edit.value, edit.line, edit.file);
@@ -66,7 +67,7 @@ function removeKey(env: ParsedEnv, key: string): void {
 }
 
 /** Like lineinfile with a regexp: the key's line is replaced where it was, or appended. */
-function setEntry(env: ParsedEnv, key: string, value: string, line: number, file: string): void {
+function setEntry(env: ParsedEnv, key: string, value: string, line: number, file: string, wordLines?: readonly number[]): void {
   const entry: EnvEntry = { key, value, line, exported: false, quoted: false, file };
   const at = env.all.findIndex((e) => e.key === key);
   const rest = env.all.filter((e) => e.key !== key);
@@ -78,6 +79,28 @@ function setEntry(env: ParsedEnv, key: string, value: string, line: number, file
   env.flags = env.flags.filter((f) => f.fromKey !== key);
   env.positionals = env.positionals.filter((p) => p.fromKey !== key);
   const parsed = parseEnv(`${key}="${value.replace(/[\\"$`]/g, (c) => "\\" + c)}"`, file);
-  for (const f of parsed.flags) env.flags.push({ ...f, line, file });
-  for (const p of parsed.positionals) env.positionals.push({ ...p, line });
+  const lineOfWord = wordLinesOf(value, wordLines);
+  for (const f of parsed.flags) env.flags.push({ ...f, line: lineOfWord(f.spelled, f.value) ?? line, file });
+  for (const p of parsed.positionals) env.positionals.push({ ...p, line: lineOfWord(p.word) ?? line });
+}
+
+/** Finds each flag's or positional's word, in order, and answers with that word's line. */
+function wordLinesOf(value: string, wordLines: readonly number[] | undefined): (word: string, flagValue?: string | null) => number | undefined {
+  if (!wordLines) return () => undefined;
+  let words: string[] = [];
+  try {
+    words = shellSplit(value);
+  } catch {
+    return () => undefined;
+  }
+  const used = new Set<number>();
+  return (word, flagValue) => {
+    const isFlag = flagValue !== undefined;
+    const i = words.findIndex((w, j) => !used.has(j) && (w === word || (isFlag && w.startsWith(word + "="))));
+    if (i < 0) return undefined;
+    used.add(i);
+    // `--flag value` as two words: the value is not a positional.
+    if (isFlag && flagValue !== null && words[i] === word) used.add(i + 1);
+    return wordLines[i];
+  };
 }

@@ -191,7 +191,8 @@ function walkTasks(r: Reader, file: YamlFile, node: unknown, scope: Scope, stack
     const get = (k: string): unknown => pairs.find(([key]) => key === k)?.[1];
     const taskScope: Scope = [asVars(toJs(file, get("vars"))), ...scope];
     if (get("block") !== undefined) {
-      for (const part of ["block", "rescue", "always"]) if (get(part) !== undefined) walkTasks(r, file, get(part), taskScope, stack);
+      // `rescue` runs only when the block fails (a rollback): it is not part of what the playbook deploys.
+      for (const part of ["block", "always"]) if (get(part) !== undefined) walkTasks(r, file, get(part), taskScope, stack);
       continue;
     }
     const include = pairs.find(([k]) => INCLUDE_TASKS.has(shortName(k)));
@@ -229,6 +230,8 @@ function calls(r: Reader, file: YamlFile, base: { module: string; node: unknown;
   const raw = scalarText(file, loopNode);
   const rendered = raw === null ? null : render(raw, scope);
   if (!rendered || !rendered.ok || !Array.isArray(rendered.value)) {
+    // Only worth a notice when the task may write an env file (a backup to `x.env.bak` is not one).
+    if (!/\.env\b(?!\.)/.test(JSON.stringify(toJs(file, base.node) ?? "") + JSON.stringify(toJs(file, base.args) ?? ""))) return [];
     problem(r, { kind: "unresolved", file: file.path, line: lineOf(file, loopNode), message: `loop ${raw ?? ""}: ${rendered && !rendered.ok ? rendered.reason : "not a list kvgate can read"}; the task is skipped` });
     return [];
   }

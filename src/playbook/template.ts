@@ -106,7 +106,11 @@ function primary(text: string, scope: Scope, depth: number): Value | Failed {
   if (t === "none" || t === "None") return null;
   if (t === "omit") return new Failed("`omit` drops the parameter; the gate cannot tell what the module then does");
   const path = parsePath(t);
-  if (!path) return new Failed(`\`${t}\` is not a variable, a literal, or a filter kvgate reads (default, int, string, trim)`);
+  if (!path) {
+    if (/^[A-Za-z_][\w.]*\s*\(/.test(t)) return new Failed("lookups and function calls run only inside Ansible");
+    if (/[+\-*/~<>=!]|\b(if|and|or|not|in)\b/.test(t)) return new Failed("expressions with operators are not evaluated");
+    return new Failed(`\`${t}\` is not a plain variable or literal`);
+  }
   const [name, ...rest] = path;
   let v: Value = UNDEFINED;
   for (const layer of scope) {

@@ -1,12 +1,13 @@
 // What `kvgate explain <endpoint>` shows for a radiance service: the funding table and the TTM pin
 // ledger, before and after the change, as text and as the JSON objects of contract section 10.
 import type { Policy } from "../config/policy.js";
-import type { Service } from "../model/types.js";
+import type { FleetState, Service } from "../model/types.js";
 import type { LedgerEntry, LedgerFacts } from "../parse/ledger.js";
 import { formatLedgerProblem, ledgerPathOf } from "../parse/ledger.js";
 import { fundingInputsOf, fundingFromInputs, fundingJson, type Funding } from "./funding.js";
 import { ttmLedgerOf, ttmJson, type TtmLedger } from "./ttm.js";
 import { renderFunding, renderTtm } from "./render.js";
+import { ledgerEntry } from "./settings.js";
 
 export interface RadianceSide {
   service: Service;
@@ -70,4 +71,17 @@ export function explainRadiance(after: RadianceSide, before: RadianceSide | null
 
   if (problems.length > 0) text.push(problems.map((p) => `note: ${p}`).join("\n"));
   return { ttm, funding, problems, text: text.join("\n\n") };
+}
+
+/**
+ * The explain view of one radiance service of a fleet state; `before` (another FleetState, e.g. HEAD
+ * when explaining the working tree) adds the before column where the service exists there.
+ */
+export function explainRadianceService(service: Service, fleet: FleetState, policy: Policy, before: FleetState | null = null): RadianceExplain {
+  const was = before?.services.find((s) => s.name === service.name && s.engine === service.engine);
+  return explainRadiance(
+    { service, ledger: ledgerEntry(fleet, service.name) },
+    was ? { service: was, ledger: ledgerEntry(before, was.name) } : null,
+    policy,
+  );
 }

@@ -1,6 +1,6 @@
 // The text tables of `kvgate explain <endpoint>` for radiance: every funding term per card and every
 // TTM ledger term, before and after the change, and which lever moves what.
-import type { Funding } from "./funding.js";
+import type { CardFunding, Funding } from "./funding.js";
 import type { TtmLedger } from "./ttm.js";
 import { MiB } from "../units/bytes.js";
 
@@ -37,14 +37,16 @@ export function renderFunding(before: Funding | null, after: Funding, options: R
   rows.push(row("expert floor", before?.expert_floor_mib ?? null, after.expert_floor_mib, mib));
   rows.push(row("kv cap (MiB)", before?.kv_cap_bytes ?? null, after.kv_cap_bytes, bytesAsMib));
   for (const card of after.cards) {
-    const was = before?.cards.find((c) => c.index === card.index) ?? null;
+    const was = before?.cards.find((c) => c.index === card.index);
+    // A card the before side did not list shows "—" in the before column.
+    const cell = (pick: (c: CardFunding) => number): number | null => (before === null ? null : was ? pick(was) : NaN);
     const tag = `card ${card.index}${card.index === after.budget_card ? " (budget)" : ""}`;
-    rows.push(row(`${tag} total`, was?.card_total_mib ?? (before ? card.card_total_mib : null), card.card_total_mib, mib));
-    rows.push(row("  capacity", was?.capacity_mib ?? (before ? NaN : null), card.capacity_mib, mib));
-    rows.push(row("  elastic", was?.elastic_mib ?? (before ? NaN : null), card.elastic_mib, mib));
-    rows.push(row("  elastic − floor (MiB)", was ? was.supply_bytes : before ? NaN : null, card.supply_bytes, bytesAsMib));
-    rows.push(row("  kv (MiB)", was?.kv_bytes ?? (before ? NaN : null), card.kv_bytes, bytesAsMib));
-    rows.push(row("  tokens", was?.tokens ?? (before ? NaN : null), card.tokens, (v) => n(v, 0)));
+    rows.push(row(`${tag} total`, cell((c) => c.card_total_mib), card.card_total_mib, mib));
+    rows.push(row("  capacity", cell((c) => c.capacity_mib), card.capacity_mib, mib));
+    rows.push(row("  elastic", cell((c) => c.elastic_mib), card.elastic_mib, mib));
+    rows.push(row("  elastic − floor (MiB)", cell((c) => c.supply_bytes), card.supply_bytes, bytesAsMib));
+    rows.push(row("  kv (MiB)", cell((c) => c.kv_bytes), card.kv_bytes, bytesAsMib));
+    rows.push(row("  tokens", cell((c) => c.tokens), card.tokens, (v) => n(v, 0)));
   }
   rows.push(row("tokens", before?.tokens ?? null, after.tokens, (v) => n(v, 0)));
   rows.push(row("demand (MAX_SEQS × MAX_MODEL_LEN)", before?.demand_tokens ?? null, after.demand_tokens, (v) => n(v, 0)));
@@ -95,8 +97,9 @@ export function renderTtm(before: TtmLedger | null, after: TtmLedger): string {
   rows.push(row("TTM_MIN_MIB needed (ceil)", before?.required_mib ?? null, after.required_mib, mib));
   rows.push(row("TTM_MIN_MIB", before ? before.ttm_min_mib : null, after.ttm_min_mib, opt));
   rows.push(row("TTM_TARGET_MIB", before ? before.ttm_target_mib : null, after.ttm_target_mib, opt));
-  const floorFor = (l: TtmLedger) => (l.ttm_min_mib ?? l.required_mib) + l.slack_mib;
-  rows.push(row(`TTM_TARGET_MIB needed (min + ${n(after.slack_mib)} slack)`, before ? floorFor(before) : null, floorFor(after), mib));
+  // What the target must clear once TTM_MIN_MIB covers the ledger, not just today's TTM_MIN_MIB.
+  const floorFor = (l: TtmLedger) => Math.max(l.ttm_min_mib ?? 0, l.required_mib) + l.slack_mib;
+  rows.push(row(`TTM_TARGET_MIB needed (floor + ${n(after.slack_mib)} slack)`, before ? floorFor(before) : null, floorFor(after), mib));
   return ["TTM pin ledger (MiB, pinned host RAM)", ...table(rows).map((l) => "  " + l)].join("\n");
 }
 

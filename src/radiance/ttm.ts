@@ -95,7 +95,8 @@ export function ttmJson(l: TtmLedger): Record<string, unknown> {
     ttm_min_mib: l.ttm_min_mib,
     ttm_target_mib: l.ttm_target_mib,
     required_mib: l.required_mib,
-    target_required_mib: (l.ttm_min_mib ?? l.required_mib) + l.slack_mib,
+    /** What TTM_TARGET_MIB must clear once TTM_MIN_MIB covers the ledger. */
+    target_required_mib: Math.max(l.ttm_min_mib ?? 0, l.required_mib) + l.slack_mib,
     slack_mib: l.slack_mib,
     terms: {
       tp: l.tp,

@@ -2,6 +2,8 @@
 import type { CheckResult } from "../engine/result.js";
 import { formatJson } from "./json.js";
 import { formatText } from "./text.js";
+import { formatSarif } from "./sarif.js";
+import { formatGithubCommands } from "./github.js";
 import { useColor } from "./color.js";
 
 export const FORMATS = ["text", "json", "sarif", "github"] as const;
@@ -19,8 +21,9 @@ export function formatResult(result: CheckResult, format: Format, ctx: FormatCon
     case "json":
       return formatJson(result);
     case "sarif":
+      return formatSarif(result);
     case "github":
-      throw new Error(`--format ${format} is not built yet`);
+      return formatGithubCommands(result);
     default:
       return format satisfies never;
   }

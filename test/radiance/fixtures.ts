@@ -3,7 +3,7 @@
 // settings pipeline would make them; everything else is plain data.
 import type { Config } from "../../src/config/schema.js";
 import { resolvePolicy, type Policy } from "../../src/config/policy.js";
-import type { Check, CheckContext, Report } from "../../src/checks/define.js";
+import type { Check, CheckContext, Messages, Report } from "../../src/checks/define.js";
 import type { ChangedFile } from "../../src/git/types.js";
 import type { FleetState, ParsedEnv, Service, Setting } from "../../src/model/types.js";
 import { readValue } from "../../src/model/settings.js";
@@ -172,7 +172,7 @@ export function ctxOf(input: CtxInput): CheckContext {
 }
 
 /** Runs one check and renders each report's message as the engine would. */
-export function run(check: Check, ctx: CheckContext): (Report & { text: string })[] {
+export function run<M extends Messages>(check: Check<M>, ctx: CheckContext): (Report<M> & { text: string })[] {
   return check.run(ctx).map((r) => {
     const build = check.messages[r.message];
     if (!build) throw new Error(`${check.id}: unknown message id ${r.message}`);

@@ -20,11 +20,14 @@ export async function explainCommand(argv: string[]): Promise<number> {
   if (!unit) throw new GateError("nothing to explain: the folder is empty");
   const policy = await policyOf(unit.after, pack);
   const fleet = await loadFleet(unit.after, policy, pack, fleetReaders());
+  // In a repository, the committed state is the "before" of what the working tree changes.
+  const head = source.repo && (await source.repo.headSha()) ? await source.repo.snapshot("HEAD") : null;
+  const before = head ? await loadFleet(head, policy, pack, fleetReaders()) : null;
   const only = positionals[0];
   if (only !== undefined && !fleet.services.some((s) => s.name === only)) {
     throw new GateError(`no service "${only}"`, { hint: `name one of: ${fleet.services.map((s) => s.name).join(", ") || "(none found under " + policy.services + ")"}` });
   }
-  const input = { fleet, policy, pack, only: only ?? null };
+  const input = { fleet, before, policy, pack, only: only ?? null };
   process.stdout.write(format === "json" ? JSON.stringify(explainJson(input), null, 2) + "\n" : explainText(input, { color: useColor(process.stdout, process.env) }));
   return 0;
 }

@@ -1,0 +1,31 @@
+// gen/output-cap: without a default max_new_tokens a runaway reply runs to the context's end; a cap
+// above max_model_len can never be reached and hides that there is no real cap.
+import { defineCheck, type Report } from "./define.js";
+import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
+import { outputCapOf } from "../kv/yarn.js";
+import { formatInt } from "../kv/format.js";
+
+const messages = {
+  missing: (d: { name: string }) =>
+    `${d.name}: no default output cap: a runaway reply runs to the end of the context; add --override-generation-config '{"max_new_tokens":N}' (an explicit max_tokens in a request still wins)`,
+  above: (d: { name: string; cap: number; max_model_len: number }) =>
+    `${d.name}: output cap max_new_tokens ${formatInt(d.cap)} > max_model_len ${formatInt(d.max_model_len)}: it can never apply; set max_new_tokens to ${formatInt(d.max_model_len)} or less`,
+};
+
+type R = Report<typeof messages>;
+
+export const genOutputCap = defineCheck({
+  id: "gen/output-cap",
+  severity: "warning",
+  description: "A vLLM seat has no default output cap (warning), or a cap above max_model_len (error).",
+  messages,
+  run(ctx) {
+    return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
+      const cap = outputCapOf(seat.service);
+      const data = { ...kvData(seat), name: seat.name };
+      if (!cap) return [{ message: "missing" as const, service: seat.name, ...placeOf(seat), data }];
+      if (seat.maxModelLen === null || cap.cap <= seat.maxModelLen) return [];
+      return [{ message: "above" as const, severity: "error" as const, service: seat.name, file: cap.origin.file, line: cap.origin.line, data: { ...data, cap: cap.cap } }];
+    });
+  },
+});

@@ -1,0 +1,49 @@
+// kv/boot-check: vLLM refuses to start unless free memory ≥ utilization × total, byte pin or not.
+// On a shared card every seat must be able to boot last, after all its neighbours hold their share.
+import { defineCheck } from "./define.js";
+import { cardLedger, footprintOf, ledgerOf } from "../kv/ledger.js";
+import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
+import { size } from "../kv/format.js";
+
+export const kvBootCheck = defineCheck({
+  id: "kv/boot-check",
+  severity: "error",
+  description: "A vLLM seat on a shared card asks for utilization × total, more than its neighbours leave free.",
+  messages: {
+    boot: (d: { name: string; host: string; gpu: number; utilization: number; total_bytes: number; asked_bytes: number; others_bytes: number; free_bytes: number; others: string; max_utilization: number }) =>
+      `${d.name}: vLLM boots only with ${d.utilization} × ${size(d.total_bytes)} = ${size(d.asked_bytes)} free on ${d.host} gpu ${d.gpu}, but its neighbours hold ${size(d.others_bytes)} (${d.others}), leaving ${size(d.free_bytes)}: booting last it fails; set GPU_MEMORY_UTILIZATION=${d.max_utilization} or lower (the KV pin still sizes the cache)`,
+  },
+  run(ctx) {
+    const ledgers = cardLedger(ctx.after, ctx.policy, ctx.pack);
+    return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat) => {
+      for (const index of seat.cards) {
+        const l = ledgerOf(ledgers, seat.host, index);
+        if (!l || !l.shared) continue;
+        const others = l.entries.filter((e) => e.name !== seat.name);
+        const othersBytes = others.reduce((n, e) => n + (footprintOf(e) ?? 0), 0);
+        const asked = Math.round(seat.utilization * l.total_bytes);
+        const free = l.total_bytes - othersBytes;
+        if (asked <= free) continue;
+        return [{
+          message: "boot" as const,
+          service: seat.name,
+          ...placeOf(seat, "gpu_memory_utilization"),
+          data: {
+            ...kvData(seat),
+            name: seat.name,
+            host: l.host,
+            gpu: l.index,
+            utilization: seat.utilization,
+            total_bytes: l.total_bytes,
+            asked_bytes: asked,
+            others_bytes: othersBytes,
+            free_bytes: free,
+            others: others.map((e) => `${e.name} ${footprintOf(e) === null ? "?" : size(footprintOf(e) as number)}`).join(", "),
+            max_utilization: Math.max(0, Math.floor((free / l.total_bytes) * 100) / 100),
+          },
+        }];
+      }
+      return [];
+    });
+  },
+});

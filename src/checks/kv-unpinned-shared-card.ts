@@ -1,0 +1,38 @@
+// kv/unpinned-shared-card: without a byte pin vLLM sizes its KV by profiling free memory against
+// --gpu-memory-utilization, and a neighbour booting at the same time is counted as its own: the KV
+// then depends on who booted first.
+import { defineCheck } from "./define.js";
+import { cardLedger, ledgerOf } from "../kv/ledger.js";
+import { kvData, placeOf, setPin, vllmSeats } from "../kv/seat.js";
+
+export const kvUnpinnedSharedCard = defineCheck({
+  id: "kv/unpinned-shared-card",
+  severity: "error",
+  description: "A vLLM seat on a card shared with another tenant has no KV byte pin.",
+  messages: {
+    unpinned: (d: { name: string; host: string; gpu: number; neighbours: string[]; utilization: number; set: string | null }) =>
+      `${d.name}: no KV byte pin on ${d.host} gpu ${d.gpu}, shared with ${d.neighbours.join(", ")}: its KV would come from --gpu-memory-utilization ${d.utilization} profiling, which counts co-booting neighbours' memory as its own; ${d.set ? `set ${d.set}` : "set KV_CACHE_MEMORY_BYTES (add the model to the catalog to get the number)"}`,
+  },
+  run(ctx) {
+    const ledgers = cardLedger(ctx.after, ctx.policy, ctx.pack);
+    return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat) => {
+      if (seat.pinned !== null) return [];
+      const shared = seat.cards.map((i) => ledgerOf(ledgers, seat.host, i)).find((l) => l?.shared);
+      if (!shared) return [];
+      return [{
+        message: "unpinned" as const,
+        service: seat.name,
+        ...placeOf(seat, "gpu_memory_utilization"),
+        data: {
+          ...kvData(seat),
+          name: seat.name,
+          host: shared.host,
+          gpu: shared.index,
+          neighbours: shared.entries.filter((e) => e.name !== seat.name).map((e) => e.name),
+          utilization: seat.utilization,
+          set: seat.required === null ? null : setPin(seat, seat.required),
+        },
+      }];
+    });
+  },
+});

@@ -1,0 +1,92 @@
+// `kvgate explain` for vLLM seats and cards: the JSON of contract section 10 (merged by the lead
+// into each service object by name) and the per-card terminal table.
+import type { Policy } from "../config/policy.js";
+import type { FleetState } from "../model/types.js";
+import type { RulesPack } from "../rules/pack.js";
+import { cardLedger, type CardLedger } from "./ledger.js";
+import { seatFootprint, vllmSeats } from "./seat.js";
+import { yarnOf } from "./yarn.js";
+
+export interface VllmServiceExplain {
+  name: string;
+  model_id: string | null;
+  max_model_len: number | null;
+  kv: { bytes_per_token: number | null; required_bytes: number | null; pinned_bytes: number | null; factor: number; source: string | null; formula: string | null };
+  /** On each of its cards (the same on every card unless the cards differ and the seat is unpinned). */
+  footprint_bytes: number | null;
+  footprints: { host: string | null; gpu: number; bytes: number }[];
+  weights_bytes: number | null;
+  overhead_bytes: number;
+  utilization: number;
+  yarn: { factor: number; original: number | null } | null;
+}
+
+export interface GpuExplain {
+  host: string;
+  index: number;
+  total_bytes: number;
+  reserve_bytes: number;
+  used_bytes: number;
+  spare_bytes: number;
+  /** Everyone on the card: seats, tenants, other engines' services. */
+  tenants: string[];
+  entries: { kind: string; name: string; weights_bytes?: number | null; kv_bytes?: number; overhead_bytes?: number; footprint_bytes: number | null; pinned?: boolean }[];
+  radiance: boolean;
+}
+
+export interface VllmExplain {
+  services: VllmServiceExplain[];
+  gpus: GpuExplain[];
+  ledgers: CardLedger[];
+}
+
+export function gpuJson(l: CardLedger): GpuExplain {
+  return {
+    host: l.host,
+    index: l.index,
+    total_bytes: l.total_bytes,
+    reserve_bytes: l.reserve_bytes,
+    used_bytes: l.used_bytes,
+    spare_bytes: l.spare_bytes,
+    tenants: l.entries.map((e) => e.name),
+    entries: l.entries.map((e) =>
+      e.kind === "seat"
+        ? { kind: "seat", name: e.name, weights_bytes: e.weights_bytes, kv_bytes: e.kv_bytes, overhead_bytes: e.overhead_bytes, footprint_bytes: e.footprint_bytes, pinned: e.pinned }
+        : e.kind === "tenant"
+          ? { kind: "tenant", name: e.name, footprint_bytes: e.footprint_bytes }
+          : { kind: "other", name: e.name, footprint_bytes: null },
+    ),
+    radiance: l.radiance,
+  };
+}
+
+export function explainVllm(state: FleetState, policy: Policy, pack: RulesPack): VllmExplain {
+  const ledgers = cardLedger(state, policy, pack);
+  const services = vllmSeats(state, policy, pack).map((seat): VllmServiceExplain => {
+    const footprints = seat.cards.flatMap((gpu) => {
+      const card = state.cards.find((c) => c.host === seat.host && c.index === gpu);
+      return card ? [{ host: seat.host, gpu, bytes: seatFootprint(seat, card) }] : [];
+    });
+    const y = yarnOf(seat.service);
+    return {
+      name: seat.name,
+      model_id: seat.model?.id ?? null,
+      max_model_len: seat.maxModelLen,
+      kv: {
+        bytes_per_token: seat.perToken?.bytes ?? null,
+        required_bytes: seat.required,
+        pinned_bytes: seat.pinned,
+        factor: seat.factor,
+        source: seat.perToken?.source ?? null,
+        formula: seat.perToken?.formula ?? null,
+      },
+      footprint_bytes: footprints[0]?.bytes ?? (seat.pinned !== null ? (seat.weights ?? 0) + seat.pinned + seat.overhead : null),
+      footprints,
+      weights_bytes: seat.weights,
+      overhead_bytes: seat.overhead,
+      utilization: seat.utilization,
+      yarn: y ? { factor: y.factor, original: y.original } : null,
+    };
+  });
+  return { services, gpus: ledgers.map(gpuJson), ledgers };
+}

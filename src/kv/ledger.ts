@@ -1,0 +1,95 @@
+// Per card: who sits on it and what each holds (contract section 5). The card table of `explain`,
+// `gpu/fits`, the shared-card rules and the planner all read these ledgers.
+import type { Policy } from "../config/policy.js";
+import type { Card, FleetState } from "../model/types.js";
+import type { RulesPack } from "../rules/pack.js";
+import { isVllm, seatCardsOf, seatFootprint, vllmSeats, type VllmSeat } from "./seat.js";
+
+export interface SeatEntry {
+  kind: "seat";
+  name: string;
+  seat: VllmSeat;
+  weights_bytes: number | null;
+  /** The pin, or for a utilization-sized seat what profiling would leave: util × total − weights − overhead. */
+  kv_bytes: number;
+  overhead_bytes: number;
+  footprint_bytes: number;
+  pinned: boolean;
+}
+
+export interface TenantEntry {
+  kind: "tenant";
+  name: string;
+  footprint_bytes: number;
+  pin: boolean;
+}
+
+/** A service of another engine (radiance) on the card: its footprint is not a vLLM figure. */
+export interface OtherEntry {
+  kind: "other";
+  name: string;
+  engine: string | null;
+}
+
+export type CardEntry = SeatEntry | TenantEntry | OtherEntry;
+
+export interface CardLedger {
+  host: string;
+  index: number;
+  total_bytes: number;
+  reserve_bytes: number;
+  entries: CardEntry[];
+  /** Σ footprints of the seats and tenants (other engines' services are not counted). */
+  used_bytes: number;
+  /** total − reserve − used. */
+  spare_bytes: number;
+  /** More than one occupant of any kind. */
+  shared: boolean;
+  /** A radiance endpoint lives here: section 6 checks this card, not gpu/fits. */
+  radiance: boolean;
+}
+
+export function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
+  const footprint = seatFootprint(seat, card);
+  const kv = seat.pinned ?? Math.max(0, footprint - (seat.weights ?? 0) - seat.overhead);
+  return { kind: "seat", name: seat.name, seat, weights_bytes: seat.weights, kv_bytes: kv, overhead_bytes: seat.overhead, footprint_bytes: footprint, pinned: seat.pinned !== null };
+}
+
+export function cardLedger(state: FleetState, policy: Policy, pack: RulesPack): CardLedger[] {
+  const seats = vllmSeats(state, policy, pack);
+  return state.cards.map((card) => {
+    const entries: CardEntry[] = [];
+    for (const seat of seats) if (seat.host === card.host && seat.cards.includes(card.index)) entries.push(seatEntry(seat, card));
+    for (const t of state.tenants) if (t.host === card.host && t.gpu === card.index) entries.push({ kind: "tenant", name: t.name, footprint_bytes: t.vramBytes, pin: t.pin });
+    let radiance = false;
+    for (const s of state.services) {
+      if (isVllm(s) || s.host !== card.host || !seatCardsOf(s).includes(card.index)) continue;
+      if (s.engine === null && s.gpus.length === 0) continue;
+      if (s.engine === "radiance") radiance = true;
+      entries.push({ kind: "other", name: s.name, engine: s.engine });
+    }
+    let used = 0;
+    for (const e of entries) if (e.kind !== "other") used += e.footprint_bytes;
+    return {
+      host: card.host,
+      index: card.index,
+      total_bytes: card.totalBytes,
+      reserve_bytes: card.reserveBytes,
+      entries,
+      used_bytes: used,
+      spare_bytes: card.totalBytes - card.reserveBytes - used,
+      shared: entries.length > 1,
+      radiance,
+    };
+  });
+}
+
+/** The ledger of the card a seat sits on (first match), or undefined for a card the fleet does not list. */
+export function ledgerOf(ledgers: CardLedger[], host: string | null, index: number): CardLedger | undefined {
+  return ledgers.find((l) => l.host === host && l.index === index);
+}
+
+/** Footprint of an entry; null for another engine's service. */
+export function footprintOf(e: CardEntry): number | null {
+  return e.kind === "other" ? null : e.footprint_bytes;
+}

@@ -1,0 +1,51 @@
+// The per-card table of `kvgate explain`: each occupant's weights, KV, overhead and footprint, the
+// card's spare, and a bar per card (used, reserve, free) so a full card is seen at a glance.
+import { COLORS, PLAIN, type Paint } from "../report/color.js";
+import type { CardLedger, CardEntry } from "./ledger.js";
+import { size } from "./format.js";
+
+const BAR = 40;
+
+function bar(l: CardLedger, p: Paint): string {
+  const total = Math.max(1, l.total_bytes);
+  const cells = (b: number) => Math.max(0, Math.round((b / total) * BAR));
+  const used = Math.min(BAR, cells(l.used_bytes));
+  const reserve = Math.min(BAR - used, cells(l.reserve_bytes));
+  const free = BAR - used - reserve;
+  const over = l.spare_bytes < 0;
+  const usedPart = "█".repeat(used);
+  return `[${over ? p.red(usedPart) : p.green(usedPart)}${p.yellow("▒".repeat(reserve))}${p.dim("░".repeat(free))}]${over ? p.red(" over") : ""}`;
+}
+
+function row(e: CardEntry, seatW: number): string[] {
+  const name = e.kind === "seat" ? e.name : e.kind === "tenant" ? `${e.name} (tenant)` : `${e.name} (${e.engine ?? "service"})`;
+  if (e.kind === "seat") {
+    const kv = e.pinned ? size(e.kv_bytes) : `~${size(e.kv_bytes)} util ${e.seat.utilization}`;
+    return [name.padEnd(seatW), e.weights_bytes === null ? "?" : size(e.weights_bytes), kv, size(e.overhead_bytes), size(e.footprint_bytes)];
+  }
+  if (e.kind === "tenant") return [name.padEnd(seatW), "", "", "", size(e.footprint_bytes)];
+  return [name.padEnd(seatW), "", "", "", "not counted"];
+}
+
+export function renderCardTable(ledgers: CardLedger[], opts: { color: boolean }): string {
+  const p = opts.color ? COLORS : PLAIN;
+  const out: string[] = [];
+  const heads = ["", "weights", "KV", "overhead", "footprint"];
+  for (const l of ledgers) {
+    out.push(`${p.bold(`${l.host} gpu ${l.index}`)}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.radiance ? p.dim("  (radiance: sized by its ledger)") : ""}`);
+    const seatW = Math.max(12, ...l.entries.map((e) => e.name.length + 12));
+    const rows = l.entries.map((e) => row(e, seatW));
+    const widths = heads.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+    const fmt = (r: string[]) => "  " + r.map((c, i) => (i === 0 ? c.padEnd(widths[0] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+    if (rows.length === 0) out.push(p.dim("  (empty)"));
+    else {
+      out.push(p.dim(fmt(heads)));
+      for (const r of rows) out.push(fmt(r));
+    }
+    const spare = l.spare_bytes < 0 ? p.red(`over by ${size(-l.spare_bytes)}`) : p.green(`spare ${size(l.spare_bytes)}`);
+    out.push(`  used ${size(l.used_bytes)} of ${size(l.total_bytes - l.reserve_bytes)}  ${spare}`);
+    out.push(`  ${bar(l, p)}`);
+    out.push("");
+  }
+  return out.join("\n");
+}

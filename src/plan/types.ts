@@ -1,0 +1,66 @@
+// The planner's input and output: plain numbers, so the solver can be tested and benchmarked
+// without a fleet, and `kvgate plan --format json` prints the result as it is.
+
+export interface PlanCard {
+  index: number;
+  total_bytes: number;
+  reserve_bytes: number;
+}
+
+/** Something the planner may move: a single-card vLLM seat or a tenant without `pin: true`. */
+export interface PlanItem {
+  name: string;
+  kind: "seat" | "tenant";
+  /** Card index today; null when it sits on no listed card. */
+  current: number | null;
+  /** Footprint on each card, in the order of `PlanInput.cards` (a utilization-sized seat's depends on the card). */
+  footprints: number[];
+}
+
+/** Something that stays: a pinned seat or tenant, or a seat spanning TP > 1 cards (one row per card). */
+export interface PlanFixed {
+  name: string;
+  kind: "seat" | "tenant";
+  card: number;
+  bytes: number;
+}
+
+export interface PlanInput {
+  host: string;
+  cards: PlanCard[];
+  items: PlanItem[];
+  fixed: PlanFixed[];
+}
+
+export interface PlanMove {
+  name: string;
+  kind: "seat" | "tenant";
+  from: number | null;
+  to: number;
+}
+
+export interface PlanCardResult {
+  index: number;
+  total_bytes: number;
+  reserve_bytes: number;
+  used_bytes: number;
+  spare_bytes: number;
+  occupants: string[];
+}
+
+export interface PlanResult {
+  host: string;
+  /** Every seat and tenant of the host → its card (a multi-card seat → its cards). */
+  assignment: Record<string, number | number[]>;
+  /** Card index → spare bytes (total − reserve − Σ footprints) under the assignment. */
+  spares: Record<string, number>;
+  worst_spare_bytes: number;
+  /** The worst card's spare in today's layout; null when something sits on no listed card. */
+  today_worst_spare_bytes: number | null;
+  moves: PlanMove[];
+  cards: PlanCardResult[];
+  /** Branch-and-bound nodes visited: the proof's size. */
+  nodes: number;
+  optimal: true;
+  notes: string[];
+}
