@@ -131,7 +131,10 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
 
   const plan2 = formatGithub(result, core);
   if (plan2.omitted > 0) log(`kvgate: ${plan2.omitted} more finding(s) are in the job summary (GitHub shows 10 annotations per severity)`);
-  const cards = await cardRows(repo, target.head, policy ?? (await headPolicy(repo, target.head, pack)), pack).catch(() => undefined);
+  const cards = await cardRows(repo, target.head, policy ?? (await headPolicy(repo, target.head, pack)), pack).catch((e: unknown) => {
+    log(`kvgate: no card table in the summary: ${(e as Error).message}`);
+    return undefined;
+  });
   core.summary.addRaw(summaryMarkdown(result, cards));
   await core.summary.write();
   const sarifFile = inputs.sarif ? writeSarif(workspace, inputs.sarif, result) : "";

@@ -39,7 +39,7 @@ export const kvBootCheck = defineCheck({
             others_bytes: othersBytes,
             free_bytes: free,
             others: others.map((e) => `${e.name} ${footprintOf(e) === null ? "?" : size(footprintOf(e) as number)}`).join(", "),
-            max_utilization: Math.max(0, Math.floor((free / l.total_bytes) * 100) / 100),
+            max_utilization: Math.max(0, Math.floor((free / l.total_bytes) * 100 + 1e-9) / 100),
           },
         }];
       }

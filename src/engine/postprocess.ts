@@ -3,43 +3,23 @@
 // reporter sees a finding.
 import { createHash } from "node:crypto";
 import type { Finding, Severity } from "../model/types.js";
-import type { Check, Report } from "../checks/define.js";
+import type { AnyCheck, Report } from "../checks/define.js";
 import type { CommitInfo } from "../git/types.js";
 import { ruleById } from "../checks/registry.js";
+import { scrubData, scrubText, secretFingerprint } from "../secrets/redact.js";
 
 export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** At most the first 4 and last 2 characters of a secret; short values are fully masked. */
-export function redactSecret(value: string): string {
-  if (value.length < 12) return "*".repeat(Math.min(value.length, 8));
-  return `${value.slice(0, 4)}…${value.slice(-2)}`;
-}
-
-export function secretFingerprint(value: string): string {
-  return `sha256:${sha256(value).slice(0, 12)}`;
-}
-
-/** Replaces every occurrence of the raw secrets in a text with their redacted forms. */
-export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length > 0) out = out.split(s).join(redactSecret(s));
-  return out;
-}
-
-function scrubData(data: Record<string, unknown>, secrets: readonly string[]): Record<string, unknown> {
-  if (secrets.length === 0) return data;
-  return JSON.parse(JSON.stringify(data), (_k, v: unknown) => (typeof v === "string" ? scrub(v, secrets) : v)) as Record<string, unknown>;
-}
-
-export function toFinding(check: Check, report: Report, commit: string | null): Finding {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function toFinding(check: AnyCheck, report: Report<any>, commit: string | null): Finding {
   const rule = report.rule ?? check.id;
   if (report.rule !== undefined && !ruleById(report.rule)) throw new Error(`check ${check.id} reported unregistered rule ${report.rule}`);
   const build = check.messages[report.message];
   if (!build) throw new Error(`check ${check.id} reported unknown message id "${report.message}"`);
   const secrets = report.secret ? [report.secret] : [];
-  const message = scrub(build(report.data), secrets);
+  const message = scrubText(build(report.data), secrets);
   const data = scrubData(report.data, secrets);
   const file = report.file ?? null;
   const service = report.service ?? null;
@@ -59,7 +39,7 @@ export function toFinding(check: Check, report: Report, commit: string | null): 
     fingerprint,
     data,
   };
-  if (report.reason !== undefined) finding.reason = scrub(report.reason, secrets);
+  if (report.reason !== undefined) finding.reason = scrubText(report.reason, secrets);
   return finding;
 }
 
@@ -110,7 +90,7 @@ export function sortFindings(findings: Finding[]): Finding[] {
 export function dedupe(findings: Finding[]): Finding[] {
   const seen = new Set<string>();
   return findings.filter((f) => {
-    const k = `${f.fingerprint}|${f.commit ?? ""}|${f.file ?? ""}|${f.line ?? ""}`;
+    const k = `${f.fingerprint}|${f.commit ?? ""}|${f.file ?? ""}|${f.line ?? ""}|${String(f.data.column ?? "")}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;

@@ -45,6 +45,8 @@ export interface Repo {
   gitPath(name: string): Promise<string>;
   /** A file's text at a commit (path relative to the opened folder), or null when absent. */
   readConfigAt(rev: string, path: string): Promise<string | null>;
+  /** `git config --get KEY`, or null when unset. */
+  configValue(key: string): Promise<string | null>;
 }
 
 /** Opens the repository holding `dir`; GateError when `dir` is missing or not in a git work tree. */
@@ -302,6 +304,11 @@ class GitRepo implements Repo {
 
   async gitPath(name: string): Promise<string> {
     return resolve(this.root, (await this.git.run(["rev-parse", "--git-path", name])).trim());
+  }
+
+  async configValue(key: string): Promise<string | null> {
+    const v = await this.git.tryRun(["config", "--get", key]);
+    return v === null || v.trim() === "" ? null : v.replace(/\n$/, "");
   }
 
   async readConfigAt(rev: string, path: string): Promise<string | null> {

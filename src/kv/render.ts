@@ -10,7 +10,8 @@ function bar(l: CardLedger, p: Paint): string {
   const total = Math.max(1, l.total_bytes);
   const cells = (b: number) => Math.max(0, Math.round((b / total) * BAR));
   const used = Math.min(BAR, cells(l.used_bytes));
-  const reserve = Math.min(BAR - used, cells(l.reserve_bytes));
+  // A reserve always shows, however thin: it is what must stay free.
+  const reserve = Math.min(BAR - used, l.reserve_bytes > 0 ? Math.max(1, cells(l.reserve_bytes)) : 0);
   const free = BAR - used - reserve;
   const over = l.spare_bytes < 0;
   const usedPart = "█".repeat(used);

@@ -21,6 +21,8 @@ interface Prepared {
   base: number[];
   cls: number[];
   remMin: number[];
+  /** suffixMin[k][c]: the smallest footprint on card c among items k.. (Infinity past the end). */
+  suffixMin: number[][];
   identicalPrev: boolean[];
   current: (number | null)[];
 }
@@ -52,6 +54,8 @@ function prepare(input: PlanInput): Prepared {
   const n = f.length;
   const remMin = new Array<number>(n + 1).fill(0);
   for (let k = n - 1; k >= 0; k--) remMin[k] = (remMin[k + 1] as number) + Math.min(...(f[k] as number[]));
+  const suffixMin: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(C).fill(Infinity));
+  for (let k = n - 1; k >= 0; k--) for (let c = 0; c < C; c++) suffixMin[k]![c] = Math.min(suffixMin[k + 1]![c] as number, f[k]![c] as number);
   const identicalPrev = f.map((v, k) => k > 0 && sameVector(v, f[k - 1] as number[]));
   // Cards alike for the search: same capacity and the same footprint of every item.
   const cls: number[] = [];
@@ -71,7 +75,7 @@ function prepare(input: PlanInput): Prepared {
     const cur = input.items[i]!.current;
     return cur === null ? null : (pos.get(cur) ?? null);
   });
-  return { C, n, f, order, base, cls, remMin, identicalPrev, current };
+  return { C, n, f, order, base, cls, remMin, suffixMin, identicalPrev, current };
 }
 
 function worstOf(P: Prepared, assign: number[]): number {
@@ -126,6 +130,15 @@ function search(P: Prepared): { worst: number; assign: number[]; nodes: number }
     }
     const ub = Math.min(mn, (sum - (P.remMin[k] as number)) / C);
     if (ub <= bestWorst) return;
+    // To beat bestWorst every card must keep load < spare − bestWorst; a card whose room is below its
+    // smallest remaining footprint takes nothing, so only the other cards' room can hold the rest.
+    let room = 0;
+    const sm = P.suffixMin[k] as number[];
+    for (let c = 0; c < C; c++) {
+      const r = (spare[c] as number) - bestWorst;
+      if (r > (sm[c] as number)) room += r;
+    }
+    if (room <= (P.remMin[k] as number)) return;
     const fk = f[k] as number[];
     const start = P.identicalPrev[k] ? (assign[k - 1] as number) : 0;
     let m = 0;

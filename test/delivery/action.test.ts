@@ -47,6 +47,12 @@ beforeAll(async () => {
   origin.stage();
   sha.L = origin.commit("r: less headroom, and a lower floor");
 
+  origin.git("checkout", "-q", "-b", "leak", sha.B!);
+  // A made-up key in the AWS access key id shape (not a listed placeholder).
+  origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P8R4T6W9"}\n`);
+  origin.stage();
+  sha.K = origin.commit("notes", { noVerify: true });
+
   origin.git("checkout", "-q", "main");
   for (let i = 1; i <= 60; i++) origin.commit(`main ${i}`, { allowEmpty: true });
   sha.M = origin.git("rev-parse", "HEAD").trim();
@@ -83,7 +89,7 @@ describe("pull_request", () => {
     expect(r.summary).toContain("## ❌ kvgate: refused");
     expect(r.summary).toMatch(/\| error \| `engine\/removed-flag` \| `scripts\/r\.env:5` \|/);
     expect(r.summary).toContain("### GPU memory per card");
-    expect(r.summary).toMatch(/\| h \| 0 \| 96 GiB \|/);
+    expect(r.summary).toContain("| h | 0 | 96 GiB | 0 B | — | — | r (radiance) |");
     expect(r.outputs["sarif-file"]).toBe(`${ws.dir}/out/kvgate.sarif`);
     const log = JSON.parse(readFileSync(`${ws.dir}/out/kvgate.sarif`, "utf8"));
     expect(sarifErrors(log)).toEqual([]);
@@ -158,6 +164,23 @@ describe("push", () => {
   test("a deleted branch has nothing to gate and passes", () => {
     const r = runAction({ workspace: clone().dir, event: "push", payload: { ref: "refs/heads/old", before: sha.B, after: "0".repeat(40), deleted: true } });
     expect([r.code, r.outputs.verdict]).toEqual([0, "pass"]);
+  });
+});
+
+describe("mode: audit", () => {
+  test("a pushed secret with no recorded override is a bypass; the step fails", () => {
+    const r = runAction({ workspace: clone().dir, event: "push", payload: { ref: "refs/heads/leak", before: sha.B, after: sha.K }, inputs: { mode: "audit" } });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.outputs.verdict).toBe("fail");
+    expect(r.annotations.map((x) => x.props.title)).toContain("audit/bypass");
+    expect(r.summary).toContain("kvgate audit: fail");
+    expect(r.summary).toMatch(/\| bypass \|/);
+    expect(r.stdout + r.summary).not.toContain("Z7Q3K5M2P8R4T6W9");
+  });
+  test("a clean pushed range passes", () => {
+    const r = runAction({ workspace: clone().dir, event: "push", payload: { ref: "refs/heads/good", before: sha.B, after: sha.G2 }, inputs: { mode: "audit" } });
+    expect([r.code, r.outputs.verdict, r.outputs.errors], r.stdout + r.stderr).toEqual([0, "pass", "0"]);
+    expect(r.summary).toMatch(/\| clean \|/);
   });
 });
 

@@ -1,7 +1,7 @@
 // `kvgate init` in a user's repository, then real `git commit`s through the hooks it installed.
 import { afterEach, describe, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync, mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, statSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeRepo, GIT_ENV, type TempRepo } from "../helpers/repo.js";
@@ -35,18 +35,6 @@ function commit(r: TempRepo, message: string, env: Record<string, string> = {}) 
 function headCount(r: TempRepo): number {
   const out = spawnSync("git", ["rev-list", "--count", "HEAD"], { cwd: r.dir, env: GIT_ENV, encoding: "utf8" });
   return out.status === 0 ? Number(out.stdout.trim()) : 0;
-}
-
-/** `kvgate hook prepare-commit-msg` is another issue's; the good-commit path needs it built. */
-function hookCommandWorks(): boolean {
-  const dir = mkdtempSync(join(tmpdir(), "kvgate-hookprobe-"));
-  try {
-    spawnSync("git", ["init", "-q"], { cwd: dir, env: GIT_ENV });
-    writeFileSync(join(dir, "MSG"), "probe\n");
-    return kvgate(["hook", "prepare-commit-msg", "MSG"], { cwd: dir }).code === 0;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 describe("hook files", () => {
@@ -192,7 +180,7 @@ describe("the installed hooks on real commits", () => {
     expect(headCount(r)).toBe(2);
   });
 
-  test.skipIf(!hookCommandWorks())("a good commit passes both hooks", async () => {
+  test("a good commit passes both hooks (and gets the verdict trailer)", async () => {
     const r = await initialised();
     r.write("scripts/r.env", GOOD.replace("64", "96"));
     r.stage();

@@ -7,6 +7,7 @@ import { countFindings, verdictOf, type CheckResult } from "../../src/engine/res
 import type { Finding } from "../../src/model/types.js";
 import { runMemory } from "../helpers/memory.js";
 import { sarifErrors } from "./sarif-schema.js";
+import { cardRowsOf } from "../../src/action/cards.js";
 
 function finding(over: Partial<Finding>): Finding {
   return {
@@ -161,5 +162,22 @@ describe("job summary", () => {
     expect(md).toContain("No findings.");
     expect(md).not.toContain("| severity |");
     expect(md).not.toContain("GPU memory");
+  });
+});
+
+describe("card rows from the kv ledger", () => {
+  test("a vLLM card shows used and spare; a radiance card shows neither", () => {
+    const GiB = 2 ** 30;
+    const rows = cardRowsOf([
+      { host: "h", index: 0, total_bytes: 96 * GiB, reserve_bytes: GiB, used_bytes: 40 * GiB, spare_bytes: 55 * GiB, shared: true, radiance: false,
+        entries: [{ kind: "tenant", name: "asr", footprint_bytes: 3 * GiB, pin: false }] },
+      { host: "h", index: 1, total_bytes: 96 * GiB, reserve_bytes: 0, used_bytes: 0, spare_bytes: 96 * GiB, shared: false, radiance: true,
+        entries: [{ kind: "other", name: "r", engine: "radiance" }] },
+    ]);
+    expect(rows.map((r) => [r.index, r.used_bytes, r.spare_bytes, r.tenants])).toEqual([
+      [0, 40 * GiB, 55 * GiB, ["asr"]],
+      [1, null, null, ["r (radiance)"]],
+    ]);
+    expect(summaryMarkdown(resultOf([]), rows)).toContain("| h | 1 | 96 GiB | 0 B | — | — | r (radiance) |");
   });
 });

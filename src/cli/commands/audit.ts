@@ -1,6 +1,35 @@
-// kvgate audit: lands with its issue; until then it says so and exits 2 (never a silent pass).
-import { GateError } from "../../errors.js";
+// kvgate audit --range A..B: re-checks every landing, above all those that used the override.
+import { parse, oneOf } from "../args.js";
+import { UsageError } from "../../errors.js";
+import { emit } from "../io.js";
+import { loadPack, policyFromFile, repoDirOf } from "../context.js";
+import { openRepo } from "../../git/index.js";
+import { policyOf } from "../../engine/fleet.js";
+import { auditResult, auditUnit, type AuditRow } from "../../audit/run.js";
+import { formatAuditJson, formatAuditText } from "../../report/audit.js";
+import { useColor } from "../../report/color.js";
+import { progress } from "../progress.js";
 
-export async function auditCommand(_argv: string[]): Promise<number> {
-  throw new GateError("kvgate audit is not in this build yet");
+const OPTIONS = { range: { type: "string" }, repo: { type: "string" }, format: { type: "string" }, config: { type: "string" }, output: { type: "string" } } as const;
+
+export async function auditCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, OPTIONS, 0);
+  if (values.range === undefined) throw new UsageError("audit needs --range A..B");
+  if (!/^[^.\s][^\s]*\.\.\.?[^\s]+$/.test(values.range)) throw new UsageError(`--range takes A..B (got "${values.range}")`);
+  const format = oneOf("format", values.format, ["text", "json"] as const, "text");
+  const pack = loadPack();
+  const repo = await openRepo(repoDirOf(values.repo));
+  // The current policy: --config, else the working tree's kvgate.yaml.
+  const policy = policyFromFile(values.config, pack) ?? (await policyOf(await repo.snapshot("worktree"), pack));
+  const units = await repo.units({ mode: "range", range: values.range, unit: "commit" });
+  const bar = progress(process.stderr, units.length, "auditing");
+  const rows: AuditRow[] = [];
+  for (const unit of units) {
+    rows.push(auditUnit(unit, policy, pack));
+    bar.tick();
+  }
+  bar.done();
+  const result = auditResult(values.range, rows);
+  emit(format === "json" ? formatAuditJson(result) : formatAuditText(result, { color: values.output === undefined && useColor(process.stdout, process.env) }), values.output);
+  return result.verdict === "fail" ? 1 : 0;
 }

@@ -53,7 +53,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
   const mode: Mode = selection.mode;
   const result = await checkUnits(units, { mode, failOn, pack, env: process.env, ...(policy ? { policy } : {}), readers: fleetReaders() });
-  await afterCheck({ source, selection, result, env: process.env });
+  await afterCheck({ source, selection, result });
   emit(formatResult(result, format, { stream: values.output === undefined ? process.stdout : {}, env: process.env }), values.output);
   return result.verdict === "fail" ? 1 : 0;
 }

@@ -1,0 +1,82 @@
+// Builds the planner's input for one host from the fleet model, and renders the result.
+// Treatment of the hard cases (documented in the plan output's notes):
+// - a seat with TP > 1 (or GPU=0,1) spans several cards: it stays where it is (a fixed load on each);
+// - GPU_PIN=1 on a seat, `pin: true` on a tenant: fixed;
+// - a card with a radiance endpoint is sized by its ledger, not by footprints: it is left out, and
+//   so is everything on it.
+import type { Policy } from "../config/policy.js";
+import type { FleetState } from "../model/types.js";
+import type { RulesPack } from "../rules/pack.js";
+import { cardLedger } from "../kv/ledger.js";
+import { seatFootprint, vllmSeats } from "../kv/seat.js";
+import { size } from "../kv/format.js";
+import { COLORS, PLAIN } from "../report/color.js";
+import { solvePlan } from "./solve.js";
+import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./types.js";
+
+export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
+  const notes: string[] = [];
+  const ledgers = cardLedger(state, policy, pack).filter((l) => l.host === host);
+  const radiance = new Set(ledgers.filter((l) => l.radiance).map((l) => l.index));
+  for (const i of radiance) notes.push(`gpu ${i} holds a radiance endpoint (sized by its ledger): left out of the plan`);
+  const cardsFull = state.cards.filter((c) => c.host === host && !radiance.has(c.index)).sort((a, b) => a.index - b.index);
+  const cards: PlanCard[] = cardsFull.map((c) => ({ index: c.index, total_bytes: c.totalBytes, reserve_bytes: c.reserveBytes }));
+  const listed = new Set(cards.map((c) => c.index));
+  const items: PlanItem[] = [];
+  const fixed: PlanFixed[] = [];
+  for (const seat of vllmSeats(state, policy, pack)) {
+    if (seat.host !== host) continue;
+    if (seat.cards.some((i) => radiance.has(i))) continue;
+    const pinned = seat.service.settings.gpu_pin?.value === true;
+    if (pinned || seat.cards.length > 1) {
+      if (seat.cards.length > 1 && !pinned) notes.push(`${seat.name} spans gpus ${seat.cards.join(",")} (TP ${seat.tp}): kept where it is`);
+      for (const i of seat.cards) {
+        const card = cardsFull.find((c) => c.index === i);
+        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card) });
+      }
+      continue;
+    }
+    const cur = seat.cards[0] as number;
+    items.push({ name: seat.name, kind: "seat", current: listed.has(cur) ? cur : null, footprints: cardsFull.map((c) => seatFootprint(seat, c)) });
+  }
+  for (const t of state.tenants) {
+    if (t.host !== host || radiance.has(t.gpu)) continue;
+    if (t.pin) fixed.push({ name: t.name, kind: "tenant", card: t.gpu, bytes: t.vramBytes });
+    else items.push({ name: t.name, kind: "tenant", current: listed.has(t.gpu) ? t.gpu : null, footprints: cardsFull.map(() => t.vramBytes) });
+  }
+  return { input: { host, cards, items, fixed }, notes };
+}
+
+/** `kvgate plan --host H`: the proven-optimal layout of the host's seats and tenants, and the moves to it. */
+export function planForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): PlanResult {
+  const { input, notes } = planInputForHost(state, policy, pack, host);
+  const result = solvePlan(input);
+  return { ...result, notes: [...notes, ...result.notes] };
+}
+
+/** The hosts `kvgate plan` without --host covers: every host with a listed card. */
+export function planHosts(state: FleetState): string[] {
+  return [...new Set(state.cards.map((c) => c.host))].sort();
+}
+
+export function renderPlan(result: PlanResult, state: FleetState, opts: { color: boolean }): string {
+  const p = opts.color ? COLORS : PLAIN;
+  const out: string[] = [];
+  const today = result.today_worst_spare_bytes;
+  out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, proven optimal (${result.nodes.toLocaleString("en-US")} nodes)`);
+  for (const c of result.cards) {
+    const spare = c.spare_bytes < 0 ? p.red(`over by ${size(-c.spare_bytes)}`) : `spare ${size(c.spare_bytes)}`;
+    out.push(`  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`);
+  }
+  if (result.moves.length === 0) out.push("  no moves: today's layout is already optimal");
+  else {
+    out.push("  moves:");
+    for (const m of result.moves) {
+      const file = m.kind === "seat" ? state.services.find((s) => s.name === m.name)?.file : undefined;
+      const how = m.kind === "seat" ? `set GPU=${m.to}${file ? ` in ${file}` : ""}` : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
+      out.push(`    ${m.name}: gpu ${m.from ?? "?"} → ${m.to}  ${p.dim(how)}`);
+    }
+  }
+  for (const n of result.notes) out.push(p.dim(`  note: ${n}`));
+  return out.join("\n") + "\n";
+}
