@@ -1,6 +1,17 @@
 // Builds the CLI and the GitHub Action into single ESM bundles.
 // One file per entry keeps startup to one module load: the pre-commit hook runs on every commit.
 import { build } from "esbuild";
+import { readFileSync, readdirSync } from "node:fs";
+import { parse } from "yaml";
+
+// The rules/ pack, parsed once here: composing YAML documents at every start was the hook's largest
+// cost. zod still validates this data at load (src/rules/data.ts).
+const rules = Object.fromEntries(
+  readdirSync("rules")
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()
+    .map((f) => [f, parse(readFileSync(`rules/${f}`, "utf8"))]),
+);
 
 const common = {
   bundle: true,
@@ -12,6 +23,7 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: "none",
+  define: { __KVGATE_RULES__: JSON.stringify(rules) },
   logLevel: "warning",
   // Bundled CommonJS dependencies (simple-git) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __kvgateCreateRequire } from 'node:module'; const require = __kvgateCreateRequire(import.meta.url);" },

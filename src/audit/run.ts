@@ -1,6 +1,6 @@
 // kvgate audit: re-scan each commit of a range with the current policy and classify it (contract
 // section 9). The engine part: no printing, no exit codes.
-import type { DeployUnit } from "../git/types.js";
+import type { ChangedFile, CommitInfo } from "../git/types.js";
 import type { Finding } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
@@ -26,11 +26,17 @@ export interface AuditResult {
   commits: AuditRow[];
 }
 
+/** One commit as audit needs it: its message and the lines it added (no blob contents). */
+export interface AuditCommit {
+  commit: CommitInfo;
+  files: ChangedFile[];
+}
+
 /** The secret findings of one commit as the current policy sees them, without any override. */
-export function rescan(unit: DeployUnit, policy: Policy, pack: RulesPack): Finding[] {
+export function rescan(c: AuditCommit, policy: Policy, pack: RulesPack): Finding[] {
   const fleet = emptyFleet(policy);
   const ctx = {
-    unit: { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files },
+    unit: { kind: "commit" as const, id: c.commit.sha, commit: c.commit, commits: [c.commit], files: c.files },
     before: null,
     after: fleet,
     policy,
@@ -38,14 +44,12 @@ export function rescan(unit: DeployUnit, policy: Policy, pack: RulesPack): Findi
     // The override is what is being audited, so the re-scan never applies it.
     env: {},
   };
-  const sha = unit.commit?.sha ?? null;
-  return secretScan.run(ctx).map((r) => toFinding(secretScan, r, sha));
+  return secretScan.run(ctx).map((r) => toFinding(secretScan, r, c.commit.sha));
 }
 
-export function auditUnit(unit: DeployUnit, policy: Policy, pack: RulesPack): AuditRow {
-  const commit = unit.commit;
-  if (!commit) throw new Error(`audit needs commit units, got ${unit.kind}`);
-  const scanned = rescan(unit, policy, pack);
+export function auditCommit(input: AuditCommit, policy: Policy, pack: RulesPack): AuditRow {
+  const commit = input.commit;
+  const scanned = rescan(input, policy, pack);
   const c = classifyCommit({ sha: commit.sha, message: commit.message, trailers: commit.trailers, findings: scanned, override: policy.secrets.override });
   return { sha: commit.sha, subject: commit.subject, override: c.override, classification: c.classification, findings: [...scanned, ...c.reports] };
 }

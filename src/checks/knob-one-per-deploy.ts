@@ -6,7 +6,7 @@ import { knobChanges, showValue } from "../radiance/knobs.js";
 
 type Data = {
   knobs: string[];
-  changes: { knob: string; before: string; after: string }[];
+  changes: { knob: string; before: unknown; after: unknown }[];
   engine: string;
 }
 
@@ -16,7 +16,7 @@ export const knobOnePerDeploy = defineCheck({
   description: "More than one sizing knob of one service changes in one deploy unit (for the engines in knobs.enforce).",
   messages: {
     many: (d: Data) =>
-      `${d.knobs.length} sizing knobs change in one deploy (${d.changes.map((c) => `${c.knob} ${c.before} → ${c.after}`).join(", ")}): change one knob per deploy; split this into ${d.knobs.length} commits and check them with --unit commit`,
+      `${d.knobs.length} sizing knobs change in one deploy (${d.changes.map((c) => `${c.knob} ${showValue(c.before)} → ${showValue(c.after)}`).join(", ")}): change one knob per deploy; split this into ${d.knobs.length} commits and check them with --unit commit`,
   },
   run(ctx) {
     const enforce = new Set(ctx.policy.knobs.enforce);
@@ -26,7 +26,8 @@ export const knobOnePerDeploy = defineCheck({
       if (changes.length < 2) return [];
       const data: Data = {
         knobs: changes.map((c) => c.knob),
-        changes: changes.map((c) => ({ knob: c.knob, before: showValue(c.before), after: showValue(c.after) })),
+        // The values themselves (numbers stay numbers); the message formats them.
+        changes: changes.map((c) => ({ knob: c.knob, before: c.before ?? null, after: c.after ?? null })),
         engine: after.engine,
       };
       return [{ message: "many" as const, service: after.name, file: after.file, line: changes.find((c) => c.line !== null)?.line ?? null, data }];

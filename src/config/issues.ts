@@ -1,7 +1,7 @@
 // Turns zod issues into one line each, `path: message (file:line)`, so a broken file is reported
 // whole at once instead of one problem per run.
 import type { z } from "zod";
-import { LineCounter, parseDocument, isNode, type Document } from "yaml";
+import { LineCounter, parseDocument, isNode, isMap, isPair, isSeq, type Document } from "yaml";
 
 export interface YamlLoad {
   doc: Document;
@@ -15,11 +15,18 @@ export function parseYamlWithLines(text: string, file: string): YamlLoad {
   const lineCounter = new LineCounter();
   // Aliases are capped so a YAML alias bomb is an error, not an out-of-memory crash.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const errors = doc.errors.map((e) => {
-    const pos = e.pos?.[0];
-    const line = pos === undefined ? null : lineCounter.linePos(pos).line;
-    return `${file}${line ? `:${line}` : ""}: ${e.message.split("\n")[0]}`;
-  });
+  const where = (pos: number | undefined): string => `${file}${pos === undefined ? "" : `:${lineCounter.linePos(pos).line}`}`;
+  // The parser answers very deep nesting with a stack overflow and then one error per open bracket:
+  // say what happened once, instead of thousands of lines.
+  const overflow = doc.errors.find((e) => /call stack/i.test(e.message));
+  let errors = overflow
+    ? [`${where(overflow.pos?.[0])}: nested too deeply for a YAML parser; kvgate.yaml needs only a few levels (see \`kvgate schema\`)`]
+    : doc.errors.map((e) => `${where(e.pos?.[0])}: ${e.message.split("\n")[0]}`);
+  if (errors.length > MAX_SYNTAX_ERRORS) errors = [...errors.slice(0, MAX_SYNTAX_ERRORS), `... and ${errors.length - MAX_SYNTAX_ERRORS} more YAML errors`];
+  if (errors.length === 0) {
+    const deep = tooDeep(doc.contents);
+    if (deep) errors.push(`${where(deep.range?.[0])}: nested more than ${MAX_DEPTH} levels deep; kvgate.yaml needs only a few levels (see \`kvgate schema\`)`);
+  }
   let value: unknown = null;
   if (errors.length === 0) {
     try {
@@ -29,6 +36,26 @@ export function parseYamlWithLines(text: string, file: string): YamlLoad {
     }
   }
   return { doc, lineCounter, value, errors };
+}
+
+const MAX_SYNTAX_ERRORS = 10;
+/** The schema's deepest path is under ten levels; far past that is hostile, and would overflow the stack of whatever walks it next. */
+const MAX_DEPTH = 64;
+
+/** The first node deeper than MAX_DEPTH, walked without recursion. */
+function tooDeep(root: unknown): { range?: [number, number, number] | null } | null {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (!isMap(node) && !isSeq(node)) continue;
+    if (depth >= MAX_DEPTH) return node;
+    for (const item of node.items) {
+      if (isPair(item)) {
+        stack.push([item.key, depth + 1], [item.value, depth + 1]);
+      } else stack.push([item, depth + 1]);
+    }
+  }
+  return null;
 }
 
 export function lineOf(load: YamlLoad, path: readonly PropertyKey[]): number | null {

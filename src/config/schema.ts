@@ -1,6 +1,7 @@
 // The kvgate.yaml schema (contract section 3): the one source of truth for validation, for the
 // types the code uses, and for `kvgate schema` / rules/kvgate.schema.json.
-import { z } from "zod";
+import * as z from "zod";
+import { parseBytes } from "../units/bytes.js";
 
 /** Integer bytes, or `<number><B|KiB|MiB|GiB|TiB|KB|MB|GB|TB>`. */
 export const ByteQuantity = z
@@ -8,7 +9,9 @@ export const ByteQuantity = z
     z.number().int().nonnegative(),
     z.string().regex(/^\d+(\.\d+)?\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/, {
       message: "expected bytes: an integer or a string like 22GiB, 512MiB, 5.5GiB (units B KiB MiB GiB TiB KB MB GB TB)",
-    }),
+      // A malformed quantity gets one message, not also the size check's.
+      abort: true,
+    }).refine((s) => parseBytes(s).ok, { message: "too large: a byte quantity must stay below 2^53 bytes" }),
   ])
   .describe("Bytes: an integer, or a number with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB).");
 
@@ -54,6 +57,15 @@ export const SeatException = z.strictObject({
 });
 
 const glob = z.string().min(1);
+
+function isRegex(s: string): boolean {
+  try {
+    new RegExp(`^(?:${s})$`);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const ConfigSchema = z
   .strictObject({
@@ -103,7 +115,7 @@ export const ConfigSchema = z
         placeholders: z
           .strictObject({
             values: z.array(z.string()).optional().describe("Exact placeholder values, added to the built-in ones."),
-            patterns: z.array(z.string()).optional().describe("Regexes a whole value must fully match."),
+            patterns: z.array(z.string().refine(isRegex, { message: "not a valid regular expression" })).optional().describe("Regexes a whole value must fully match."),
           })
           .optional(),
         override: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("The override variable. Default ALLOW_SECRETS."),

@@ -72,7 +72,7 @@ export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Fin
         rule: "waiver/unknown-rule",
         severity: "error",
         status: "open",
-        message: `${policy.waivers.trailer}: "${w.rule}" is not a kvgate rule; name a rule id from \`kvgate --help\` or the README's rule list`,
+        message: `${policy.waivers.trailer}: "${w.rule}" is not a kvgate rule; name a rule id that \`kvgate rules\` lists`,
         file: null,
         line: null,
         service: null,

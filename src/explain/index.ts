@@ -4,7 +4,10 @@ import type { FleetState, Service } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { COLORS, PLAIN } from "../report/color.js";
+import { formatBytes, formatInt } from "../units/bytes.js";
 import { explainRadianceService } from "../radiance/explain.js";
+import { explainVllm } from "../kv/explain.js";
+import { renderCardTable } from "../kv/render.js";
 
 export interface ExplainInput {
   fleet: FleetState;
@@ -25,13 +28,34 @@ function settingsJson(s: Service): Record<string, { value: unknown; raw: string;
   return out;
 }
 
+/** The KV arithmetic of one seat, in the words of the contract's formula. */
+function kvLines(seat: { kv: { bytes_per_token: number | null; required_bytes: number | null; pinned_bytes: number | null; factor: number; formula: string | null }; max_model_len?: number | null }, round: number): string[] {
+  const k = seat.kv;
+  if (k.bytes_per_token === null) return ["unknown model: no bytes per token (add it to kvgate.yaml models, or set KV_BYTES_PER_TOKEN)"];
+  const lines = [`${formatInt(k.bytes_per_token)} B/token per GPU${k.formula ? ` = ${k.formula}` : ""}`];
+  const len = seat.max_model_len ?? null;
+  if (k.required_bytes !== null && len !== null) {
+    lines.push(`required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × ${formatInt(len)} tokens × ${formatBytes(k.bytes_per_token)} / ${formatBytes(round)}) × ${formatBytes(round)}`);
+  }
+  lines.push(k.pinned_bytes === null ? "no byte pin: KV comes from --gpu-memory-utilization profiling" : `pinned ${formatBytes(k.pinned_bytes)}`);
+  return lines;
+}
+
+function vllmJson(name: string, seats: readonly { name: string }[]): Record<string, unknown> {
+  const seat = seats.find((x) => x.name === name);
+  if (!seat) return {};
+  const { name: _n, ...rest } = seat as Record<string, unknown>;
+  return rest;
+}
+
 function radianceJson(s: Service, input: ExplainInput): Record<string, unknown> {
   if (s.engine !== "radiance") return {};
   const x = explainRadianceService(s, input.fleet, input.policy, input.before);
   return { ttm: x.ttm, funding: x.funding, ...(x.problems.length ? { problems: x.problems } : {}) };
 }
 
-export function explainJson(input: ExplainInput): { services: Record<string, unknown>[]; gpus: Record<string, unknown>[] } {
+export function explainJson(input: ExplainInput): { services: Record<string, unknown>[]; gpus: unknown[] } {
+  const vllm = explainVllm(input.fleet, input.policy, input.pack);
   const services = selected(input).map((s) => ({
     name: s.name,
     file: s.file,
@@ -42,20 +66,16 @@ export function explainJson(input: ExplainInput): { services: Record<string, unk
     tp: s.tp,
     settings: settingsJson(s),
     ...radianceJson(s, input),
+    ...vllmJson(s.name, vllm.services),
   }));
-  const gpus = input.fleet.cards.map((c) => ({
-    host: c.host,
-    index: c.index,
-    total_bytes: c.totalBytes,
-    reserve_bytes: c.reserveBytes,
-    tenants: input.fleet.tenants.filter((t) => t.host === c.host && t.gpu === c.index).map((t) => t.name),
-  }));
+  const gpus = vllm.gpus;
   return { services, gpus };
 }
 
 export function explainText(input: ExplainInput, opts: { color: boolean }): string {
   const p = opts.color ? COLORS : PLAIN;
   const out: string[] = [];
+  const vllm = explainVllm(input.fleet, input.policy, input.pack);
   for (const s of selected(input)) {
     const where = [s.engine ?? "no engine", s.host ? `host ${s.host}` : null, s.gpus.length ? `gpu ${s.gpus.join(",")}` : null, s.model, s.tp > 1 ? `tp ${s.tp}` : null].filter(Boolean).join(" · ");
     out.push(`${p.bold(s.name)}  ${p.dim(s.file)}  ${where}`);
@@ -67,12 +87,21 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
       const shown = typeof v.value === "object" ? JSON.stringify(v.value) : String(v.value);
       out.push(`  ${n.padEnd(width)}  ${shown}${shown !== v.raw && v.raw !== "" ? p.dim(` (${v.raw})`) : ""}  ${p.dim(`${v.origin.file}:${v.origin.line} ${v.origin.name}`)}`);
     }
+    const seat = s.engine === "vllm" ? vllm.services.find((x) => x.name === s.name) : undefined;
+    if (seat?.kv) out.push(...kvLines(seat, input.policy.kv.round_bytes).map((l) => `  ${p.bold("kv")}  ${l}`));
     if (s.engine === "radiance") {
       const x = explainRadianceService(s, input.fleet, input.policy, input.before);
       out.push(x.text);
       for (const prob of x.problems) out.push(`  ${p.yellow("!")} ${prob}`);
     }
     out.push("");
+  }
+  // One service: its own cards; the whole fleet: every card.
+  const mine = (l: { host: string; index: number }) => input.only === null || selected(input).some((s) => s.host === l.host && s.gpus.includes(l.index));
+  const ledgers = vllm.ledgers.filter(mine);
+  if (ledgers.length > 0) {
+    out.push(p.bold("cards"));
+    out.push(renderCardTable(ledgers, opts));
   }
   return out.join("\n");
 }

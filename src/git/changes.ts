@@ -3,8 +3,8 @@
 import { posix } from "node:path";
 import type { AddedLine, ChangedFile, ChangeNotice, FileStatus } from "./types.js";
 import { modeKind, parseRawDiff, type RawEntry } from "./rawdiff.js";
-import { parsePatch } from "./patch.js";
-import { pathspec, type BlobCache, type Entries, type RepoPlace } from "./snapshots.js";
+import { parsePatch, type PatchFile } from "./patch.js";
+import { pathspec, type Entries, type RepoPlace } from "./snapshots.js";
 
 export interface Changes {
   files: ChangedFile[];
@@ -26,8 +26,14 @@ const STATUS: Record<string, FileStatus> = {
   T: "typechange",
 };
 
+/** Anything that hands out blobs by object name (the per-repo BlobCache, the range's shared reader). */
+export interface BlobSource {
+  /** `paths` (object name → file) names the file when an object cannot be read. */
+  get(names: string[], paths?: ReadonlyMap<string, string>): Promise<Map<string, Buffer | null>>;
+}
+
 /** `what` is the diff's operands: `["--cached"]` for the staged change, or `[beforeTree, afterCommit]`. */
-export async function diffChanges(place: RepoPlace, cache: BlobCache, what: string[]): Promise<Changes> {
+export async function diffChanges(place: RepoPlace, cache: BlobSource, what: string[]): Promise<Changes> {
   const spec = pathspec(place);
   const [raw, patch] = await Promise.all([
     place.git.run(["diff", "--raw", "-z", "--no-abbrev", ...COMMON, ...what, ...spec]),
@@ -39,8 +45,22 @@ export async function diffChanges(place: RepoPlace, cache: BlobCache, what: stri
   return buildChanges(place, cache, parseRawDiff(raw), parsePatch(patch));
 }
 
-async function buildChanges(place: RepoPlace, cache: BlobCache, all: RawEntry[], patch: ReturnType<typeof parsePatch>): Promise<Changes> {
-  const rel = (p: string): string => (p.startsWith(place.prefix) ? p.slice(place.prefix.length) : posix.relative(place.prefix, p));
+/** The raw entries sorted out: those to check, the skipped ones as notices, and the oids per side. */
+export interface Sorted {
+  /** Entries to check (toplevel paths, as given). */
+  kept: RawEntry[];
+  notices: ChangeNotice[];
+  raw: RawEntry[];
+  beforeOids: Map<string, string | null>;
+  afterOids: Map<string, string | null>;
+}
+
+export function relativeTo(prefix: string): (p: string) => string {
+  return (p) => (p.startsWith(prefix) ? p.slice(prefix.length) : posix.relative(prefix, p));
+}
+
+export function sortEntries(place: Pick<RepoPlace, "prefix">, all: RawEntry[]): Sorted {
+  const rel = relativeTo(place.prefix);
   const notices: ChangeNotice[] = [];
   const kept: RawEntry[] = [];
   const raw: RawEntry[] = [];
@@ -55,8 +75,25 @@ async function buildChanges(place: RepoPlace, cache: BlobCache, all: RawEntry[],
     if (skip) notices.push({ path: r.path, message: skip });
     else kept.push(e);
   }
+  return { kept, notices, raw, beforeOids, afterOids };
+}
+
+export function statusOf(e: RawEntry): FileStatus {
+  return STATUS[e.status] ?? "modified";
+}
+
+export async function buildChanges(
+  place: Pick<RepoPlace, "prefix">, cache: BlobSource, all: RawEntry[], patch: Map<string, PatchFile>,
+): Promise<Changes> {
+  const rel = relativeTo(place.prefix);
+  const { kept, notices, raw, beforeOids, afterOids } = sortEntries(place, all);
+  const paths = new Map<string, string>();
+  for (const e of kept) {
+    if (modeKind(e.oldMode) === "file") paths.set(e.oldOid, rel(e.oldPath));
+    if (modeKind(e.newMode) === "file") paths.set(e.newOid, rel(e.path));
+  }
   const oids = kept.flatMap((e) => [e.oldOid, e.newOid]).filter((o) => !/^0+$/.test(o));
-  const blobs = await cache.get(oids);
+  const blobs = await cache.get(oids, paths);
   const files = kept.map((e): ChangedFile => {
     const hadFile = modeKind(e.oldMode) === "file";
     const hasFile = modeKind(e.newMode) === "file";
@@ -68,7 +105,7 @@ async function buildChanges(place: RepoPlace, cache: BlobCache, all: RawEntry[],
     return {
       path: rel(e.path),
       oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null,
-      status: STATUS[e.status] ?? "modified",
+      status: statusOf(e),
       before: beforeBuf && !binary ? beforeBuf.toString("utf8") : null,
       after,
       binary,

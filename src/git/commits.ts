@@ -17,17 +17,21 @@ export function parseCommitLog(out: string): CommitInfo[] {
   for (let i = 0; i + 3 < fields.length; i += 4) {
     const sha = (fields[i] ?? "").trim();
     if (sha === "") break;
-    const message = fields[i + 3] ?? "";
-    commits.push({
-      sha,
-      parents: (fields[i + 1] ?? "").split(" ").filter(Boolean),
-      author: fields[i + 2] ?? "",
-      subject: subjectOf(message),
-      message,
-      trailers: parseTrailers(message),
-    });
+    commits.push(commitFromFields(sha, fields[i + 1] ?? "", fields[i + 2] ?? "", fields[i + 3] ?? ""));
   }
   return commits;
+}
+
+/** One commit from the `%H`, `%P`, `%an <%ae>` and `%B` fields. */
+export function commitFromFields(sha: string, parents: string, author: string, message: string): CommitInfo {
+  return {
+    sha,
+    parents: parents.split(" ").filter(Boolean),
+    author,
+    subject: subjectOf(message),
+    message,
+    trailers: parseTrailers(message),
+  };
 }
 
 /** Like git's %s: the first paragraph, its lines joined by spaces. */

@@ -1,5 +1,6 @@
 // The one door to git commands. Every failure becomes a GateError carrying git's stderr as `cause`,
 // so a broken repository, a missing object or a bad revision ends in a clear exit 2.
+import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
 import { GateError } from "../errors.js";
@@ -46,8 +47,35 @@ export interface GitRunner {
   tryRun(args: string[]): Promise<string | null>;
 }
 
-/** `quietExit1`: exit 1 with nothing on stderr is success (rev-parse `--verify -q` of an absent rev). */
-export function gitRunner(cwd: string, opts: { quietExit1?: boolean } = {}): GitRunner {
+export const NEEDS_GIT_HINT = "install git, or put the folder that holds it on PATH";
+
+/**
+ * Why a git process could not start, as a GateError. Node says `spawn git ENOENT` both when git is
+ * not on PATH and when the folder to run in is gone, so the folder is looked at to tell them apart.
+ */
+export function spawnFailure(cwd: string, err: unknown, what = "git"): GateError {
+  const code = (err as { code?: unknown } | null)?.code;
+  const text = err instanceof Error ? err.message : String(err);
+  if (code === "ENOENT" || /\bENOENT\b/.test(text)) {
+    if (!existsSync(cwd)) return new GateError(`cannot run ${what}: the folder ${cwd} does not exist`, { hint: "pass --repo with an existing folder", cause: err });
+    return new GateError("kvgate needs git, and git is not on PATH", { hint: NEEDS_GIT_HINT, cause: err });
+  }
+  if (code === "EACCES" || /\bspawn git EACCES\b/.test(text)) {
+    return new GateError("kvgate needs git, and the git on PATH cannot be run (EACCES)", { hint: NEEDS_GIT_HINT, cause: err });
+  }
+  return new GateError(`cannot run ${what}: ${firstLine(err)}`, { cause: err });
+}
+
+/** A spawn error (as opposed to git running and failing), as simple-git reports it. */
+function isSpawnError(err: unknown): boolean {
+  return /\bspawn git (ENOENT|EACCES)\b/.test(err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * `quietExit1`: exit 1 with nothing on stderr is success (rev-parse `--verify -q` of an absent rev).
+ * `env`: variables set on top of gitEnv() (e.g. GIT_INDEX_FILE for a private copy of the index).
+ */
+export function gitRunner(cwd: string, opts: { quietExit1?: boolean; env?: Record<string, string> } = {}): GitRunner {
   let client: SimpleGit;
   try {
     client = simpleGit({
@@ -66,13 +94,13 @@ export function gitRunner(cwd: string, opts: { quietExit1?: boolean } = {}): Git
   } catch (err) {
     throw new GateError(`cannot run git in ${cwd}: ${firstLine(err)}`, { cause: err });
   }
-  const env = gitEnv();
+  const env = { ...gitEnv(), ...opts.env };
   client.env(env);
   const run = async (args: string[]): Promise<string> => {
     try {
       return await client.raw(args);
     } catch (err) {
-      throw gitFailure(args, err);
+      throw isSpawnError(err) ? spawnFailure(cwd, err) : gitFailure(args, err);
     }
   };
   return {
@@ -81,7 +109,9 @@ export function gitRunner(cwd: string, opts: { quietExit1?: boolean } = {}): Git
     async tryRun(args) {
       try {
         return await client.raw(args);
-      } catch {
+      } catch (err) {
+        // "Does this exist?" must not answer "no" when git itself is missing.
+        if (isSpawnError(err)) throw spawnFailure(cwd, err);
         return null;
       }
     },

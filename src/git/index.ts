@@ -3,3 +3,4 @@ export { openRepo, openTree, SHALLOW_HINT, type Repo, type Tree } from "./repo.j
 export { parseTrailers } from "./trailers.js";
 export { splitLines } from "./changes.js";
 export type * from "./types.js";
+export type { RangeCommit } from "./range.js";

@@ -6,9 +6,11 @@ export interface PatchFile {
   /** 1-based line numbers in the after version. */
   added: number[];
   binary: boolean;
+  /** With `{ texts: true }`: each added line's text (CR dropped, like splitLines), in step with `added`. */
+  texts?: string[];
 }
 
-export function parsePatch(out: string): Map<string, PatchFile> {
+export function parsePatch(out: string, opts: { texts?: boolean } = {}): Map<string, PatchFile> {
   const files = new Map<string, PatchFile>();
   let current: PatchFile | null = null;
   let header = "";
@@ -22,13 +24,14 @@ export function parsePatch(out: string): Map<string, PatchFile> {
     const prev = files.get(path);
     if (prev) {
       prev.added.push(...current.added);
+      if (prev.texts && current.texts) prev.texts.push(...current.texts);
       prev.binary ||= current.binary;
     } else files.set(path, { ...current, path });
   };
   for (const line of out.split("\n")) {
     if (line.startsWith("diff --git ")) {
       flush();
-      current = { path: "", added: [], binary: false };
+      current = opts.texts ? { path: "", added: [], binary: false, texts: [] } : { path: "", added: [], binary: false };
       header = line.slice("diff --git ".length);
       renameTo = null;
       inHunk = false;
@@ -48,7 +51,10 @@ export function parsePatch(out: string): Map<string, PatchFile> {
     }
     if (!inHunk) continue;
     // Context lines can appear despite -U0 (diff.interHunkContext), so count them too.
-    if (line.startsWith("+")) current.added.push(next++);
+    if (line.startsWith("+")) {
+      current.added.push(next++);
+      current.texts?.push(line.endsWith("\r") ? line.slice(1, -1) : line.slice(1));
+    }
     else if (line.startsWith(" ")) next++;
   }
   flush();

@@ -8,6 +8,7 @@ import { gitRunner, type GitRunner } from "./exec.js";
 import { readCommits } from "./commits.js";
 import { diffChanges, type Changes } from "./changes.js";
 import { allUnit } from "./all.js";
+import { RangeReader, type RangeCommit } from "./range.js";
 import { headFromIndex } from "./changes.js";
 import {
   BlobCache, emptySnapshot, folderSnapshot, gitSnapshot, indexEntries, treeEntries, treeSnapshot, worktreeSnapshot,
@@ -39,6 +40,17 @@ export interface Repo {
   isShallow(): Promise<boolean>;
   /** Commits of `A..B` (or `A...B`: those of B since the merge base), oldest first. */
   commitsInRange(range: string): Promise<CommitInfo[]>;
+  /**
+   * The per-commit units of a range as they stream from ONE `git log` (what `units` with
+   * `unit: "commit"` collects): a caller that handles one unit at a time holds one unit in memory.
+   */
+  unitsInRange(range: string): AsyncIterable<DeployUnit>;
+  /**
+   * Secrets-only work over a range: per commit its info and changed files with `before`/`after`
+   * null, but `path`, `status`, `binary`, `size` (of the after blob) and `addedLines` set.
+   * No blob is read: sizes come from the shared cat-file process.
+   */
+  addedLinesInRange(range: string): AsyncIterable<RangeCommit>;
   /** `git write-tree` of the index: the key a pre-commit verdict is stored under. */
   writeTree(): Promise<string>;
   /** Absolute `git rev-parse --git-path NAME` (right inside linked worktrees). */
@@ -125,6 +137,7 @@ class GitRepo implements Repo {
   private shallowSet: Promise<Set<string>> | null = null;
   private head: Promise<string | null> | null = null;
   private readonly cache: BlobCache;
+  private ranges: RangeReader | null = null;
 
   constructor(
     private readonly place: RepoPlace,
@@ -192,18 +205,48 @@ class GitRepo implements Repo {
 
   private async rangeUnits(range: string, per: "commit" | "range"): Promise<DeployUnit[]> {
     const { base, tip } = await this.resolveRange(range);
-    const commits = await this.commitsBetween(base, tip, range);
     if (per === "range") {
+      const commits = await this.commitsBetween(base, tip, range);
       const changes = await diffChanges(this.place, this.cache, [base, tip]);
       const before = treeSnapshot(this.place, this.cache, base, base, changes.beforeOids);
       return [unit("range", range, null, commits, before, treeSnapshot(this.place, this.cache, tip, tip, changes.afterOids), changes)];
     }
     const units: DeployUnit[] = [];
-    // A few at a time: each commit costs two diffs and a cat-file.
+    for await (const u of this.streamUnits(base, tip, range)) units.push(u);
+    return units;
+  }
+
+  /** The range's commits one diff (two processes and a cat-file) each: the path before streaming. */
+  async perCommitUnits(range: string): Promise<DeployUnit[]> {
+    const { base, tip } = await this.resolveRange(range);
+    const commits = await this.commitsBetween(base, tip, range);
+    const units: DeployUnit[] = [];
     for (let i = 0; i < commits.length; i += 4) {
       units.push(...(await Promise.all(commits.slice(i, i + 4).map((c) => this.commitUnit(c)))));
     }
     return units;
+  }
+
+  async *unitsInRange(range: string): AsyncGenerator<DeployUnit> {
+    const { base, tip } = await this.resolveRange(range);
+    yield* this.streamUnits(base, tip, range);
+  }
+
+  async *addedLinesInRange(range: string): AsyncGenerator<RangeCommit> {
+    const { base, tip } = await this.resolveRange(range);
+    if (this.shallow) await this.commitsBetween(base, tip, range);
+    yield* this.rangeReader().addedLines([`${base}..${tip}`]);
+  }
+
+  private async *streamUnits(base: string, tip: string, range: string): AsyncGenerator<DeployUnit> {
+    // A shallow clone's edge commits print as roots: the listing of commits is checked first.
+    if (this.shallow) await this.commitsBetween(base, tip, range);
+    yield* this.rangeReader().units([`${base}..${tip}`]);
+  }
+
+  private rangeReader(): RangeReader {
+    this.ranges ??= new RangeReader(this.place, this.emptyTree);
+    return this.ranges;
   }
 
   private async resolveRange(range: string): Promise<{ base: string; tip: string }> {

@@ -2,6 +2,7 @@
 // and the empty tree. Paths are relative to the folder the user named (`--repo`), `/`-separated.
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { GateError } from "../errors.js";
 import type { ChangeNotice, Snapshot } from "./types.js";
 import type { GitRunner } from "./exec.js";
 import { readBlobs } from "./catfile.js";
@@ -47,9 +48,9 @@ export class BlobCache {
   private readonly blobs = new Map<string, Buffer | null>();
   constructor(private readonly root: string) {}
 
-  async get(names: string[]): Promise<Map<string, Buffer | null>> {
+  async get(names: string[], paths?: ReadonlyMap<string, string>): Promise<Map<string, Buffer | null>> {
     const missing = [...new Set(names.filter((n) => !this.blobs.has(n)))];
-    const fetched = missing.length > 0 ? await readBlobs(this.root, missing) : new Map<string, Buffer | null>();
+    const fetched = missing.length > 0 ? await readBlobs(this.root, missing, paths) : new Map<string, Buffer | null>();
     // `:path` names the index, which can change under a long-lived Repo: never keep those.
     for (const [n, b] of fetched) if (!n.startsWith(":")) this.blobs.set(n, b);
     return new Map(names.map((n) => [n, this.blobs.get(n) ?? fetched.get(n) ?? null]));
@@ -89,11 +90,18 @@ export function gitSnapshot(place: RepoPlace, cache: BlobCache, src: GitSnapshot
         } else if (src.known?.has(p)) names.set(p, src.known.get(p) ?? null);
         else names.set(p, src.nameOf(place.prefix + p));
       }
-      const blobs = await cache.get([...names.values()].filter((n): n is string => n !== null));
+      const blobs = await cache.get([...names.values()].filter((n): n is string => n !== null), filesByName(names));
       return new Map(paths.map((p) => [p, blobs.get(names.get(p) ?? "") ?? null]));
     },
     notices: () => [],
   };
+}
+
+/** path → object name, turned round for messages about an object that cannot be read. */
+export function filesByName(names: ReadonlyMap<string, string | null>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, name] of names) if (name !== null && !out.has(name)) out.set(name, path);
+  return out;
 }
 
 export async function treeEntries(place: RepoPlace, sha: string): Promise<Entries> {
@@ -136,13 +144,40 @@ function diskSnapshot(base: string, label: string, lister: () => Promise<{ files
       const out = new Map<string, Buffer | null>();
       await Promise.all(
         paths.map(async (p) => {
-          out.set(p, await readFile(join(base, p)).catch(() => null));
+          out.set(p, await readDiskFile(base, p));
         }),
       );
       return new Map(paths.map((p) => [p, out.get(p) ?? null]));
     },
     notices: () => notices,
   };
+}
+
+/** Errors that mean "no file there" (absent, or a parent is not a folder): null, like a tree's absent path. */
+const ABSENT = new Set(["ENOENT", "ENOTDIR"]);
+const WHY: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "it is a folder",
+  ELOOP: "too many levels of symlinks",
+  EIO: "input/output error",
+};
+
+/**
+ * A file that is there but cannot be read stops the gate (exit 2): dropping it would check a fleet
+ * without it, and an unreadable kvgate.yaml would silently fall back to the defaults.
+ */
+async function readDiskFile(base: string, path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(join(base, path));
+  } catch (err) {
+    const code = String((err as NodeJS.ErrnoException).code ?? "");
+    if (ABSENT.has(code)) return null;
+    throw new GateError(`${path} cannot be read: ${code || (err as Error).message}${WHY[code] ? ` (${WHY[code]})` : ""}`, {
+      hint: `make ${path} readable by the user running kvgate (e.g. chmod a+r ${path}), or remove it from the folder being checked`,
+      cause: err,
+    });
+  }
 }
 
 /** Tracked plus untracked-not-ignored files of a working tree. */
@@ -161,7 +196,13 @@ export function folderSnapshot(dir: string): ListedSnapshot {
     const found: string[] = [];
     const notices: ChangeNotice[] = [];
     const walk = async (abs: string): Promise<void> => {
-      const entries = await readdir(abs, { withFileTypes: true });
+      const entries = await readdir(abs, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+        const rel = relative(dir, abs).split(sep).join("/") || ".";
+        throw new GateError(`the folder ${rel} cannot be listed: ${err.code ?? err.message}${WHY[err.code ?? ""] ? ` (${WHY[err.code ?? ""]})` : ""}`, {
+          hint: `make ${rel} readable by the user running kvgate (chmod a+rx), or check a folder you can read`,
+          cause: err,
+        });
+      });
       for (const e of entries) {
         const full = join(abs, e.name);
         const rel = relative(dir, full).split(sep).join("/");

@@ -1,7 +1,7 @@
 // The radiance ledger facts file (contract section 6): the numbers a boot ledger printed, which the
 // funding formula needs and the env file cannot say. Validated with zod; every problem is reported at
 // once with its line, so a hand-copied ledger is fixed in one pass.
-import { z } from "zod";
+import * as z from "zod";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 
 const mib = (what: string) => z.number().nonnegative().describe(`MiB: ${what}`);

@@ -1,7 +1,10 @@
 // The exact planner: assign movable seats and tenants to cards so the worst card's spare
 // (total − reserve − Σ footprints) is as large as possible. Depth-first branch and bound:
-// - items go largest first; each node's bound is min(the smallest spare now — spares only shrink,
-//   the mean spare left after every remaining item takes its smallest footprint);
+// - items go largest first; a node is cut unless it can still beat the best layout found: the
+//   smallest spare now (spares only shrink), the mean spare after the remaining items, and a
+//   bin-packing bound — to beat the best, card c must keep its added load below room_c = spare_c −
+//   best, so for every size s the remaining items of size ≥ s must total less than the room of the
+//   cards whose room exceeds s;
 // - a subtree is cut when its bound cannot beat the best layout found, so the result is proven
 //   optimal when the search ends;
 // - symmetry: two cards alike for every item (same total, reserve-free capacity and footprints) with
@@ -24,6 +27,8 @@ interface Prepared {
   /** suffixMin[k][c]: the smallest footprint on card c among items k.. (Infinity past the end). */
   suffixMin: number[][];
   identicalPrev: boolean[];
+  /** Every item weighs the same on every card (the usual case): enables the threshold bound. */
+  uniform: boolean;
   current: (number | null)[];
 }
 
@@ -75,7 +80,8 @@ function prepare(input: PlanInput): Prepared {
     const cur = input.items[i]!.current;
     return cur === null ? null : (pos.get(cur) ?? null);
   });
-  return { C, n, f, order, base, cls, remMin, suffixMin, identicalPrev, current };
+  const uniform = f.every((v) => v.every((x) => x === v[0]));
+  return { C, n, f, order, base, cls, remMin, suffixMin, identicalPrev, uniform, current };
 }
 
 function worstOf(P: Prepared, assign: number[]): number {
@@ -111,6 +117,7 @@ function search(P: Prepared): { worst: number; assign: number[]; nodes: number }
   const assign = new Array<number>(n).fill(0);
   let nodes = 0;
   const cands = new Array<number>(C);
+  const rooms = new Array<number>(C).fill(0);
 
   const dfs = (k: number): void => {
     nodes++;
@@ -139,6 +146,22 @@ function search(P: Prepared): { worst: number; assign: number[]; nodes: number }
       if (r > (sm[c] as number)) room += r;
     }
     if (room <= (P.remMin[k] as number)) return;
+    // The same for every size s among the remaining items (they come largest first): the items of
+    // size ≥ s fit only on cards with room > s, and must leave a total below those cards' room.
+    if (P.uniform) {
+      for (let c = 0; c < C; c++) rooms[c] = (spare[c] as number) - bestWorst;
+      rooms.sort((a, b) => b - a);
+      let acc = 0;
+      let j = k;
+      let open = 0;
+      let openRoom = 0;
+      while (j < n) {
+        const sz = f[j]![0] as number;
+        while (j < n && (f[j]![0] as number) === sz) acc += f[j++]![0] as number;
+        while (open < C && (rooms[open] as number) > sz) openRoom += rooms[open++] as number;
+        if (acc >= openRoom) return;
+      }
+    }
     const fk = f[k] as number[];
     const start = P.identicalPrev[k] ? (assign[k - 1] as number) : 0;
     let m = 0;

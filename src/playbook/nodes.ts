@@ -13,12 +13,68 @@ export function parseYamlFile(path: string, text: string): YamlFile {
   const lines = new LineCounter();
   // Ansible reads YAML 1.1 (merge keys, `yes`/`no`); unknown tags such as `!vault` stay strings.
   const doc = parseDocument(text, { lineCounter: lines, merge: true, version: "1.1", uniqueKeys: false, prettyErrors: true });
-  const errors = doc.errors.map((e) => ({ line: e.linePos?.[0]?.line ?? 1, message: firstLine(e.message) }));
+  // Very deep nesting makes the parser overflow its stack and then report every open bracket: say it once.
+  const overflow = doc.errors.find((e) => /call stack/i.test(e.message));
+  const errors = overflow
+    ? [{ line: overflow.linePos?.[0]?.line ?? 1, message: "nested too deeply for a YAML parser; Ansible cannot load it either" }]
+    : doc.errors.slice(0, MAX_ERRORS).map((e) => ({ line: e.linePos?.[0]?.line ?? 1, message: firstLine(e.message) }));
+  if (errors.length === 0) {
+    const hostile = hostileShape(doc, lines);
+    if (hostile) errors.push(hostile);
+  }
   return { path, doc, lines, errors };
 }
 
+const MAX_ERRORS = 10;
+/** Far deeper than any real play (blocks in blocks in includes); past it, every recursive walk is at risk. */
+const MAX_DEPTH = 100;
+/** What the walk would visit with every alias and merge followed; an alias bomb is billions. */
+const MAX_EXPANDED = 100_000;
+
+/**
+ * Finds what would make the walk blow up: nesting past MAX_DEPTH, or aliases that expand past
+ * MAX_EXPANDED nodes. Sizes are memoised per node, so this is linear in the text however many
+ * times an anchor is reused; no recursion, so no stack to overflow.
+ */
+function hostileShape(doc: Document.Parsed, lines: LineCounter): { line: number; message: string } | null {
+  const lineAt = (n: unknown): number => {
+    const r = (n as Node | null)?.range;
+    return r ? lines.linePos(r[0]).line : 1;
+  };
+  const children = (n: unknown): unknown[] => {
+    if (isMap(n)) return (n as YAMLMap).items.flatMap((p) => (isPair(p) ? [p.key, p.value] : []));
+    if (isSeq(n)) return n.items;
+    return [];
+  };
+  const size = new Map<unknown, number>();
+  const stack: { node: unknown; depth: number; entered: boolean }[] = [{ node: doc.contents, depth: 0, entered: false }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { node: unknown; depth: number; entered: boolean };
+    const target = isAlias(top.node) ? top.node.resolve(doc) : top.node;
+    if (top.depth > MAX_DEPTH) return { line: lineAt(target), message: `nested more than ${MAX_DEPTH} levels deep; flatten it (kvgate does not read it)` };
+    if (target === undefined || target === null || size.has(target) || (!isMap(target) && !isSeq(target))) {
+      if (!size.has(target)) size.set(target, 1);
+      stack.pop();
+      continue;
+    }
+    if (!top.entered) {
+      // An alias inside its own anchor would loop: it only deepens, and the depth cap ends it.
+      top.entered = true;
+      for (const c of children(target)) if (!size.has(isAlias(c) ? c.resolve(doc) : c)) stack.push({ node: c, depth: top.depth + 1, entered: false });
+      continue;
+    }
+    let total = 1;
+    for (const c of children(target)) total += size.get(isAlias(c) ? c.resolve(doc) : c) ?? 1;
+    if (total > MAX_EXPANDED) return { line: lineAt(target), message: `its aliases expand to more than ${MAX_EXPANDED.toLocaleString("en-US")} nodes (an alias bomb); kvgate does not read it` };
+    size.set(target, total);
+    stack.pop();
+  }
+  return null;
+}
+
+/** The first line of a yaml error, without the `:` that introduces its source excerpt. */
 function firstLine(s: string): string {
-  return s.split("\n")[0] ?? s;
+  return (s.split("\n")[0] ?? s).replace(/:\s*$/, "");
 }
 
 /** A node with aliases followed. */

@@ -1,11 +1,8 @@
 // rules/secrets.yaml: the secret detectors and the built-in placeholders, validated with zod and
 // compiled once (regexes, charset tables), so the hook's per-line work is a keyword lookup.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Severity } from "../model/types.js";
-import { formatZodIssues, parseYamlWithLines } from "../config/issues.js";
-import { packRoot } from "./root.js";
+import { rulesData, validateYamlText } from "./data.js";
 
 const regexSource = z.string().min(1).refine((s) => {
   try {
@@ -104,19 +101,20 @@ function compile(spec: DetectorSpec, file: string): Detector {
 
 /** Parse and compile a secrets file; a broken one throws with every problem and its line. */
 export function loadDetectors(text: string, file: string): DetectorSet {
-  const load = parseYamlWithLines(text, file);
-  if (load.errors.length > 0) throw new Error(`${file}: ${load.errors.join("; ")}`);
-  const r = SecretsFile.safeParse(load.value);
-  if (!r.success) throw new Error(`${file} is invalid: ${formatZodIssues(r.error, load, file).join("; ")}`);
+  return detectorSetOf(validateYamlText(SecretsFile, text, file), file);
+}
+
+/** Compiles validated rules/secrets.yaml data once: regexes, charset tables. */
+export function detectorSetOf(data: z.infer<typeof SecretsFile>, file: string): DetectorSet {
   const ids = new Set<string>();
-  for (const d of r.data.detectors) {
+  for (const d of data.detectors) {
     if (ids.has(d.id)) throw new Error(`${file}: detector id ${d.id} is listed twice`);
     ids.add(d.id);
   }
   return {
-    detectors: r.data.detectors.map((d) => compile(d, file)),
-    references: { enclosures: r.data.references.enclosures, prefixes: r.data.references.prefixes },
-    placeholders: { values: r.data.placeholders.values, patterns: r.data.placeholders.patterns },
+    detectors: data.detectors.map((d) => compile(d, file)),
+    references: { enclosures: data.references.enclosures, prefixes: data.references.prefixes },
+    placeholders: { values: data.placeholders.values, patterns: data.placeholders.patterns },
   };
 }
 
@@ -125,8 +123,7 @@ let builtin: DetectorSet | null = null;
 /** The package's own rules/secrets.yaml, loaded once (the rule list is computed from it at import). */
 export function builtinDetectors(): DetectorSet {
   if (!builtin) {
-    const file = join(packRoot(), "rules", "secrets.yaml");
-    builtin = loadDetectors(readFileSync(file, "utf8"), "rules/secrets.yaml");
+    builtin = detectorSetOf(rulesData(SecretsFile, "secrets.yaml"), "rules/secrets.yaml");
   }
   return builtin;
 }

@@ -1,6 +1,6 @@
 // rules/engines.yaml: how each engine's settings are spelled (env key, flags, aliases), their units,
 // and the flags an engine version removed. The env pipeline reads settings through this table only.
-import { z } from "zod";
+import * as z from "zod";
 
 export const SettingUnit = z.enum(["tokens", "bytes", "mib", "int", "ratio", "bool", "json", "string", "slots"]);
 export type SettingUnit = z.infer<typeof SettingUnit>;

@@ -1,10 +1,11 @@
 // The model catalog (rules/models.yaml): what the KV arithmetic needs from each model's config.json,
 // validated with the same zod ModelSpec as kvgate.yaml's `models:`, and the lookup that resolves
 // the names services write (`Qwen/Qwen3-8B`, `qwen3-8b`, `/models/Qwen3-8B`) to an entry.
-import { z } from "zod";
+import * as z from "zod";
 import { ModelSpec as ModelSpecSchema } from "../config/schema.js";
 import { toModelSpec, type ModelSpec } from "../config/policy.js";
 import { formatZodIssues, parseYamlWithLines } from "../config/issues.js";
+import { rulesData } from "./data.js";
 
 export interface ModelCatalog {
   models: Record<string, ModelSpec>;
@@ -18,9 +19,21 @@ export function loadModelCatalog(text: string, file: string): ModelCatalog {
   if (load.errors.length > 0) throw new Error(`${file}: ${load.errors.join("; ")}`);
   const r = ModelsFile.safeParse(load.value);
   if (!r.success) throw new Error(`${file} is invalid: ${formatZodIssues(r.error, load, file).join("; ")}`);
+  return catalogOf(r.data);
+}
+
+function catalogOf(file: z.infer<typeof ModelsFile>): ModelCatalog {
   const models: Record<string, ModelSpec> = {};
-  for (const [id, m] of Object.entries(r.data.models)) models[id] = toModelSpec(id, m);
+  for (const [id, m] of Object.entries(file.models)) models[id] = toModelSpec(id, m);
   return { models };
+}
+
+let builtin: ModelCatalog | null = null;
+
+/** The shipped catalog (rules/models.yaml, embedded in the bundles), validated once per process. */
+export function builtinModels(): ModelCatalog {
+  builtin ??= catalogOf(rulesData(ModelsFile, "models.yaml"));
+  return builtin;
 }
 
 /** `/models/Qwen3-8B/` → `Qwen3-8B`; `Qwen/Qwen3-8B` → `Qwen3-8B`. */

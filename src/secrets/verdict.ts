@@ -3,7 +3,7 @@
 // passes the folder. A missing, unreadable or foreign record reads as null, i.e. "the gate did not run".
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 const TREE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /** Old verdicts are pruned beyond this many: one is written per `check --staged`. */

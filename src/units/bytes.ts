@@ -19,6 +19,18 @@ const UNIT_BYTES: Record<string, number> = {
 
 export type UnitResult = { ok: true; value: number } | { ok: false; message: string };
 
+/** Past 2^53 a double no longer holds every whole byte (and 400 digits read as Infinity): refuse it. */
+function inRange(text: string, value: number, integer = true): UnitResult {
+  if (!Number.isFinite(value) || (integer && !Number.isSafeInteger(value)) || value > Number.MAX_SAFE_INTEGER) {
+    return { ok: false, message: `"${clipped(text)}" is too large: write a value below ${Number.MAX_SAFE_INTEGER}` };
+  }
+  return { ok: true, value };
+}
+
+function clipped(s: string): string {
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+}
+
 /**
  * Bytes from a plain integer or `<number><unit>`; units B KiB MiB GiB TiB KB MB GB TB, and vLLM's
  * single letters (K M G T binary, k m g t decimal). Results are rounded down to whole bytes.
@@ -30,14 +42,14 @@ export function parseBytes(text: string): UnitResult {
   const num = Number(m[1]);
   const unit = m[2] ?? "";
   if (unit === "") {
-    if (!Number.isInteger(num)) return { ok: false, message: `"${text}": plain bytes must be an integer` };
-    return { ok: true, value: num };
+    if (Number.isFinite(num) && !Number.isInteger(num)) return { ok: false, message: `"${text}": plain bytes must be an integer` };
+    return inRange(text, num);
   }
   const mult = unit.length === 1 ? UNIT_BYTES[unit] : UNIT_BYTES[unit.toUpperCase()];
   if (mult === undefined || (unit.length > 1 && !/^(B|[KMGT]i?B)$/i.test(unit))) {
     return { ok: false, message: `"${text}": unknown unit "${unit}" (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)` };
   }
-  return { ok: true, value: Math.floor(num * mult) };
+  return inRange(text, Math.floor(num * mult));
 }
 
 /** parseBytes, for config values that zod has already shaped: an integer or a unit string. */
@@ -55,7 +67,7 @@ export function bytesOf(q: number | string): number {
  */
 export function parseVllmInt(text: string): UnitResult {
   const s = text.trim();
-  if (/^\d+$/.test(s)) return { ok: true, value: Number(s) };
+  if (/^\d+$/.test(s)) return inRange(text, Number(s));
   const m = /^(\d+(?:\.\d+)?)([kmgtKMGT])$/.exec(s);
   if (!m) {
     return {
@@ -64,6 +76,7 @@ export function parseVllmInt(text: string): UnitResult {
     };
   }
   const num = Number(m[1]);
+  if (!Number.isFinite(num)) return inRange(text, num);
   const suffix = m[2] as string;
   const decimal: Record<string, number> = { k: 1e3, m: 1e6, g: 1e9, t: 1e12 };
   const binary: Record<string, number> = { K: KiB, M: MiB, G: GiB, T: TiB };
@@ -71,14 +84,15 @@ export function parseVllmInt(text: string): UnitResult {
     if (!Number.isInteger(num)) {
       return { ok: false, message: `"${text}": vLLM accepts binary suffixes (K/M/G/T) on integers only; write ${Math.round(num * (binary[suffix] as number))} or use ${suffix.toLowerCase()}` };
     }
-    return { ok: true, value: num * (binary[suffix] as number) };
+    return inRange(text, num * (binary[suffix] as number));
   }
-  return { ok: true, value: Math.floor(num * (decimal[suffix] as number)) };
+  return inRange(text, Math.floor(num * (decimal[suffix] as number)));
 }
 
 /** Token counts in env keys read by the gate: vLLM's forms, and a whole positive number. */
 export function parseTokens(text: string): UnitResult {
   const r = parseVllmInt(text);
+  if (!r.ok && /too large/.test(r.message)) return r;
   if (!r.ok) return { ok: false, message: `"${text}" is not a token count: use a whole number (40960) or vLLM's 32k / 32K` };
   if (r.value <= 0) return { ok: false, message: `"${text}": a token count must be positive` };
   return r;
@@ -88,7 +102,7 @@ export function parseTokens(text: string): UnitResult {
 export function parseMib(text: string): UnitResult {
   const s = text.trim();
   if (!/^\d+(\.\d+)?$/.test(s)) return { ok: false, message: `"${text}" is not a number of MiB: write a plain number like 44928` };
-  return { ok: true, value: Number(s) };
+  return inRange(text, Number(s), false);
 }
 
 export function formatBytes(bytes: number): string {

@@ -158,10 +158,25 @@ describe("one knob per deploy", () => {
     expect(openErrors(squashed)).toEqual([["knob/one-per-deploy", HEADROOM_LINE]]);
   });
 
-  // Contract section 10: data carries the numbers behind the message (MiB as numbers). The knob check
-  // puts the display strings ("44,928") into data.changes instead (src/checks/knob-one-per-deploy.ts via
-  // showValue of src/radiance/knobs.ts).
-  test.fails("BUG: knob/one-per-deploy data.changes carries MiB as numbers, not display strings", async () => {
+  test("a knob moved into a flag with the same value, or a moved comment, is not a second knob", async () => {
+    const { repo } = await fleetRepo();
+    const moved = frankText
+      .replace(/^GPU_HEADROOM_MIB=96 /m, "GPU_HEADROOM_MIB=48 ")
+      .replace(/^HOST_POOL_MIB=44928 .*$/m, 'SERVE_ARGS="--host-pool-mib 44928"')
+      .replace(/^MAX_SEQS=8$/m, "# demand is MAX_SEQS x MAX_MODEL_LEN\nMAX_SEQS=8    # seqs");
+    expect(moved).not.toBe(frankText);
+    repo.write(FRANK, moved);
+    repo.stage();
+    const run = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
+    expect(run.code).toBe(0);
+    const doc = report(run);
+    expect(doc.findings.map((f) => f.rule)).toEqual(["radiance/funding"]);
+    expect(only(doc, "radiance/funding").data.tokens).toBe(180096);
+  });
+
+  // Contract section 10: data carries the numbers behind the message (MiB as numbers), not the
+  // display strings ("44,928") the message shows. Regression test.
+  test("knob/one-per-deploy data.changes carries MiB as numbers, not display strings", async () => {
     const { repo } = await pairedCommit();
     const doc = report(kvgate(["check", "--commit", "HEAD", "--format", "json"], { cwd: repo.dir }));
     expect(only(doc, "knob/one-per-deploy").data.changes).toEqual([
@@ -317,9 +332,8 @@ describe("waivers", () => {
     expect(run.stdout).not.toContain("AKIAZ7XQ3MPL4VN2RT6W");
   });
 
-  // The fix hint sends the user to `kvgate --help`, which lists commands, not rules; the rule list is
-  // `kvgate rules` (src/engine/run.ts, the waiver/unknown-rule message). There is no README in the repo either.
-  test.fails("BUG: the waiver/unknown-rule hint names the command that lists rule ids (`kvgate rules`)", async () => {
+  // Regression: the hint named `kvgate --help`, which lists commands, not rule ids.
+  test("the waiver/unknown-rule hint names the command that lists rule ids (`kvgate rules`)", async () => {
     const { repo } = await fleetRepo();
     repo.commit("x\n\nKvgate-Waive: nope/rule because", { allowEmpty: true });
     const doc = report(kvgate(["check", "--commit", "HEAD", "--format", "json"], { cwd: repo.dir }));

@@ -10,7 +10,7 @@ export const checks: AnyCheck[] = [secretScan];
 const detectorRules: RuleMeta[] = builtinDetectors().detectors.map((d) => ({
   id: d.rule,
   severity: d.severity,
-  description: `A ${d.title} in the change (placeholders listed in rules/secrets.yaml or kvgate.yaml are exempt).`,
+  description: `${/^[AEIOU]/.test(d.title) ? "An" : "A"} ${d.title} in the change (placeholders listed in rules/secrets.yaml or kvgate.yaml are exempt).`,
 }));
 
 /** Rules reported by secret-scan (per detector, skipped files) and by `kvgate audit`. */

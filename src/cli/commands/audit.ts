@@ -5,7 +5,7 @@ import { emit } from "../io.js";
 import { loadPack, policyFromFile, repoDirOf } from "../context.js";
 import { openRepo } from "../../git/index.js";
 import { policyOf } from "../../engine/fleet.js";
-import { auditResult, auditUnit, type AuditRow } from "../../audit/run.js";
+import { auditResult, auditCommit, type AuditRow } from "../../audit/run.js";
 import { formatAuditJson, formatAuditText } from "../../report/audit.js";
 import { useColor } from "../../report/color.js";
 import { progress } from "../progress.js";
@@ -21,11 +21,12 @@ export async function auditCommand(argv: string[]): Promise<number> {
   const repo = await openRepo(repoDirOf(values.repo));
   // The current policy: --config, else the working tree's kvgate.yaml.
   const policy = policyFromFile(values.config, pack) ?? (await policyOf(await repo.snapshot("worktree"), pack));
-  const units = await repo.units({ mode: "range", range: values.range, unit: "commit" });
-  const bar = progress(process.stderr, units.length, "auditing");
+  // One git log for the whole range; only the added lines are read, never whole blobs.
+  const total = process.stderr.isTTY ? (await repo.commitsInRange(values.range)).length : 0;
+  const bar = progress(process.stderr, total, "auditing");
   const rows: AuditRow[] = [];
-  for (const unit of units) {
-    rows.push(auditUnit(unit, policy, pack));
+  for await (const c of repo.addedLinesInRange(values.range)) {
+    rows.push(auditCommit(c, policy, pack));
     bar.tick();
   }
   bar.done();

@@ -1,6 +1,29 @@
-// kvgate plan: lands with its issue; until then it says so and exits 2 (never a silent pass).
+// kvgate plan [--host H]: the exact layout of a host's vLLM seats and tenants over its cards that
+// maximises the worst card's spare, and the moves from today's layout.
+import { parse, oneOf } from "../args.js";
 import { GateError } from "../../errors.js";
+import { loadWorkingFleet } from "../working-fleet.js";
+import { planForHost, planHosts, renderPlan } from "../../plan/host.js";
+import { useColor } from "../../report/color.js";
 
-export async function planCommand(_argv: string[]): Promise<number> {
-  throw new GateError("kvgate plan is not in this build yet");
+const OPTIONS = { host: { type: "string" }, repo: { type: "string" }, format: { type: "string" }, config: { type: "string" } } as const;
+
+export async function planCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, OPTIONS, 0);
+  const format = oneOf("format", values.format, ["text", "json"] as const, "text");
+  const { fleet, policy, pack } = await loadWorkingFleet(values);
+  const known = planHosts(fleet);
+  if (known.length === 0) throw new GateError("no hosts to plan: kvgate.yaml has no fleet.hosts", { hint: "list the hosts and their cards under fleet.hosts" });
+  if (values.host !== undefined && !known.includes(values.host)) throw new GateError(`unknown host "${values.host}"`, { hint: `name one of: ${known.join(", ")}` });
+  // Without --host, the hosts that hold something the plan can move.
+  const movable = known.filter((h) => fleet.services.some((s) => s.engine === "vllm" && s.host === h) || fleet.tenants.some((t) => t.host === h));
+  const hosts = values.host !== undefined ? [values.host] : movable;
+  const results = hosts.map((h) => planForHost(fleet, policy, pack, h));
+  if (format === "json") {
+    process.stdout.write(JSON.stringify(results.length === 1 ? results[0] : results, null, 2) + "\n");
+  } else {
+    const color = useColor(process.stdout, process.env);
+    process.stdout.write(results.map((r) => renderPlan(r, fleet, { color })).join("\n"));
+  }
+  return 0;
 }

@@ -1,5 +1,5 @@
 // kvgate schema: the JSON Schema of kvgate.yaml, made from the same zod schema that validates it.
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigSchema } from "../../config/schema.js";
 import { parse } from "../args.js";
 
