@@ -57,15 +57,42 @@ export interface FleetReaders {
   enrich?(fleet: FleetState, files: Map<string, DecodedFile>, policy: Policy, pack: RulesPack): void;
 }
 
+/** A snapshot's env files under one `services` glob, and the ledger files among its paths. */
+interface ServiceIndex {
+  servicePaths: string[];
+  ledgers: string[];
+}
+
+/**
+ * Per snapshot object and `services`/`ledgers` pair: a snapshot's listing is fixed once listed, so
+ * the 10,000-path filter runs once however often the snapshot is loaded.
+ */
+const indexes = new WeakMap<Snapshot, Map<string, ServiceIndex>>();
+const matchers = new Map<string, (path: string) => boolean>();
+
+function serviceIndex(snapshot: Snapshot, paths: readonly string[], policy: Policy): ServiceIndex {
+  const key = `${policy.services}\0${policy.ledgers}`;
+  let perKey = indexes.get(snapshot);
+  if (!perKey) indexes.set(snapshot, (perKey = new Map()));
+  const hit = perKey.get(key);
+  if (hit) return hit;
+  let isService = matchers.get(policy.services);
+  if (!isService) matchers.set(policy.services, (isService = picomatch(policy.services, { dot: true })));
+  // Not `filter(isService)`: picomatch reads a second argument (the index) as "return an object".
+  const servicePaths = paths.filter((p) => isService(p));
+  // The services' ledger paths found in ONE pass over the listing (not a scan per service).
+  const ledgerOf = new Set(servicePaths.map((p) => ledgerPathOf(policy.ledgers, serviceNameOf(p))));
+  const ledgers = ledgerOf.size === 0 ? [] : paths.filter((p) => ledgerOf.has(p));
+  const made = { servicePaths, ledgers };
+  perKey.set(key, made);
+  return made;
+}
+
 export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesPack, readers: FleetReaders[] = []): Promise<FleetState> {
   const paths = await snapshot.list();
-  const isService = picomatch(policy.services, { dot: true });
-  const servicePaths = paths.filter((p) => isService(p));
+  const { servicePaths, ledgers } = serviceIndex(snapshot, paths, policy);
   const wanted = new Set(servicePaths);
-  for (const p of servicePaths) {
-    const ledger = ledgerPathOf(policy.ledgers, serviceNameOf(p));
-    if (paths.includes(ledger)) wanted.add(ledger);
-  }
+  for (const ledger of ledgers) wanted.add(ledger);
   for (const r of readers) for (const p of r.extraPaths?.(paths, policy) ?? []) wanted.add(p);
   const raw = await snapshot.read([...wanted]);
   const files = new Map<string, DecodedFile>();
@@ -80,4 +107,63 @@ export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesP
   }
   for (const r of readers) r.enrich?.(fleet, files, policy, pack);
   return fleet;
+}
+
+/**
+ * Loads for one run. A range's unit N+1 `before` is unit N's `after` (same label): it is loaded
+ * once. The policy read from a snapshot is shared by every snapshot with the same config text, so
+ * units that do not touch kvgate.yaml also share one Policy object (which `load` keys by).
+ * One loader per run: within it a label must name one state (labels are shas, `index`, `HEAD`,
+ * `worktree`, `empty`), which holds while the repository is not changed under the run.
+ */
+export interface FleetLoader {
+  /** loadFleet, memoised by `snapshot.label` and the identity of policy, pack and readers. */
+  load(snapshot: Snapshot, policy: Policy, pack: RulesPack, readers?: FleetReaders[]): Promise<FleetState>;
+  /** policyOf, memoised by the config file's name and text (and the pack). */
+  policy(snapshot: Snapshot, pack: RulesPack): Promise<Policy>;
+}
+
+/** Fleets kept: the engine walks units in order, so the previous unit's after is all it asks again. */
+const FLEETS_KEPT = 4;
+const POLICIES_KEPT = 16;
+const NO_READERS: FleetReaders[] = [];
+
+export function createFleetLoader(): FleetLoader {
+  const fleets = new Map<string, { policy: Policy; pack: RulesPack; readers: FleetReaders[]; fleet: Promise<FleetState> }>();
+  const policies = new Map<string, { pack: RulesPack; policy: Policy }>();
+  return {
+    load(snapshot, policy, pack, readers = NO_READERS) {
+      const hit = fleets.get(snapshot.label);
+      if (hit && hit.policy === policy && hit.pack === pack && hit.readers === readers) {
+        fleets.delete(snapshot.label);
+        fleets.set(snapshot.label, hit);
+        return hit.fleet;
+      }
+      const fleet = loadFleet(snapshot, policy, pack, readers);
+      // A failed load is not kept: the error is the caller's, and a retry must read again.
+      fleet.catch(() => {
+        if (fleets.get(snapshot.label)?.fleet === fleet) fleets.delete(snapshot.label);
+      });
+      keep(fleets, snapshot.label, { policy, pack, readers, fleet }, FLEETS_KEPT);
+      return fleet;
+    },
+    async policy(snapshot, pack) {
+      const c = await readConfig(snapshot);
+      const key = `${c.file}\0${c.text ?? "\u0001none"}`;
+      const hit = policies.get(key);
+      if (hit && hit.pack === pack) return hit.policy;
+      const policy = loadPolicy(c.text, c.file, pack);
+      keep(policies, key, { pack, policy }, POLICIES_KEPT);
+      return policy;
+    },
+  };
+}
+
+function keep<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const k of map.keys()) {
+    if (map.size <= max) break;
+    map.delete(k);
+  }
 }

@@ -11,7 +11,7 @@ import { GateError } from "../errors.js";
 import type { CommitInfo } from "./types.js";
 import { commitFromFields } from "./commits.js";
 import type { RawEntry } from "./rawdiff.js";
-import { FIXED_CONFIG_ARGS, gitEnv } from "./exec.js";
+import { FIXED_CONFIG_ARGS, gitEnv, spawnFailure } from "./exec.js";
 
 export interface LogCommit {
   info: CommitInfo;
@@ -49,7 +49,7 @@ export async function* streamLog(cwd: string, revs: string[]): AsyncGenerator<Lo
     for await (const chunk of child.stdout) yield* parser.feed(chunk as Buffer);
     yield* parser.end();
     const code = await Promise.race([closed, spawnError]);
-    if (code instanceof Error) throw new GateError(`cannot run git log: ${code.message}`, { hint: "install git and make sure it is on PATH", cause: code });
+    if (code instanceof Error) throw spawnFailure(cwd, code, "git log");
     if (code !== 0) {
       throw new GateError(`git log failed: ${stderr.trim().split("\n")[0] || `exit code ${code}`}`, { hint: LOG_HINT, cause: stderr });
     }

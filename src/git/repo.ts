@@ -1,7 +1,8 @@
 // A repository opened at a folder (maybe a sub-folder): deploy units for --staged, --commit,
 // --range and --all, plus the few plumbing helpers later features need.
-import { readFile, stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { copyFile, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { GateError } from "../errors.js";
 import type { CommitInfo, DeployUnit, Selection, Snapshot } from "./types.js";
 import { gitRunner, type GitRunner } from "./exec.js";
@@ -341,8 +342,30 @@ class GitRepo implements Repo {
     return this.shallow;
   }
 
+  /**
+   * `git write-tree` takes the index lock (it refreshes the cached trees in the index), so another
+   * git holding `index.lock` would make the check fail. It runs on a private copy of the index
+   * instead (GIT_INDEX_FILE's, when set: `--git-path index` honours it); the objects it writes are
+   * the same, the real index is never touched.
+   */
   async writeTree(): Promise<string> {
-    return (await this.git.run(["write-tree"])).trim();
+    const index = await this.gitPath("index");
+    const dir = await mkdtemp(join(tmpdir(), "kvgate-index-"));
+    try {
+      const copy = join(dir, "index");
+      await copyFile(index, copy).catch((err: NodeJS.ErrnoException) => {
+        // No index yet (nothing ever staged): write-tree of a missing index is the empty tree.
+        if (err.code !== "ENOENT") {
+          throw new GateError(`cannot read the index ${index}: ${err.code ?? err.message}`, {
+            hint: "make the repository readable by the user running kvgate",
+            cause: err,
+          });
+        }
+      });
+      return (await gitRunner(this.root, { env: { GIT_INDEX_FILE: copy } }).run(["write-tree"])).trim();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   async gitPath(name: string): Promise<string> {

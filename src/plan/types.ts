@@ -59,8 +59,11 @@ export interface PlanResult {
   today_worst_spare_bytes: number | null;
   moves: PlanMove[];
   cards: PlanCardResult[];
-  /** Branch-and-bound nodes visited: the proof's size. */
+  /** Branch-and-bound nodes visited: the proof's size (0 when there is nothing to place). */
   nodes: number;
-  optimal: true;
+  /** The search ran to the end, so no layout has a larger worst spare; false only past the search budget. */
+  optimal: boolean;
+  /** No layout's worst spare exceeds this; equals `worst_spare_bytes` when `optimal`. */
+  worst_spare_bound_bytes: number;
   notes: string[];
 }

