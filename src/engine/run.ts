@@ -8,7 +8,7 @@ import type { CheckContext } from "../checks/define.js";
 import { CHECKS, ruleById } from "../checks/registry.js";
 import { countFindings, verdictOf, type CheckResult, type FailOn, type Mode } from "./result.js";
 import { applyWaivers, dedupe, sortFindings, toFinding, waiversOf } from "./postprocess.js";
-import { loadFleet, policyOf, type FleetReaders } from "./fleet.js";
+import { createFleetLoader, type FleetLoader, type FleetReaders } from "./fleet.js";
 import { VERSION } from "../version.js";
 import { playbookContexts, playbookFindings } from "../playbook/deploy.js";
 import { buildService } from "../model/build.js";
@@ -21,6 +21,8 @@ export interface RunOptions {
   /** A policy fixed for the whole run (--config, or the Action's policy-from: base). */
   policy?: Policy;
   readers?: FleetReaders[];
+  /** One per run, so a range's unit N+1 reuses unit N's after as its before. */
+  loader?: FleetLoader;
 }
 
 /** Runs every check over one context; a throwing check is an internal error (the gate fails closed). */
@@ -44,10 +46,11 @@ function baselineKey(f: Finding): string {
 }
 
 export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Finding[]> {
-  const policy = opts.policy ?? (await policyOf(unit.after, opts.pack));
+  const loader = opts.loader ?? createFleetLoader();
+  const policy = opts.policy ?? (await loader.policy(unit.after, opts.pack));
   const readers = opts.readers ?? [];
-  const after = await loadFleet(unit.after, policy, opts.pack, readers);
-  const before: FleetState | null = unit.before ? await loadFleet(unit.before, policy, opts.pack, readers) : null;
+  const after = await loader.load(unit.after, policy, opts.pack, readers);
+  const before: FleetState | null = unit.before ? await loader.load(unit.before, policy, opts.pack, readers) : null;
   const commit = unit.commit?.sha ?? null;
   const base = { policy, pack: opts.pack, env: opts.env };
   const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files };
@@ -88,7 +91,8 @@ export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Fin
 
 export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise<CheckResult> {
   const all: Finding[] = [];
-  for (const unit of units) all.push(...(await checkUnit(unit, opts)));
+  const run = { ...opts, loader: opts.loader ?? createFleetLoader() };
+  for (const unit of units) all.push(...(await checkUnit(unit, run)));
   const findings = sortFindings(dedupe(all));
   return {
     tool: "kvgate",

@@ -47,7 +47,7 @@ export function planInputForHost(state: FleetState, policy: Policy, pack: RulesP
   return { input: { host, cards, items, fixed }, notes };
 }
 
-/** `kvgate plan --host H`: the proven-optimal layout of the host's seats and tenants, and the moves to it. */
+/** `kvgate plan --host H`: the optimal layout (proven unless the search budget ran out, see solve.ts) of the host's seats and tenants, and the moves to it. */
 export function planForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): PlanResult {
   const { input, notes } = planInputForHost(state, policy, pack, host);
   const result = solvePlan(input);
@@ -63,12 +63,15 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
   const p = opts.color ? COLORS : PLAIN;
   const out: string[] = [];
   const today = result.today_worst_spare_bytes;
-  out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, proven optimal (${result.nodes.toLocaleString("en-US")} nodes)`);
+  const proof = result.optimal
+    ? `proven optimal (${result.nodes.toLocaleString("en-US")} nodes)`
+    : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${(result.worst_spare_bound_bytes - result.worst_spare_bytes).toLocaleString("en-US")} bytes better`;
+  out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`);
   for (const c of result.cards) {
     const spare = c.spare_bytes < 0 ? p.red(`over by ${size(-c.spare_bytes)}`) : `spare ${size(c.spare_bytes)}`;
     out.push(`  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`);
   }
-  if (result.moves.length === 0) out.push("  no moves: today's layout is already optimal");
+  if (result.moves.length === 0) out.push(result.optimal ? "  no moves: today's layout is already optimal" : "  no moves: nothing better than today's layout was found");
   else {
     out.push("  moves:");
     for (const m of result.moves) {

@@ -103,7 +103,6 @@ export function search(P: Prepared, start: { worst: number; assign: number[] }, 
       for (let c = 0; c < C; c++) if ((spare[c] as number) < mn) mn = spare[c] as number;
       if (mn > best) {
         best = mn;
-        if (process.env.PLAN_DEBUG) console.error("improved", mn, "at node", nodes);
         bestAssign = Array.from(assign);
       }
       return;

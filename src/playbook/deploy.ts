@@ -16,15 +16,26 @@ const ANSIBLE_TEXT = /\.(ya?ml|j2|env)$/;
 
 /** The paths a snapshot must read for the playbooks: every file under the glob's base folder, and
  *  the YAML/Jinja files of vars, group_vars, roles, templates and files folders anywhere. */
+/** Compiled once per glob: the fleet loader asks for every snapshot of a run. */
+const matchers = new Map<string, { base: string; isPlaybook: (p: string) => boolean }>();
+
+function matcherOf(glob: string): { base: string; isPlaybook: (p: string) => boolean } {
+  let m = matchers.get(glob);
+  if (!m) {
+    const match = picomatch(glob, { dot: true });
+    matchers.set(glob, (m = { base: picomatch.scan(glob).base, isPlaybook: (p) => match(p) }));
+  }
+  return m;
+}
+
 export function playbookPaths(paths: readonly string[], playbooksGlob: string): string[] {
-  const base = picomatch.scan(playbooksGlob).base;
-  const isPlaybook = picomatch(playbooksGlob, { dot: true });
+  const { base, isPlaybook } = matcherOf(playbooksGlob);
   return paths.filter((p) => isPlaybook(p) || (base !== "" && p.startsWith(base + "/")) || (ANSIBLE_DIRS.test(p) && ANSIBLE_TEXT.test(p)));
 }
 
 /** Reads every playbook of the files loaded; services (name → env file) come from the fleet. */
 export function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, playbooksGlob: string, services: ReadonlyMap<string, string>): PlaybookRead[] {
-  const isPlaybook = picomatch(playbooksGlob, { dot: true });
+  const { isPlaybook } = matcherOf(playbooksGlob);
   const read = (p: string): string | null => files.get(p)?.text ?? null;
   const out: PlaybookRead[] = [];
   for (const [path, d] of [...files].sort(([a], [b]) => a.localeCompare(b))) {

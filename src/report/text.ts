@@ -57,6 +57,10 @@ export function formatText(result: CheckResult, opts: TextOptions): string {
     lines.push(p.yellow(`${name}=1 let ${plural(allowed.length, "secret finding")} through. The commit records each (Kvgate-Allowed-Secret trailers) so \`kvgate audit\` can re-check it; if a value is real, rotate it.`));
   }
   lines.push("");
+  if (result.verdict === "fail") {
+    // The way out, once: each message says what to set; explain shows the numbers behind it.
+    lines.push(p.dim("Change what each finding says; `kvgate explain <service>` shows the arithmetic, `kvgate rules` the rules."));
+  }
   lines.push(summaryLine(result, p));
   return lines.join("\n") + "\n";
 }

@@ -26,6 +26,7 @@ describe("kvgate check --staged", () => {
     expect(text.code).toBe(1);
     expect(text.stdout).toContain("scripts/x.env:4 error engine/removed-flag x: --vram-kv-mib was removed in radiance 1.8.1");
     expect(text.stdout.trim().split("\n").at(-1)).toMatch(/^kvgate staged: 1 error, .* — REFUSED$/);
+    expect(text.stdout).toContain("`kvgate explain <service>` shows the arithmetic");
     const json = kvgate(["check", "--staged", "--format", "json"], { cwd: r.dir });
     expect(json.code).toBe(1);
     const doc = JSON.parse(json.stdout);

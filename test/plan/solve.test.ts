@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { solvePlan } from "../../src/plan/solve.js";
+import { prepare, worstOf } from "../../src/plan/prepare.js";
+import { greedy, localSearch } from "../../src/plan/heuristic.js";
 import type { PlanInput } from "../../src/plan/types.js";
 import { planForHost } from "../../src/plan/host.js";
 import { GiB, fleet, pack, policyOf, seat, tenant } from "../kv/fixtures.js";
@@ -39,10 +41,12 @@ const instance = fc
   .record({
     cards: fc.integer({ min: 1, max: 3 }),
     sameTotals: fc.boolean(),
+    // few sizes: runs of identical items, where card symmetry and item symmetry must agree
+    fewSizes: fc.boolean(),
     items: fc.array(fc.record({ size: fc.integer({ min: 1, max: 40 }), current: fc.integer({ min: 0, max: 2 }), perCard: fc.boolean() }), { minLength: 0, maxLength: 8 }),
     fixed: fc.array(fc.record({ card: fc.integer({ min: 0, max: 2 }), size: fc.integer({ min: 1, max: 30 }) }), { maxLength: 2 }),
   })
-  .map(({ cards, sameTotals, items, fixed }): PlanInput => ({
+  .map(({ cards, sameTotals, fewSizes, items, fixed }): PlanInput => ({
     host: "h",
     cards: Array.from({ length: cards }, (_, i) => ({ index: i, total_bytes: (sameTotals ? 96 : 80 + 8 * i) * GiB, reserve_bytes: GiB })),
     // Small integer GiB sizes make ties common, which is where symmetry breaking could go wrong.
@@ -50,7 +54,7 @@ const instance = fc
       name: `s${k}`,
       kind: "seat" as const,
       current: it.current % cards,
-      footprints: Array.from({ length: cards }, (_, c) => (it.perCard ? it.size + c : it.size) * GiB),
+      footprints: Array.from({ length: cards }, (_, c) => ((fewSizes ? 10 * (1 + (it.size % 3)) : it.size) + (it.perCard ? c : 0)) * GiB),
     })),
     fixed: fixed.map((x, k) => ({ name: `f${k}`, kind: "tenant" as const, card: x.card % cards, bytes: x.size * GiB })),
   }));
@@ -62,13 +66,29 @@ describe("solvePlan", () => {
         const r = solvePlan(input);
         const b = bruteForce(input);
         expect(r.worst_spare_bytes).toBe(b.worst);
+        expect(r.optimal).toBe(true);
+        expect(r.worst_spare_bound_bytes).toBe(b.worst);
         // the reported spares and moves are those of the assignment
         expect(Math.min(...Object.values(r.spares))).toBe(r.worst_spare_bytes);
         expect(r.moves.length).toBeGreaterThanOrEqual(b.minMoves);
         expect(r.moves.length).toBe(input.items.filter((it) => r.assignment[it.name] !== it.current).length);
       }),
-      { numRuns: 400, seed: 20261006 },
+      { numRuns: 600, seed: 20261006 },
     );
+  });
+
+  it("does not lose the optimum when identical items meet interchangeable cards (the old solver said 3)", () => {
+    // Two empty alike cards and pairs of identical items (11, 11 and 7, 7): trying only the first-tried
+    // of two alike cards, and then only later cards for the twin item, excluded the split 11 | 11.
+    const sizes: [number, number][] = [[7, 0], [8, 1], [3, 1], [7, 1], [5, 1], [11, 1], [11, 0]];
+    const input: PlanInput = {
+      host: "h",
+      cards: [0, 1].map((i) => ({ index: i, total_bytes: 30, reserve_bytes: 0 })),
+      items: sizes.map(([size, current], k) => ({ name: `s${k}`, kind: "seat" as const, current, footprints: [size, size] })),
+      fixed: [],
+    };
+    expect(bruteForce(input).worst).toBe(4);
+    expect(solvePlan(input)).toMatchObject({ worst_spare_bytes: 4, optimal: true, worst_spare_bound_bytes: 4 });
   });
 
   it("moves nothing when today's layout is already optimal", () => {
@@ -124,6 +144,64 @@ describe("solvePlan", () => {
     const r = solvePlan({ host: "h", cards, items, fixed: [] });
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(r.optimal).toBe(true);
+  });
+});
+
+/** The bench's instance (bench/lib/plan-instance.mjs): seats from the catalog's weights, 3 tenants, 8 × 96 GiB cards. */
+function benchInstance(seedArg: number, seats: number): PlanInput {
+  let seed = seedArg;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const weights = [15.3, 27.5, 7.5, 3.8, 1.4, 15, 6, 22.8, 14.2, 13.5];
+  const cards = Array.from({ length: 8 }, (_, i) => ({ index: i, total_bytes: 96 * GiB, reserve_bytes: GiB }));
+  const items = Array.from({ length: seats }, (_, i) => {
+    const tenantSized = i >= seats - 3;
+    const bytes = tenantSized ? Math.ceil(rnd() * 6) * GiB : Math.round((weights[Math.floor(rnd() * weights.length)]! + Math.ceil(rnd() * 20) / 2 + 2) * GiB);
+    return { name: `s${i}`, kind: tenantSized ? ("tenant" as const) : ("seat" as const), current: Math.floor(rnd() * 8), footprints: cards.map(() => bytes) };
+  });
+  return { host: "bench", cards, items, fixed: [] };
+}
+
+describe("solvePlan at 40 seats × 8 cards", () => {
+  // worst spares proven by the solver (bytes); the first is exactly the mean bound's grid point
+  it.each([
+    [1, -6657199309],
+    [2, 536870912],
+    [3, -11596411700],
+  ])("seed %i: proven optimal in well under a second, at least as good as LPT + moves and swaps", (seed, worst) => {
+    const input = benchInstance(seed, 40);
+    const P = prepare(input);
+    const known = Math.max(worstOf(P, greedy(P)), worstOf(P, localSearch(P, greedy(P))), worstOf(P, localSearch(P, P.current as number[])));
+    const t0 = performance.now();
+    const r = solvePlan(input);
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(r.optimal).toBe(true);
+    expect(r.worst_spare_bytes).toBeGreaterThanOrEqual(known);
+    expect(r.worst_spare_bytes).toBe(worst);
+    expect(r.worst_spare_bound_bytes).toBe(worst);
+    expect(Math.min(...Object.values(r.spares))).toBe(worst);
+    expect(r.nodes).toBeLessThan(100_000);
+  });
+
+  it("says optimal: false with the best found and a bound when the budget runs out, instead of hanging", () => {
+    // seed 5: a layout 1 byte better is ruled out only by how the byte counts fall mod 0.1 GiB
+    const input = benchInstance(5, 40);
+    const t0 = performance.now();
+    const r = solvePlan(input, { maxNodes: 50_000 });
+    expect(performance.now() - t0).toBeLessThan(1500);
+    expect(r.optimal).toBe(false);
+    expect(r.nodes).toBeGreaterThanOrEqual(50_000);
+    expect(r.nodes).toBeLessThan(52_000);
+    expect(r.worst_spare_bytes).toBe(5153960755);
+    expect(r.worst_spare_bound_bytes).toBe(5153960756);
+    expect(r.notes.join(" ")).toContain("not proven optimal");
+  });
+
+  it("honours a time budget too", () => {
+    const t0 = performance.now();
+    const r = solvePlan(benchInstance(8, 40), { maxMillis: 100 });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(r.optimal).toBe(false);
+    expect(r.worst_spare_bound_bytes).toBeGreaterThan(r.worst_spare_bytes);
   });
 });
 

@@ -1,19 +1,25 @@
-// What `check --staged` does after the verdict: it records it, keyed by the staged tree, for
-// `kvgate hook prepare-commit-msg` to turn into the commit's Kvgate-Verdict trailer.
+// What `check --staged` does around the verdict: it records it, keyed by the staged tree, for
+// `kvgate hook prepare-commit-msg` to turn into the commit's Kvgate-Verdict trailer. The tree and
+// the folder are asked of git while the checks run, so the hook does not wait for them afterwards.
 import type { CheckResult } from "../../engine/result.js";
 import type { Selection } from "../../git/types.js";
 import type { Source } from "../source.js";
 import { saveVerdict, verdictRecordOf } from "../../secrets/verdict.js";
 
-export interface AfterCheck {
-  source: Source;
-  selection: Selection;
-  result: CheckResult;
+export interface VerdictRecording {
+  save(result: CheckResult): Promise<void>;
 }
 
-export async function afterCheck(ctx: AfterCheck): Promise<void> {
-  const repo = ctx.source.repo;
-  if (ctx.selection.mode !== "staged" || !repo) return;
-  const tree = await repo.writeTree();
-  saveVerdict(await repo.gitPath("kvgate"), tree, verdictRecordOf(ctx.result, tree));
+export function startVerdictRecording(source: Source, selection: Selection): VerdictRecording {
+  const repo = source.repo;
+  if (selection.mode !== "staged" || !repo) return { async save() {} };
+  const where = Promise.all([repo.writeTree(), repo.gitPath("kvgate")]);
+  // Reported when awaited in save(); never an unhandled rejection if the checks fail first.
+  where.catch(() => {});
+  return {
+    async save(result) {
+      const [tree, dir] = await where;
+      saveVerdict(dir, tree, verdictRecordOf(result, tree));
+    },
+  };
 }

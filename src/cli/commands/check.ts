@@ -9,7 +9,7 @@ import { openSource } from "../source.js";
 import type { Selection } from "../../git/types.js";
 import type { Mode } from "../../engine/result.js";
 import { fleetReaders } from "../../engine/readers.js";
-import { afterCheck } from "./check-hooks.js";
+import { startVerdictRecording } from "./check-hooks.js";
 
 const OPTIONS = {
   staged: { type: "boolean" },
@@ -50,10 +50,11 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const policy = policyFromFile(values.config, pack);
   const source = await openSource(repoDirOf(values.repo), true);
   const units = await source.units(selection);
+  const recording = startVerdictRecording(source, selection);
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
   const mode: Mode = selection.mode;
   const result = await checkUnits(units, { mode, failOn, pack, env: process.env, ...(policy ? { policy } : {}), readers: fleetReaders() });
-  await afterCheck({ source, selection, result });
+  await recording.save(result);
   emit(formatResult(result, format, { stream: values.output === undefined ? process.stdout : {}, env: process.env }), values.output);
   return result.verdict === "fail" ? 1 : 0;
 }
