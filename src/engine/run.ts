@@ -64,7 +64,8 @@ export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Fin
   }
   // A change is answerable for what it introduces: a finding the before state already had (checked
   // as a whole tree, with the same policy) is not the change's. `--all` reports everything.
-  if (before) {
+  // (Only needed when there is something to filter: a clean change, the common case, skips it.)
+  if (before && findings.length > 0) {
     const seen = new Set(runChecks({ ...base, unit: { ...unitInfo, files: [] }, before: null, after: before }, commit).map(baselineKey));
     findings = findings.filter((f) => !seen.has(baselineKey(f)));
   }

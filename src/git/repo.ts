@@ -16,6 +16,9 @@ import {
   type Entries, type RepoPlace,
 } from "./snapshots.js";
 
+/** `--git-path` names the opening probe answers (see findRepo). */
+const PROBED_PATHS = ["index", "kvgate", "shallow"] as const;
+
 export const SHALLOW_HINT =
   "the clone is shallow: fetch the history with `actions/checkout` `fetch-depth: 0`, or `git fetch --deepen=<n>` / `git fetch --unshallow`";
 
@@ -107,7 +110,11 @@ async function findRepo(dir: string): Promise<Repo | null> {
   try {
     // One process answers all of it; `--verify -q HEAD` last prints nothing (exit 1) on an unborn branch.
     out = await gitRunner(abs, { quietExit1: true }).run([
-      "rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository", "--show-object-format", "--verify", "-q", "HEAD",
+      "rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository", "--show-object-format",
+      // The paths later steps ask for (the verdict store, the index to copy, the shallow list),
+      // answered by this same process instead of one rev-parse each.
+      "--path-format=absolute", ...PROBED_PATHS.flatMap((p) => ["--git-path", p]),
+      "--verify", "-q", "HEAD",
     ]);
   } catch (err) {
     const stderr = String(err instanceof GateError ? err.cause : err);
@@ -126,9 +133,15 @@ async function findRepo(dir: string): Promise<Repo | null> {
     }
     throw err;
   }
-  const [root = "", prefix = "", shallow = "", format = "sha1", head = ""] = out.split("\n");
+  const lines = out.split("\n");
+  const [root = "", prefix = "", shallow = "", format = "sha1"] = lines;
+  const head = lines[4 + PROBED_PATHS.length] ?? "";
   const repo = new GitRepo({ git: gitRunner(root), root, prefix }, shallow === "true", EMPTY_TREE[format] ?? SHA1_EMPTY_TREE);
   repo.knowHead(/^[0-9a-f]{40,64}$/.test(head) ? head : null);
+  PROBED_PATHS.forEach((name, i) => {
+    const path = lines[4 + i];
+    if (path) repo.knowGitPath(name, path);
+  });
   return repo;
 }
 
@@ -368,8 +381,18 @@ class GitRepo implements Repo {
     }
   }
 
+  private readonly gitPaths = new Map<string, string>();
+
+  knowGitPath(name: string, path: string): void {
+    this.gitPaths.set(name, path);
+  }
+
   async gitPath(name: string): Promise<string> {
-    return resolve(this.root, (await this.git.run(["rev-parse", "--git-path", name])).trim());
+    const known = this.gitPaths.get(name);
+    if (known !== undefined) return known;
+    const path = resolve(this.root, (await this.git.run(["rev-parse", "--git-path", name])).trim());
+    this.gitPaths.set(name, path);
+    return path;
   }
 
   async configValue(key: string): Promise<string | null> {
