@@ -5,6 +5,8 @@ import { loadPack } from "../../src/rules/load.js";
 import { GateError } from "../../src/errors.js";
 import { configJsonSchema } from "../../src/cli/commands/schema.js";
 import { GiB } from "../../src/units/bytes.js";
+import { resolvePolicy } from "../../src/config/policy.js";
+import { DEFAULTS } from "../helpers/policy-defaults.js";
 
 function problems(text: string): string[] {
   try {
@@ -45,6 +47,9 @@ describe("resolved policy", () => {
     expect(p.services).toBe("scripts/*.env");
     expect(p.knobs.enforce).toEqual(["radiance"]);
     expect(p.secrets.override).toBe("ALLOW_SECRETS");
+  });
+  test("the hand-built test defaults are rules/policy.yaml's", () => {
+    expect(resolvePolicy(DEFAULTS, {})).toEqual(loadPolicy(null, "kvgate.yaml", pack));
   });
   test("user values merge over defaults and byte quantities resolve", () => {
     const p = loadPolicy("kv: { factor: 1.5, seats: { m: { pinned: 22GiB, by: Prime } } }\nfleet: { hosts: { h: { gpus: [{ index: 0, total: 96GiB, reserve: 512MiB }] } } }", "kvgate.yaml", pack);

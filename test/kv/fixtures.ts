@@ -2,6 +2,7 @@
 // Settings are typed through the real unit readers (readValue) so `40960` and `32K` read as the
 // settings pipeline reads them; the rest is plain data.
 import type { Config } from "../../src/config/schema.js";
+import { DEFAULTS } from "../helpers/policy-defaults.js";
 import { resolvePolicy, type Policy } from "../../src/config/policy.js";
 import type { Check, CheckContext, Report } from "../../src/checks/define.js";
 import type { Card, FleetState, ParsedEnv, Service, Setting, Tenant } from "../../src/model/types.js";
@@ -11,20 +12,7 @@ import { GiB } from "../../src/units/bytes.js";
 
 export const pack = loadPack();
 
-/** rules/policy.yaml's defaults as the contract states them (section 3). */
-export const DEFAULTS: Config = {
-  version: 1,
-  services: "scripts/*.env",
-  ledgers: "scripts/{service}.ledger.yaml",
-  playbooks: "playbooks/**/*.{yml,yaml}",
-  vllm: { overhead: "2GiB", default_utilization: 0.92 },
-  kv: { factor: 1.25, round: "0.5GiB" },
-  radiance: { headroom_floor_mib: 48, pool_step_mib: 1024 },
-  ttm: { slot_mib: 111.98, statics_mib: 2048, slack_mib: 1024, guards: [] },
-  knobs: { enforce: ["radiance"] },
-  secrets: { placeholders: { values: [], patterns: [] }, override: "ALLOW_SECRETS", exclude: [] },
-  waivers: { trailer: "Kvgate-Waive" },
-};
+export { DEFAULTS };
 
 export const HOST = "fv-ml1";
 

@@ -2,6 +2,7 @@
 // Settings are typed through the real unit readers (readValue), so `24K` and `24576` compare as the
 // settings pipeline would make them; everything else is plain data.
 import type { Config } from "../../src/config/schema.js";
+import { DEFAULTS } from "../helpers/policy-defaults.js";
 import { resolvePolicy, type Policy } from "../../src/config/policy.js";
 import type { Check, CheckContext, Messages, Report } from "../../src/checks/define.js";
 import type { ChangedFile } from "../../src/git/types.js";
@@ -12,20 +13,7 @@ import { ledgerEntryOf, type LedgerEntry } from "../../src/parse/ledger.js";
 
 export const pack = loadPack();
 
-/** The defaults of rules/policy.yaml as the contract states them (section 3). */
-export const DEFAULTS: Config = {
-  version: 1,
-  services: "scripts/*.env",
-  ledgers: "scripts/{service}.ledger.yaml",
-  playbooks: "playbooks/**/*.{yml,yaml}",
-  vllm: { overhead: "2GiB", default_utilization: 0.92 },
-  kv: { factor: 1.25, round: "0.5GiB" },
-  radiance: { headroom_floor_mib: 48, pool_step_mib: 1024 },
-  ttm: { slot_mib: 111.98, statics_mib: 2048, slack_mib: 1024, guards: [] },
-  knobs: { enforce: ["radiance"] },
-  secrets: { placeholders: { values: [], patterns: [] }, override: "ALLOW_SECRETS", exclude: [] },
-  waivers: { trailer: "Kvgate-Waive" },
-};
+export { DEFAULTS };
 
 export function policyOf(user: Config = {}): Policy {
   return resolvePolicy(DEFAULTS, user);
