@@ -57,13 +57,10 @@ async function resolveTarget(dir: string, plan: Exclude<RangePlan, { kind: "noth
   }
   const tip = plan.defaultBranch ? await remoteBranchTip(dir, plan.defaultBranch, log) : null;
   if (tip && tip !== plan.head) {
-    try {
-      const from = await ensureHistory(dir, { base: tip, head: plan.head, mergeBase: true }, { log });
-      if (from !== null && from !== plan.head) return { from, head: plan.head, policyRev: tip, why: plan.why };
-    } catch (e) {
-      if (!(e instanceof GateError)) throw e;
-      log(`kvgate: ${e.message}; gating the pushed head commit alone`);
-    }
+    // The default branch exists: a history too short to find where the branch left it fails the
+    // step with the fix (ensureHistory's GateError), never a quiet check of the head commit alone.
+    const from = await ensureHistory(dir, { base: tip, head: plan.head, mergeBase: true }, { log });
+    if (from !== null && from !== plan.head) return { from, head: plan.head, policyRev: tip, why: plan.why };
   }
   await ensureHistory(dir, { base: null, head: plan.head, mergeBase: false }, { log });
   return { from: null, head: plan.head, policyRev: null, why: `${plan.why} (no ${plan.defaultBranch ? `origin/${plan.defaultBranch}` : "default branch"} to compare with: the head commit alone)` };

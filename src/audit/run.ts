@@ -9,6 +9,7 @@ import { toFinding } from "../engine/postprocess.js";
 import { emptyFleet } from "../model/build.js";
 import { classifyCommit, type Classification } from "../secrets/audit.js";
 import { VERSION } from "../version.js";
+import { createMasker } from "../secrets/mask.js";
 
 export interface AuditRow {
   sha: string;
@@ -51,7 +52,9 @@ export function auditCommit(input: AuditCommit, policy: Policy, pack: RulesPack)
   const commit = input.commit;
   const scanned = rescan(input, policy, pack);
   const c = classifyCommit({ sha: commit.sha, message: commit.message, trailers: commit.trailers, findings: scanned, override: policy.secrets.override });
-  return { sha: commit.sha, subject: commit.subject, override: c.override, classification: c.classification, findings: [...scanned, ...c.reports] };
+  // A subject is shown in the table and the JSON: a token pasted into it must not be.
+  const masker = createMasker(pack.detectors(), policy);
+  return { sha: commit.sha, subject: masker.text(commit.subject), override: c.override, classification: c.classification, findings: [...scanned, ...c.reports].map((f) => masker.finding(f)) };
 }
 
 export function auditResult(range: string, rows: AuditRow[]): AuditResult {

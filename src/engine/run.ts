@@ -12,6 +12,7 @@ import { createFleetLoader, type FleetLoader, type FleetReaders } from "./fleet.
 import { VERSION } from "../version.js";
 import { playbookContexts, playbookFindings } from "../playbook/deploy.js";
 import { buildService } from "../model/build.js";
+import { createMasker } from "../secrets/mask.js";
 
 export interface RunOptions {
   mode: Mode;
@@ -87,7 +88,8 @@ export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Fin
     }
   }
   applyWaivers(findings, waivers);
-  return findings;
+  const masker = createMasker(opts.pack.detectors(), policy);
+  return findings.map((f) => masker.finding(f));
 }
 
 export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise<CheckResult> {

@@ -79,6 +79,8 @@ function setEntry(env: ParsedEnv, key: string, value: string, line: number, file
   env.flags = env.flags.filter((f) => f.fromKey !== key);
   env.positionals = env.positionals.filter((p) => p.fromKey !== key);
   const parsed = parseEnv(`${key}="${value.replace(/[\\"$`]/g, (c) => "\\" + c)}"`, file);
+  // A deployed command that cannot be split is an error, not an empty command line (fail closed).
+  for (const prob of parsed.problems) env.problems.push({ ...prob, line, message: `${file}:${line}: ${prob.message}` });
   const lineOfWord = wordLinesOf(value, wordLines);
   for (const f of parsed.flags) env.flags.push({ ...f, line: lineOfWord(f.spelled, f.value) ?? line, file });
   for (const p of parsed.positionals) env.positionals.push({ ...p, line: lineOfWord(p.word) ?? line });

@@ -46,7 +46,10 @@ export function verdictRecordOf(
   const allowed = result.findings
     .filter((f) => f.status === "allowed" && f.rule.startsWith("secret/"))
     .map((f) => ({ rule: f.rule, fingerprint: f.fingerprint, file: f.file, line: f.line }));
-  const verdict = result.verdict === "fail" ? "fail" : allowed.length > 0 ? "allowed" : "pass";
+  // The trailer records the secret verdict: an open secret finding is a fail even when --fail-on
+  // let the run pass (`--fail-on never` must not write "pass" over a landed key).
+  const openSecret = result.findings.some((f) => f.status === "open" && f.rule.startsWith("secret/") && f.rule !== "secret/skipped");
+  const verdict = result.verdict === "fail" || openSecret ? "fail" : allowed.length > 0 ? "allowed" : "pass";
   return { version: 1, tree, verdict, at: now.toISOString(), allowed };
 }
 

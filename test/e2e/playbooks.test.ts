@@ -247,3 +247,21 @@ describe("the example fleet passes its own gate", () => {
     expect(doc.findings.map((f) => f.rule)).toEqual(["playbook/unresolved"]);
   });
 });
+
+describe("a deployed command that cannot be read", () => {
+  // Regression: a container command with an unbalanced quote replaced the env file's flags with
+  // nothing and the change passed; it must be an error.
+  test("an unbalanced quote in docker_container command is an error, not an empty command", async () => {
+    const { repo } = await fleetRepo();
+    repo.write(
+      "playbooks/bad.yaml",
+      ["- hosts: fv-ml1", "  tasks:", "    - community.docker.docker_container:", "        name: voices", '        command: "serve Qwen/Qwen3-8B --max-model-len 999999 --x \\"unbalanced"', ""].join("\n"),
+    );
+    repo.stage();
+    const run = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
+    expect(run.code).toBe(1);
+    const errors = openErrors(report(run));
+    expect(errors.length).toBeGreaterThan(0);
+    expect(JSON.stringify(report(run).findings)).toMatch(/cannot split into words/);
+  });
+});

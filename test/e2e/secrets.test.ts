@@ -1,7 +1,7 @@
 // Issue 5's done-means through real git hooks: placeholders exempt, a real key refused, the
 // ALLOW_SECRETS=1 override recorded in trailers, --no-verify recorded as not-run, and audit.
 import { afterEach, describe, expect, test } from "vitest";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, GIT_ENV, type TempRepo } from "../helpers/repo.js";
 import { BIN, kvgate } from "../helpers/cli.js";
@@ -143,6 +143,12 @@ describe("no output format holds a real secret", () => {
     const planted = [REAL, "ghp_" + "x9".repeat(18), "sk-ant-api03-" + "Qz7".repeat(20), "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"];
     r.write("scripts/leak.env", planted.map((s, i) => `TOKEN_${i}=${s}`).join("\n") + "\n");
     r.write("notes.md", `here: ${planted.join(" ")}\n`);
+    // Where other checks quote a value: the model name, a flag value, a host, a playbook's line.
+    r.write("scripts/quoted.env", `ENGINE=vllm\nMODEL=${planted[1]}\nSERVE_ARGS="--max-model-len ${planted[2]}"\nGPU_MEMORY_UTILIZATION=${planted[3]}\n`);
+    r.write(
+      "playbooks/p.yaml",
+      `- hosts: all\n  tasks:\n    - lineinfile: { path: /x/scripts/quoted.env, regexp: "^MODEL=", line: "MODEL=${planted[0]}" }\n`,
+    );
     r.stage();
     const run = kvgate(["check", "--staged", "--format", format], { cwd: r.dir });
     expect(run.code).toBe(1);
@@ -154,5 +160,42 @@ describe("no output format holds a real secret", () => {
     }
     expect(run.stdout).toMatch(/sha256:[0-9a-f]{12}|secret\//);
     void execFileSync;
+  });
+
+  test("explain and audit (a token in a commit subject) never print one either", async () => {
+    const r = await makeRepo();
+    made.push(r);
+    const token = "ghp_" + "Zx8".repeat(12);
+    r.write("README.md", "x\n");
+    r.stage();
+    const base = r.commit("init");
+    r.write("scripts/quoted.env", `ENGINE=vllm\nMODEL=${token}\n`);
+    r.stage();
+    r.commit(`rotate ${token} ALLOW_SECRETS=1`, { noVerify: true });
+    for (const format of ["text", "json"]) {
+      const explain = kvgate(["explain", "--format", format], { cwd: r.dir });
+      expect(explain.code).toBe(0);
+      expect(explain.stdout).toContain("ghp_");
+      expect(explain.stdout).not.toContain(token.slice(0, 12));
+      const audit = kvgate(["audit", "--range", `${base}..HEAD`, "--format", format], { cwd: r.dir });
+      expect(audit.code).toBe(1);
+      expect(audit.stdout + audit.stderr).not.toContain(token.slice(0, 12));
+    }
+  });
+
+  test("--fail-on never does not record pass over an open secret", async () => {
+    const r = await makeRepo();
+    made.push(r);
+    installHooks(r);
+    r.write("README.md", "x\n");
+    r.stage();
+    expect(commit(r, "init").code).toBe(0);
+    r.write("k.env", `KEY=${REAL}\n`);
+    r.stage();
+    expect(kvgate(["check", "--staged", "--fail-on", "never"], { cwd: r.dir }).code).toBe(0);
+    const msgFile = join(r.dir, ".git", "MSG_TEST");
+    writeFileSync(msgFile, "subject\n");
+    expect(kvgate(["hook", "prepare-commit-msg", msgFile], { cwd: r.dir }).code).toBe(0);
+    expect(readFileSync(msgFile, "utf8")).toMatch(/^Kvgate-Verdict: not-run tree=/m);
   });
 });

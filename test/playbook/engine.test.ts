@@ -8,7 +8,6 @@ import { loadPack } from "../../src/rules/load.js";
 import { loadFleet, policyOf } from "../../src/engine/fleet.js";
 import { runChecks } from "../../src/engine/run.js";
 import { buildService } from "../../src/model/build.js";
-import { CHECKS } from "../../src/checks/registry.js";
 import { playbookContexts, playbookFindings, playbookReader, playbookPaths } from "../../src/playbook/deploy.js";
 import type { CheckContext } from "../../src/checks/define.js";
 import type { Finding } from "../../src/model/types.js";
@@ -100,12 +99,11 @@ describe("a playbook deploy is checked by the sizing rules", () => {
     expect(findings.filter((f) => f.rule === "knob/one-per-deploy")).toEqual([]);
   });
 
-  const hasKv = CHECKS.some((c) => c.id === "kv/covers-context");
   const vllm = {
     "kvgate.yaml": lines("fleet:", "  hosts:", "    fv-ml1: { gpus: [ { index: 0, total: 96GiB, reserve: 1GiB } ] }"),
     "scripts/voices.env": lines("ENGINE=vllm", "HOST=fv-ml1", "GPU=0", "MODEL=Qwen/Qwen3-8B", "MAX_MODEL_LEN=8192", "KV_CACHE_MEMORY_BYTES=2147483648"),
   };
-  test.skipIf(!hasKv)("a lineinfile raising a vLLM seat's context without its KV pin: kv/covers-context at the playbook's line", async () => {
+  test("a lineinfile raising a vLLM seat's context without its KV pin: kv/covers-context at the playbook's line", async () => {
     const playbook = lines("# voices to its native max", "- hosts: fv-ml1", "  tasks:", "    - lineinfile:", "        path: /opt/fleet/scripts/voices.env", "        regexp: ^MAX_MODEL_LEN=", "        line: MAX_MODEL_LEN=40960");
     const { findings } = await run(vllm, { ...vllm, "playbooks/ctx.yaml": playbook });
     const kv = findings.filter((f) => f.rule === "kv/covers-context" && f.status === "open");
@@ -113,7 +111,7 @@ describe("a playbook deploy is checked by the sizing rules", () => {
     expect(kv.map((f) => [f.file, f.line, f.data.env_file_line, f.data.required_bytes, f.data.pinned_bytes, f.data.max_model_len])).toEqual([["playbooks/ctx.yaml", 7, 6, 8053063680, 2147483648, 40960]]);
   });
 
-  test.skipIf(!hasKv)("the same playbook raising the pin too passes kv/covers-context", async () => {
+  test("the same playbook raising the pin too passes kv/covers-context", async () => {
     const playbook = lines("- hosts: fv-ml1", "  tasks:", ...["MAX_MODEL_LEN=40960", "KV_CACHE_MEMORY_BYTES=8053063680"].map((l) => `    - lineinfile: { path: scripts/voices.env, regexp: '^${l.split("=")[0]}=', line: '${l}' }`));
     const { findings } = await run(vllm, { ...vllm, "playbooks/ctx.yaml": playbook });
     expect(findings.filter((f) => f.rule === "kv/covers-context")).toEqual([]);

@@ -5,6 +5,7 @@ import { GateError } from "../../errors.js";
 import { loadWorkingFleet } from "../working-fleet.js";
 import { explainJson, explainText } from "../../explain/index.js";
 import { useColor } from "../../report/color.js";
+import { createMasker } from "../../secrets/mask.js";
 
 const OPTIONS = { repo: { type: "string" }, format: { type: "string" }, config: { type: "string" } } as const;
 
@@ -17,6 +18,8 @@ export async function explainCommand(argv: string[]): Promise<number> {
     throw new GateError(`no service "${only}"`, { hint: `name one of: ${fleet.services.map((s) => s.name).join(", ") || "(none found under " + policy.services + ")"}` });
   }
   const input = { fleet, before, policy, pack, only: only ?? null };
-  process.stdout.write(format === "json" ? JSON.stringify(explainJson(input), null, 2) + "\n" : explainText(input, { color: useColor(process.stdout, process.env) }));
+  const out = format === "json" ? JSON.stringify(explainJson(input), null, 2) + "\n" : explainText(input, { color: useColor(process.stdout, process.env) });
+  // explain prints settings as written: a credential among them is shown redacted, as everywhere.
+  process.stdout.write(createMasker(pack.detectors(), policy).text(out));
   return 0;
 }
