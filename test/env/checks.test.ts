@@ -110,6 +110,19 @@ describe("fleet/unknown-host and fleet/unknown-card", () => {
   });
 });
 
+describe("fleet/tp-mismatch", () => {
+  test("TP=2 on one listed card is an error at the GPU line", async () => {
+    const f = await runMemory({ after: { "kvgate.yaml": fleet, "scripts/v.env": "ENGINE=vllm\nHOST=h\nGPU=0\nTP=2\n" } });
+    expect(openRules(f).filter(([r]) => r === "fleet/tp-mismatch")).toEqual([["fleet/tp-mismatch", 3]]);
+    expect(f.find(only("fleet/tp-mismatch"))?.message).toBe("v: TP=2 needs 2 cards, but GPU lists 1 (0); list 2 cards in GPU, or set TP=1");
+  });
+  test("TP=2 on two cards, and TP=1 on one, pass", async () => {
+    const a = await runMemory({ after: { "kvgate.yaml": fleet, "scripts/v.env": "ENGINE=vllm\nHOST=h\nGPU=0,1\nTP=2\n" } });
+    const b = await runMemory({ after: { "kvgate.yaml": fleet, "scripts/v.env": "ENGINE=vllm\nHOST=h\nGPU=1\n" } });
+    expect([...a, ...b].filter(only("fleet/tp-mismatch"))).toEqual([]);
+  });
+});
+
 describe("the engine", () => {
   test("a change is answerable for what it introduces: a finding the before state had is not reported", async () => {
     const bad = "A=1\nnot a line\n";

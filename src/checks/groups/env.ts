@@ -8,8 +8,9 @@ import { engineFlagAlias } from "../engine-flag-alias.js";
 import { engineRemovedFlag } from "../engine-removed-flag.js";
 import { fleetUnknownHost } from "../fleet-unknown-host.js";
 import { fleetUnknownCard } from "../fleet-unknown-card.js";
+import { fleetTpMismatch } from "../fleet-tp-mismatch.js";
 
-export const checks: AnyCheck[] = [envParse, envDuplicateKey, envConflict, engineBadValue, engineFlagAlias, engineRemovedFlag, fleetUnknownHost, fleetUnknownCard];
+export const checks: AnyCheck[] = [envParse, envDuplicateKey, envConflict, engineBadValue, engineFlagAlias, engineRemovedFlag, fleetUnknownHost, fleetUnknownCard, fleetTpMismatch];
 
 /** Rules raised by the engine itself rather than by a check's run. */
 export const rules: RuleMeta[] = [
