@@ -23,9 +23,10 @@ export const radianceLedgerFacts = defineCheck({
       if (!entry) {
         // Only when the endpoint is part of the change (or the whole tree is checked), so an
         // untracked ledger does not add a notice to every unrelated commit.
-        const touched = ctx.before === null || ctx.unit.files.some((f) => f.path === s.file);
-        if (!touched) return [];
+        // Deleting the ledger file counts as touching the endpoint.
         const file = ledgerPathOf(ctx.policy.ledgers, s.name);
+        const touched = ctx.before === null || ctx.unit.files.some((f) => f.path === s.file || f.path === file);
+        if (!touched) return [];
         return [{ message: "missing" as const, severity: "notice" as const, service: s.name, file: s.file, line: null, data: { file } }];
       }
       if (!entry.ok) {

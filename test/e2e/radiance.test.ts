@@ -351,3 +351,14 @@ describe("the example fleet's radiance endpoint", () => {
     expect(only(doc, "radiance/funding").data).toMatchObject({ tokens: 179408, demand_tokens: 196608 });
   });
 });
+
+describe("the ledger facts file", () => {
+  // Regression: deleting the facts file alone raised nothing, so funding silently stopped being checked.
+  test("deleting it alone is reported (radiance/ledger-facts notice)", async () => {
+    const { repo } = await fleetRepo();
+    repo.remove("scripts/frank-archon.ledger.yaml");
+    repo.stage();
+    const doc = report(kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir }));
+    expect(only(doc, "radiance/ledger-facts")).toMatchObject({ severity: "notice", service: "frank-archon", data: { file: "scripts/frank-archon.ledger.yaml" } });
+  });
+});
