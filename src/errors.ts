@@ -13,8 +13,11 @@ export class GateError extends Error {
 
 /** Usage errors print the usage line as well. */
 export class UsageError extends GateError {
-  constructor(message: string) {
+  /** The usage line of the command the error is about; the CLI prints check's when none is given. */
+  readonly usage: string | undefined;
+  constructor(message: string, usage?: string) {
     super(message);
     this.name = "UsageError";
+    this.usage = usage;
   }
 }

@@ -44,7 +44,7 @@ function report(e: unknown): number {
     process.stderr.write(`kvgate: ${e.message}\n`);
     for (const d of e.details) process.stderr.write(`  ${d}\n`);
     if (e.hint) process.stderr.write(`  fix: ${e.hint}\n`);
-    if (e instanceof UsageError) process.stderr.write(`${USAGE_LINE}\n`);
+    if (e instanceof UsageError) process.stderr.write(`${e.usage ?? USAGE_LINE}\n`);
     return 2;
   }
   const err = e as Error;

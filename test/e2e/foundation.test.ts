@@ -100,6 +100,14 @@ describe("usage and errors", () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toMatch(/usage: kvgate check/);
   });
+  test("an audit usage error prints audit's usage line", async () => {
+    const dir = await makeFolder();
+    made.push(dir);
+    const run = kvgate(["audit", "--format", "sarif"], { cwd: dir.dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/audit needs --range A\.\.B/);
+    expect(run.stderr).toMatch(/usage: kvgate audit --range A\.\.B/);
+  });
   test("--help and --version", async () => {
     const dir = await makeFolder();
     made.push(dir);
