@@ -2,19 +2,15 @@
 // read as deploys of the services they set, and the built CLI gates them. A setting's line in a
 // playbook is the line of the task parameter that writes it (lineinfile's `line:`).
 import { afterEach, describe, expect, test } from "vitest";
-import { makeFolder, makeRepo, type TempFolder, type TempRepo } from "../helpers/repo.js";
+import { makeFolder, makeRepo, type TempFolder } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
-import { FRANK, GUARD, commitFleet, fleetFiles, lastLine, lineOf, only, openErrors, report, touchGuard, writeAll } from "./fixtures/fleet.js";
+import { FRANK, GUARD, commitFleet, fleetFiles, lastLine, lineOf, only, openErrors, report, touchGuard, writeAll, fleetRepo as fleetRepoOf } from "./fixtures/fleet.js";
 
 const made: TempFolder[] = [];
 afterEach(async () => {
   for (const r of made.splice(0)) await r.cleanup();
 });
-async function fleetRepo(): Promise<{ repo: TempRepo; base: string }> {
-  const repo = await makeRepo();
-  made.push(repo);
-  return { repo, base: commitFleet(repo) };
-}
+const fleetRepo = () => fleetRepoOf(made);
 
 /** A play of lineinfile tasks, one per `KEY=VALUE`, on `/opt/fleet/scripts/<service>.env` (via a play var). */
 function lineinfilePlaybook(host: string, service: string, lines: string[]): string {

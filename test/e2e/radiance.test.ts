@@ -10,19 +10,15 @@
 //   headroom 96 + pool 45,952: kv_0 = 13,639 MiB → 193,968
 // TTM ledger at pool 45,952: 2 × 45,952 + 0 + 4,096 + 2,048 + 16 × 111.98 = 99,839.68 → TTM_MIN_MIB ≥ 99,840.
 import { afterEach, describe, expect, test } from "vitest";
-import { makeFolder, makeRepo, type TempFolder, type TempRepo } from "../helpers/repo.js";
+import { makeFolder, type TempFolder } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
-import { FRANK, GUARD, commitFleet, editFrank, fleetFiles, lastLine, lineOf, only, openErrors, report, touchGuard } from "./fixtures/fleet.js";
+import { FRANK, GUARD, editFrank, fleetFiles, fleetRepo as fleetRepoOf, lastLine, lineOf, only, openErrors, report, touchGuard } from "./fixtures/fleet.js";
 
 const made: TempFolder[] = [];
 afterEach(async () => {
   for (const r of made.splice(0)) await r.cleanup();
 });
-async function fleetRepo(): Promise<{ repo: TempRepo; base: string }> {
-  const repo = await makeRepo();
-  made.push(repo);
-  return { repo, base: commitFleet(repo) };
-}
+const fleetRepo = () => fleetRepoOf(made);
 
 const MiB = 1024 * 1024;
 const frankText = fleetFiles()[FRANK] as string;
