@@ -1,16 +1,15 @@
-// The per-card memory table of the job summary, from the kv ledger (`cardLedger`, the numbers
+// The per-card memory table of the job summary, from the card usage (`cardUsage`, the numbers
 // `gpu/fits` and `kvgate explain` use). A radiance card is sized by its own ledger (section 6), not by
 // vLLM footprints, so its used/spare show as "—" rather than a misleading vLLM-only sum.
 import type { Repo } from "../git/index.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import type { CardRow } from "../report/github.js";
-import { loadFleet } from "../engine/fleet.js";
-import { fleetReaders } from "../engine/readers.js";
-import { cardLedger, type CardLedger } from "../kv/ledger.js";
+import { loadFleet } from "../load/fleet.js";
+import { cardUsage, type CardUsage } from "../kv/card-usage.js";
 
-export function cardRowsOf(ledgers: readonly CardLedger[]): CardRow[] {
-  return ledgers.map((l) => ({
+export function cardRowsOf(usages: readonly CardUsage[]): CardRow[] {
+  return usages.map((l) => ({
     host: l.host,
     index: l.index,
     total_bytes: l.total_bytes,
@@ -22,6 +21,6 @@ export function cardRowsOf(ledgers: readonly CardLedger[]): CardRow[] {
 }
 
 export async function cardRows(repo: Repo, head: string, policy: Policy, pack: RulesPack): Promise<CardRow[]> {
-  const fleet = await loadFleet(await repo.snapshot(head), policy, pack, fleetReaders());
-  return cardRowsOf(cardLedger(fleet, policy, pack));
+  const fleet = await loadFleet(await repo.snapshot(head), policy, pack);
+  return cardRowsOf(cardUsage(fleet, policy, pack));
 }

@@ -8,9 +8,9 @@ import { openRepo, type Repo } from "../git/index.js";
 import type { Selection } from "../git/types.js";
 import { checkUnits } from "../engine/run.js";
 import type { CheckResult, Mode } from "../engine/result.js";
-import { fleetReaders } from "../engine/readers.js";
 import { loadPack } from "../rules/load.js";
-import { CONFIG_NAMES, loadPolicy } from "../config/load.js";
+import { loadPolicy } from "../config/load.js";
+import { CONFIG_NAMES, findConfig, policyFromBytes, policyOf } from "../load/config.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { formatSarif } from "../report/sarif.js";
@@ -73,25 +73,24 @@ async function policyFor(repo: Repo, inputs: ActionInputs, target: Target, works
       return undefined;
     }
     const names = inputs.config ? [inputs.config] : [...CONFIG_NAMES];
-    for (const name of names) {
-      const text = await repo.readConfigAt(target.policyRev, name);
-      if (text !== null) {
-        log(`kvgate: policy from ${name} at the base commit ${target.policyRev.slice(0, 12)}`);
-        return loadPolicy(text, `${name} (at ${target.policyRev.slice(0, 12)})`, pack);
-      }
+    const at = target.policyRev.slice(0, 12);
+    const found = await findConfig(await repo.snapshot(target.policyRev), names);
+    if (found.text !== null) {
+      log(`kvgate: policy from ${found.file} at the base commit ${at}`);
+      return loadPolicy(found.text, `${found.file} (at ${at})`, pack);
     }
-    log(`kvgate: the base commit ${target.policyRev.slice(0, 12)} has no ${names.join(" or ")}: the defaults apply`);
-    return loadPolicy(null, names[0] ?? "kvgate.yaml", pack);
+    log(`kvgate: the base commit ${at} has no ${names.join(" or ")}: the defaults apply`);
+    return loadPolicy(null, found.file, pack);
   }
   if (inputs.config === null) return undefined;
   const file = isAbsolute(inputs.config) ? inputs.config : resolve(workspace, inputs.config);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (e) {
     throw new GateError(`cannot read the config input ${inputs.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: "name a kvgate.yaml path relative to the repository root" });
   }
-  return loadPolicy(text, inputs.config, pack);
+  return policyFromBytes(bytes, inputs.config, pack);
 }
 
 function writeSarif(workspace: string, path: string, result: CheckResult): string {
@@ -124,11 +123,11 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   const selection: Selection = target.from === null ? { mode: "commit", rev: target.head } : { mode: "range", range: `${target.from}..${target.head}`, unit: inputs.unit };
   const units = await repo.units(selection);
   const mode: Mode = selection.mode;
-  const result = await checkUnits(units, { mode, failOn: inputs.failOn, pack, env, ...(policy ? { policy } : {}), readers: fleetReaders() });
+  const result = await checkUnits(units, { mode, failOn: inputs.failOn, pack, env, ...(policy ? { policy } : {}) });
 
   const plan2 = formatGithub(result, core);
   if (plan2.omitted > 0) log(`kvgate: ${plan2.omitted} more finding(s) are in the job summary (GitHub shows 10 annotations per severity)`);
-  const cards = await cardRows(repo, target.head, policy ?? (await headPolicy(repo, target.head, pack)), pack).catch((e: unknown) => {
+  const cards = await cardRows(repo, target.head, policy ?? (await policyOf(await repo.snapshot(target.head), pack)), pack).catch((e: unknown) => {
     log(`kvgate: no card table in the summary: ${(e as Error).message}`);
     return undefined;
   });
@@ -141,14 +140,6 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   core.setOutput("sarif-file", sarifFile);
   log(verdictLine(result));
   if (result.verdict === "fail") core.setFailed(`kvgate refused ${result.units.length === 1 ? result.units[0] : `${result.units.length} deploy units`}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`);
-}
-
-async function headPolicy(repo: Repo, head: string, pack: RulesPack): Promise<Policy> {
-  for (const name of CONFIG_NAMES) {
-    const text = await repo.readConfigAt(head, name);
-    if (text !== null) return loadPolicy(text, name, pack);
-  }
-  return loadPolicy(null, CONFIG_NAMES[0], pack);
 }
 
 async function audit(core: ActionCore, repo: Repo, target: Target): Promise<void> {

@@ -1,7 +1,7 @@
 // gpu/fits: the seats' and tenants' footprints on a card must leave its reserve free. Cards with a
 // radiance endpoint are sized by its ledger (section 6), not here.
 import { defineCheck } from "./define.js";
-import { cardLedger } from "../kv/ledger.js";
+import { cardUsage } from "../kv/card-usage.js";
 import { size } from "../kv/format.js";
 
 export const gpuFits = defineCheck({
@@ -13,7 +13,7 @@ export const gpuFits = defineCheck({
       `${d.host} gpu ${d.gpu}: footprints ${size(d.used_bytes)} > ${size(d.total_bytes - d.reserve_bytes)} (${size(d.total_bytes)} − ${size(d.reserve_bytes)} reserve), over by ${size(-d.spare_bytes)}: ${d.parts}; lower a pin or move a seat (kvgate plan --host ${d.host} finds the best layout)`,
   },
   run(ctx) {
-    return cardLedger(ctx.after, ctx.policy, ctx.pack).flatMap((l) => {
+    return cardUsage(ctx.after, ctx.policy, ctx.pack).flatMap((l) => {
       if (l.radiance || l.spare_bytes >= 0) return [];
       const seats = l.entries.flatMap((e) => (e.kind === "seat" ? [e] : []));
       const first = seats[0];

@@ -1,7 +1,7 @@
 // kv/boot-check: vLLM refuses to start unless free memory ≥ utilization × total, byte pin or not.
 // On a shared card every seat must be able to boot last, after all its neighbours hold their share.
 import { defineCheck } from "./define.js";
-import { cardLedger, footprintOf, ledgerOf } from "../kv/ledger.js";
+import { cardUsage, footprintOf, usageOfCard } from "../kv/card-usage.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
 import { size } from "../kv/format.js";
 
@@ -14,10 +14,10 @@ export const kvBootCheck = defineCheck({
       `${d.name}: vLLM boots only with ${d.utilization} × ${size(d.total_bytes)} = ${size(d.asked_bytes)} free on ${d.host} gpu ${d.gpu}, but its neighbours hold ${size(d.others_bytes)} (${d.others}), leaving ${size(d.free_bytes)}: booting last it fails; set GPU_MEMORY_UTILIZATION=${d.max_utilization} or lower (the KV pin still sizes the cache)`,
   },
   run(ctx) {
-    const ledgers = cardLedger(ctx.after, ctx.policy, ctx.pack);
+    const usages = cardUsage(ctx.after, ctx.policy, ctx.pack);
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat) => {
       for (const index of seat.cards) {
-        const l = ledgerOf(ledgers, seat.host, index);
+        const l = usageOfCard(usages, seat.host, index);
         if (!l || !l.shared) continue;
         const others = l.entries.filter((e) => e.name !== seat.name);
         const othersBytes = others.reduce((n, e) => n + (footprintOf(e) ?? 0), 0);

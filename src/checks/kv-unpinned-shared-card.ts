@@ -2,7 +2,7 @@
 // --gpu-memory-utilization, and a neighbour booting at the same time is counted as its own: the KV
 // then depends on who booted first.
 import { defineCheck } from "./define.js";
-import { cardLedger, ledgerOf } from "../kv/ledger.js";
+import { cardUsage, usageOfCard } from "../kv/card-usage.js";
 import { kvData, placeOf, setPin, vllmSeats } from "../kv/seat.js";
 
 export const kvUnpinnedSharedCard = defineCheck({
@@ -14,10 +14,10 @@ export const kvUnpinnedSharedCard = defineCheck({
       `${d.name}: no KV byte pin on ${d.host} gpu ${d.gpu}, shared with ${d.neighbours.join(", ")}: its KV would come from --gpu-memory-utilization ${d.utilization} profiling, which counts co-booting neighbours' memory as its own; ${d.set ? `set ${d.set}` : "set KV_CACHE_MEMORY_BYTES (add the model to the catalog to get the number)"}`,
   },
   run(ctx) {
-    const ledgers = cardLedger(ctx.after, ctx.policy, ctx.pack);
+    const usages = cardUsage(ctx.after, ctx.policy, ctx.pack);
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat) => {
       if (seat.pinned !== null) return [];
-      const shared = seat.cards.map((i) => ledgerOf(ledgers, seat.host, i)).find((l) => l?.shared);
+      const shared = seat.cards.map((i) => usageOfCard(usages, seat.host, i)).find((l) => l?.shared);
       if (!shared) return [];
       return [{
         message: "unpinned" as const,

@@ -1,7 +1,7 @@
 // playbook/drift: a playbook the change touches deploys a value the committed env file does not hold,
 // so the repository no longer says what runs. Values of secret-looking keys are never shown.
 import { defineCheck, type Report } from "./define.js";
-import { playbooksInUnit } from "../playbook/deploy.js";
+import { playbooksInUnit } from "../model/playbooks.js";
 import { driftOf, settingKeysOf } from "../playbook/drift.js";
 
 type Data = {

@@ -1,7 +1,7 @@
 // playbook/parse: a playbook the change touches (or a file it includes) is not valid YAML, or
 // imports itself. A valid YAML file that holds no play (a vars file, a mapping) is not a finding.
 import { defineCheck, type Report } from "./define.js";
-import { playbooksInUnit } from "../playbook/deploy.js";
+import { playbooksInUnit } from "../model/playbooks.js";
 import { problemsOf } from "../playbook/problems.js";
 
 const messages = {

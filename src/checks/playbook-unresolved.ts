@@ -2,7 +2,7 @@
 // outside the repo's vars, a filter or lookup beyond default/int/string/trim). The setting is
 // skipped, so every check that needs it runs on the committed env file's value instead.
 import { defineCheck, type Report } from "./define.js";
-import { playbooksInUnit } from "../playbook/deploy.js";
+import { playbooksInUnit } from "../model/playbooks.js";
 import { problemsOf } from "../playbook/problems.js";
 
 const messages = {

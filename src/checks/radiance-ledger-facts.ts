@@ -2,7 +2,7 @@
 // a funding number from a half-copied ledger would be worse than none.
 import { defineCheck, type Report } from "./define.js";
 import { radianceServices, ledgerEntry } from "../radiance/settings.js";
-import { ledgerPathOf } from "../parse/ledger.js";
+import { ledgerPathOf } from "../parse/ledger-facts.js";
 
 const messages = {
   problem: (d: { message: string }) => `ledger facts: ${d.message}`,

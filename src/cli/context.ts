@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { GateError } from "../errors.js";
 import { loadPack } from "../rules/load.js";
-import { loadPolicy } from "../config/load.js";
+import { policyFromBytes } from "../load/config.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 
@@ -14,13 +14,13 @@ export function repoDirOf(opt: string | undefined): string {
 /** --config FILE: one policy for the whole run, read from the filesystem. */
 export function policyFromFile(file: string | undefined, pack: RulesPack): Policy | undefined {
   if (file === undefined) return undefined;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (e) {
     throw new GateError(`cannot read --config ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: "name an existing kvgate.yaml" });
   }
-  return loadPolicy(text, file, pack);
+  return policyFromBytes(bytes, file, pack);
 }
 
 export { loadPack };

@@ -3,8 +3,8 @@
 import { GateError } from "../errors.js";
 import { loadPack, policyFromFile, repoDirOf } from "./context.js";
 import { openSource } from "./source.js";
-import { loadFleet, policyOf } from "../engine/fleet.js";
-import { fleetReaders } from "../engine/readers.js";
+import { loadFleet } from "../load/fleet.js";
+import { policyOf } from "../load/config.js";
 import type { FleetState } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
@@ -23,8 +23,8 @@ export async function loadWorkingFleet(opts: { repo?: string | undefined; config
   const [unit] = await source.units({ mode: "all" });
   if (!unit) throw new GateError("nothing to read: the folder is empty");
   const policy = policyFromFile(opts.config, pack) ?? (await policyOf(unit.after, pack));
-  const fleet = await loadFleet(unit.after, policy, pack, fleetReaders());
+  const fleet = await loadFleet(unit.after, policy, pack);
   const head = source.repo && (await source.repo.headSha()) ? await source.repo.snapshot("HEAD") : null;
-  const before = head ? await loadFleet(head, policy, pack, fleetReaders()) : null;
+  const before = head ? await loadFleet(head, policy, pack) : null;
   return { fleet, before, policy, pack };
 }

@@ -8,9 +8,9 @@ import type { CheckContext } from "../checks/define.js";
 import { CHECKS, ruleById } from "../checks/registry.js";
 import { countFindings, verdictOf, type CheckResult, type FailOn, type Mode } from "./result.js";
 import { applyWaivers, dedupe, sortFindings, toFinding, waiversOf } from "./postprocess.js";
-import { createFleetLoader, type FleetLoader, type FleetReaders } from "./fleet.js";
+import { createFleetLoader, type FleetLoader } from "../load/fleet.js";
 import { VERSION } from "../version.js";
-import { playbookContexts, playbookFindings } from "../playbook/deploy.js";
+import { playbookContexts, playbookFindings } from "./playbook-deploys.js";
 import { buildService } from "../model/build.js";
 import { createMasker } from "../secrets/mask.js";
 
@@ -21,7 +21,6 @@ export interface RunOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** A policy fixed for the whole run (--config, or the Action's policy-from: base). */
   policy?: Policy;
-  readers?: FleetReaders[];
   /** One per run, so a range's unit N+1 reuses unit N's after as its before. */
   loader?: FleetLoader;
 }
@@ -49,9 +48,8 @@ function baselineKey(f: Finding): string {
 export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Finding[]> {
   const loader = opts.loader ?? createFleetLoader();
   const policy = opts.policy ?? (await loader.policy(unit.after, opts.pack));
-  const readers = opts.readers ?? [];
-  const after = await loader.load(unit.after, policy, opts.pack, readers);
-  const before: FleetState | null = unit.before ? await loader.load(unit.before, policy, opts.pack, readers) : null;
+  const after = await loader.load(unit.after, policy, opts.pack);
+  const before: FleetState | null = unit.before ? await loader.load(unit.before, policy, opts.pack) : null;
   const commit = unit.commit?.sha ?? null;
   const base = { policy, pack: opts.pack, env: opts.env };
   const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files };

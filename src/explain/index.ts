@@ -7,7 +7,7 @@ import { COLORS, PLAIN } from "../report/color.js";
 import { formatBytes, formatInt } from "../units/bytes.js";
 import { explainRadianceService } from "../radiance/explain.js";
 import { explainVllm } from "../kv/explain.js";
-import { renderCardTable } from "../kv/render.js";
+import { renderCardTable } from "../report/card-table.js";
 
 export interface ExplainInput {
   fleet: FleetState;
@@ -98,10 +98,10 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
   }
   // One service: its own cards; the whole fleet: every card.
   const mine = (l: { host: string; index: number }) => input.only === null || selected(input).some((s) => s.host === l.host && s.gpus.includes(l.index));
-  const ledgers = vllm.ledgers.filter(mine);
-  if (ledgers.length > 0) {
+  const usages = vllm.usages.filter(mine);
+  if (usages.length > 0) {
     out.push(p.bold("cards"));
-    out.push(renderCardTable(ledgers, opts));
+    out.push(renderCardTable(usages, opts));
   }
   return out.join("\n");
 }

@@ -3,7 +3,7 @@
 import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
-import { cardLedger, type CardLedger } from "./ledger.js";
+import { cardUsage, type CardUsage } from "./card-usage.js";
 import { seatFootprint, vllmSeats } from "./seat.js";
 import { yarnOf } from "./yarn.js";
 
@@ -37,10 +37,10 @@ export interface GpuExplain {
 export interface VllmExplain {
   services: VllmServiceExplain[];
   gpus: GpuExplain[];
-  ledgers: CardLedger[];
+  usages: CardUsage[];
 }
 
-export function gpuJson(l: CardLedger): GpuExplain {
+export function gpuJson(l: CardUsage): GpuExplain {
   return {
     host: l.host,
     index: l.index,
@@ -61,7 +61,7 @@ export function gpuJson(l: CardLedger): GpuExplain {
 }
 
 export function explainVllm(state: FleetState, policy: Policy, pack: RulesPack): VllmExplain {
-  const ledgers = cardLedger(state, policy, pack);
+  const usages = cardUsage(state, policy, pack);
   const services = vllmSeats(state, policy, pack).map((seat): VllmServiceExplain => {
     const footprints = seat.cards.flatMap((gpu) => {
       const card = state.cards.find((c) => c.host === seat.host && c.index === gpu);
@@ -88,5 +88,5 @@ export function explainVllm(state: FleetState, policy: Policy, pack: RulesPack):
       yarn: y ? { factor: y.factor, original: y.original } : null,
     };
   });
-  return { services, gpus: ledgers.map(gpuJson), ledgers };
+  return { services, gpus: usages.map(gpuJson), usages };
 }

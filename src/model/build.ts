@@ -99,5 +99,5 @@ export function tenantsOf(policy: Policy): Tenant[] {
 }
 
 export function emptyFleet(policy: Policy): FleetState {
-  return { services: [], tenants: tenantsOf(policy), cards: cardsOf(policy), ledgers: {}, paths: [] };
+  return { services: [], tenants: tenantsOf(policy), cards: cardsOf(policy), ledgerFacts: {}, paths: [] };
 }

@@ -1,10 +1,16 @@
 // The typed model that checks read. Everything here is plain data: checks are pure functions of it.
 // Paths are repo-relative POSIX paths (relative to --repo when it names a sub-folder).
+// The parsers' records (env files, ledger facts, playbooks) are defined beside their parsers, one
+// layer down, and re-exported here so the layers above read the whole model from one module.
 import type { PlaybookRead } from "../playbook/types.js";
+import type { LedgerEntry } from "../parse/ledger-facts.js";
+import type { ParsedEnv } from "../parse/env-types.js";
+import type { Severity } from "../rules/severity.js";
+export type { EnvEntry, EnvFlag, EnvProblem, ParsedEnv } from "../parse/env-types.js";
+export type { PlaybookRead } from "../playbook/types.js";
+export type { Severity } from "../rules/severity.js";
 
-export type Severity = "error" | "warning" | "notice";
 export type Status = "open" | "exempt" | "allowed" | "waived";
-export const SEVERITIES: readonly Severity[] = ["error", "warning", "notice"];
 
 /** Where a value was written: the file, the 1-based line, and the spelling used there. */
 export interface Origin {
@@ -14,53 +20,6 @@ export interface Origin {
   source: "env" | "flag" | "playbook";
   /** The env key (`MAX_MODEL_LEN`) or the flag as written (`--max_model_len`). */
   name: string;
-}
-
-/** One KEY=VALUE line of an env file after unquoting. */
-export interface EnvEntry {
-  key: string;
-  value: string;
-  line: number;
-  exported: boolean;
-  /** True when the value was single- or double-quoted (shell-word splitting still applies to flag keys). */
-  quoted: boolean;
-  /** Set when the entry comes from another file than the env file (a playbook's edit). */
-  file?: string;
-}
-
-/** One command-line flag found inside an ARGS/CMD/COMMAND/*_ARGS/*_FLAGS/*_OPTS value. */
-export interface EnvFlag {
-  /** Normalised: `--max_model_len` → `--max-model-len`; short flags kept as written (`-tp`). */
-  name: string;
-  /** As written in the file. */
-  spelled: string;
-  /** The flag's value; `null` for a bare switch (`--enforce-eager`). */
-  value: string | null;
-  /** The env key whose value held the flag. */
-  fromKey: string;
-  line: number;
-  /** Set when the flag comes from another file than the env file (a playbook's edit). */
-  file?: string;
-}
-
-export interface EnvProblem {
-  kind: "parse" | "duplicate-key";
-  line: number;
-  message: string;
-  key?: string;
-}
-
-/** A parsed env file: the last value of each key, every flag, the positional words of command keys. */
-export interface ParsedEnv {
-  file: string;
-  /** Last value per key (a duplicate key: the last wins). */
-  entries: Map<string, EnvEntry>;
-  /** Every entry in file order, duplicates included. */
-  all: EnvEntry[];
-  flags: EnvFlag[];
-  /** Words of command keys that are not flags or flag values, in order (`vllm serve Qwen/Qwen3-8B`). */
-  positionals: { word: string; fromKey: string; line: number }[];
-  problems: EnvProblem[];
 }
 
 /** A value the gate reads, typed by its unit, with where it came from. */
@@ -121,8 +80,8 @@ export interface FleetState {
   services: Service[];
   tenants: Tenant[];
   cards: Card[];
-  /** Radiance ledger facts files by service name, already validated (see src/parse/ledger.ts). */
-  ledgers: Record<string, unknown>;
+  /** Radiance ledger facts files by service name, already validated (see src/parse/ledger-facts.ts). */
+  ledgerFacts: Record<string, LedgerEntry>;
   /** Paths of every file in this state (for checks that need to know what exists, e.g. ttm guards). */
   paths: string[];
   /** Every file matching the `playbooks` glob, read (see src/playbook/read.ts); absent until loaded. */

@@ -1,7 +1,7 @@
 // The env file reader of contract section 2. It never throws: a line it cannot read becomes an
 // `env/parse` problem with its line number, and the rest of the file still parses.
 import { split as shellSplit } from "shlex";
-import type { EnvEntry, EnvFlag, ParsedEnv } from "../model/types.js";
+import type { EnvEntry, EnvFlag, ParsedEnv } from "./env-types.js";
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -1,4 +1,4 @@
-// Builds the planner's input for one host from the fleet model, and renders the result.
+// Builds the planner's input for one host from the fleet model (report/plan.ts renders the result).
 // Treatment of the hard cases (documented in the plan output's notes):
 // - a seat with TP > 1 (or GPU=0,1) spans several cards: it stays where it is (a fixed load on each);
 // - GPU_PIN=1 on a seat, `pin: true` on a tenant: fixed;
@@ -7,17 +7,15 @@
 import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
-import { cardLedger } from "../kv/ledger.js";
+import { cardUsage } from "../kv/card-usage.js";
 import { seatFootprint, vllmSeats } from "../kv/seat.js";
-import { size } from "../kv/format.js";
-import { COLORS, PLAIN } from "../report/color.js";
 import { solvePlan } from "./solve.js";
 import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./types.js";
 
 export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
   const notes: string[] = [];
-  const ledgers = cardLedger(state, policy, pack).filter((l) => l.host === host);
-  const radiance = new Set(ledgers.filter((l) => l.radiance).map((l) => l.index));
+  const usages = cardUsage(state, policy, pack).filter((l) => l.host === host);
+  const radiance = new Set(usages.filter((l) => l.radiance).map((l) => l.index));
   for (const i of radiance) notes.push(`gpu ${i} holds a radiance endpoint (sized by its ledger): left out of the plan`);
   const cardsFull = state.cards.filter((c) => c.host === host && !radiance.has(c.index)).sort((a, b) => a.index - b.index);
   const cards: PlanCard[] = cardsFull.map((c) => ({ index: c.index, total_bytes: c.totalBytes, reserve_bytes: c.reserveBytes }));
@@ -57,29 +55,4 @@ export function planForHost(state: FleetState, policy: Policy, pack: RulesPack, 
 /** The hosts `kvgate plan` without --host covers: every host with a listed card. */
 export function planHosts(state: FleetState): string[] {
   return [...new Set(state.cards.map((c) => c.host))].sort();
-}
-
-export function renderPlan(result: PlanResult, state: FleetState, opts: { color: boolean }): string {
-  const p = opts.color ? COLORS : PLAIN;
-  const out: string[] = [];
-  const today = result.today_worst_spare_bytes;
-  const proof = result.optimal
-    ? `proven optimal (${result.nodes.toLocaleString("en-US")} nodes)`
-    : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${(result.worst_spare_bound_bytes - result.worst_spare_bytes).toLocaleString("en-US")} bytes better`;
-  out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`);
-  for (const c of result.cards) {
-    const spare = c.spare_bytes < 0 ? p.red(`over by ${size(-c.spare_bytes)}`) : `spare ${size(c.spare_bytes)}`;
-    out.push(`  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`);
-  }
-  if (result.moves.length === 0) out.push(result.optimal ? "  no moves: today's layout is already optimal" : "  no moves: nothing better than today's layout was found");
-  else {
-    out.push("  moves:");
-    for (const m of result.moves) {
-      const file = m.kind === "seat" ? state.services.find((s) => s.name === m.name)?.file : undefined;
-      const how = m.kind === "seat" ? `set GPU=${m.to}${file ? ` in ${file}` : ""}` : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
-      out.push(`    ${m.name}: gpu ${m.from ?? "?"} → ${m.to}  ${p.dim(how)}`);
-    }
-  }
-  for (const n of result.notes) out.push(p.dim(`  note: ${n}`));
-  return out.join("\n") + "\n";
 }

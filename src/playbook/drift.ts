@@ -2,7 +2,7 @@
 // and each flag of a command line it writes, compared with what the repository says runs. A value
 // given as an env key on one side and as the same setting's flag on the other is the same value.
 import { isFlagKey } from "../parse/env.js";
-import type { ParsedEnv } from "../model/types.js";
+import type { ParsedEnv } from "../parse/env-types.js";
 import type { EngineSpec } from "../rules/engines.js";
 import type { EnvEdit, PlaybookDeploy } from "./types.js";
 import { deployedEnv, gpuKeyOf } from "./overlay.js";

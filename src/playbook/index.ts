@@ -3,4 +3,3 @@ export type { EnvEdit, PlaybookDeploy, PlaybookProblem, PlaybookRead, ReadFile, 
 export { readPlaybook } from "./read.js";
 export { overlayEnv, deployedEnv, emptyEnv } from "./overlay.js";
 export { driftOf, settingKeysOf, type Drift, type SettingKeys } from "./drift.js";
-export { playbookReader, playbookPaths, readPlaybooks, playbooksInUnit, deployState, playbookContexts, playbookFindings, type BuildService } from "./deploy.js";

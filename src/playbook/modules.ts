@@ -3,7 +3,7 @@
 // not handlers and are skipped by the reader.
 import { join as shellJoin, split as shellSplit } from "shlex";
 import { parseEnv } from "../parse/env.js";
-import { emit, locate, problem, type Reader } from "./reader.js";
+import { emit, locate, problem, type PlaybookWalk } from "./walk.js";
 import { contentLineOf, isMapping, isSequence, itemsOf, lineOf, pairsOf, scalarText, toJs, type YamlFile } from "./nodes.js";
 import { asText, render, renderValue, type Scope } from "./template.js";
 
@@ -22,7 +22,7 @@ export interface ModuleCall {
   itemLine: number | null;
 }
 
-type Handler = (r: Reader, call: ModuleCall) => void;
+type Handler = (r: PlaybookWalk, call: ModuleCall) => void;
 
 const HANDLERS: Record<string, Handler> = {
   lineinfile,
@@ -81,7 +81,7 @@ interface Target {
   envFile: string;
 }
 
-function targetOfEnvPath(r: Reader, path: string): Target | null {
+function targetOfEnvPath(r: PlaybookWalk, path: string): Target | null {
   const base = path.split("/").pop() ?? path;
   const m = /^([A-Za-z0-9_.@-]+)\.env$/.exec(base);
   if (!m) return null;
@@ -90,7 +90,7 @@ function targetOfEnvPath(r: Reader, path: string): Target | null {
 }
 
 /** The service a destination writes: its file name is `<service>.env` (the folder may stay a variable). */
-function destination(r: Reader, call: ModuleCall, args: Map<string, Arg>, names: string[]): Target | null {
+function destination(r: PlaybookWalk, call: ModuleCall, args: Map<string, Arg>, names: string[]): Target | null {
   const arg = names.map((n) => args.get(n)).find((a) => a !== undefined);
   if (!arg) return null;
   const raw = asText(arg.raw);
@@ -106,7 +106,7 @@ function destination(r: Reader, call: ModuleCall, args: Map<string, Arg>, names:
 }
 
 /** Renders one argument; an unresolved value is reported (with its service and key) and yields null. */
-function renderArg(r: Reader, call: ModuleCall, arg: Arg, t: Target | null, key?: string): string | null {
+function renderArg(r: PlaybookWalk, call: ModuleCall, arg: Arg, t: Target | null, key?: string): string | null {
   const rendered = renderValue(arg.raw, call.scope);
   if (rendered.ok) return asText(rendered.value);
   const what = key ? `${key} for ${t?.service ?? "the service"}` : `${call.module}`;
@@ -144,7 +144,7 @@ export function keyOfRegexp(re: string): string | null {
 }
 
 /** `KEY=VALUE` text (one line or many) as set edits; `exact` maps the text's lines onto the file's. */
-function envTextEdits(r: Reader, call: ModuleCall, t: Target, text: string, start: number, exact: boolean, file: string, renderIt: boolean): void {
+function envTextEdits(r: PlaybookWalk, call: ModuleCall, t: Target, text: string, start: number, exact: boolean, file: string, renderIt: boolean): void {
   const lines = text.split(/\r?\n/);
   const rendered: string[] = [];
   let statementsSeen = false;
@@ -175,7 +175,7 @@ function envTextEdits(r: Reader, call: ModuleCall, t: Target, text: string, star
   for (const e of parsed.all) emit(r, t.service, t.envFile, { kind: "set", key: e.key, value: e.value, line: exact ? start + e.line - 1 : start, file });
 }
 
-function lineinfile(r: Reader, call: ModuleCall): void {
+function lineinfile(r: PlaybookWalk, call: ModuleCall): void {
   const args = argsOf(call);
   const t = destination(r, call, args, ["path", "dest", "destfile", "name"]);
   if (!t) return;
@@ -210,7 +210,7 @@ function keyOfLine(text: string): string | null {
   return /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(text)?.[1] ?? null;
 }
 
-function blockinfile(r: Reader, call: ModuleCall): void {
+function blockinfile(r: PlaybookWalk, call: ModuleCall): void {
   const args = argsOf(call);
   const t = destination(r, call, args, ["path", "dest", "destfile", "name"]);
   if (!t || asText(args.get("state")?.raw ?? "present") === "absent") return;
@@ -220,7 +220,7 @@ function blockinfile(r: Reader, call: ModuleCall): void {
   envTextEdits(r, call, t, asText(block.raw), at.line, at.exact, call.file.path, true);
 }
 
-function copy(r: Reader, call: ModuleCall): void {
+function copy(r: PlaybookWalk, call: ModuleCall): void {
   const args = argsOf(call);
   const t = destination(r, call, args, ["dest"]);
   if (!t) return;
@@ -241,14 +241,14 @@ function copy(r: Reader, call: ModuleCall): void {
   fromRepoFile(r, call, t, src, ["files", ""], false);
 }
 
-function template(r: Reader, call: ModuleCall): void {
+function template(r: PlaybookWalk, call: ModuleCall): void {
   const args = argsOf(call);
   const t = destination(r, call, args, ["dest"]);
   const src = args.get("src");
   if (t && src) fromRepoFile(r, call, t, src, ["templates", "../templates", ""], true);
 }
 
-function fromRepoFile(r: Reader, call: ModuleCall, t: Target, src: Arg, subdirs: string[], renderIt: boolean): void {
+function fromRepoFile(r: PlaybookWalk, call: ModuleCall, t: Target, src: Arg, subdirs: string[], renderIt: boolean): void {
   const rel = renderArg(r, call, src, t);
   if (rel === null) return;
   const path = locate(r, call.file.path, rel, subdirs);
@@ -263,7 +263,7 @@ function fromRepoFile(r: Reader, call: ModuleCall, t: Target, src: Arg, subdirs:
 }
 
 /** `vllm-coder` / `radiance-x` / `coder` → the service, when it is one the repo knows (or any without a list). */
-function serviceOfContainer(r: Reader, name: string): Target | null {
+function serviceOfContainer(r: PlaybookWalk, name: string): Target | null {
   const candidates = [name, name.replace(/^(vllm|radiance)[-_]/, "")];
   const known = r.opts.services;
   if (!known) {
@@ -277,7 +277,7 @@ function serviceOfContainer(r: Reader, name: string): Target | null {
   return null;
 }
 
-function dockerContainer(r: Reader, call: ModuleCall): void {
+function dockerContainer(r: PlaybookWalk, call: ModuleCall): void {
   const args = argsOf(call);
   const state = asText(args.get("state")?.raw ?? "started");
   if (state === "absent" || state === "stopped") return;
@@ -323,7 +323,7 @@ function dockerContainer(r: Reader, call: ModuleCall): void {
   if (requests) gpusOf(r, call, t, requests);
 }
 
-function gpusOf(r: Reader, call: ModuleCall, t: Target, requests: Arg): void {
+function gpusOf(r: PlaybookWalk, call: ModuleCall, t: Target, requests: Arg): void {
   const ids: string[] = [];
   let line = lineFor(call, requests);
   for (const req of itemsOf(call.file, requests.node)) {

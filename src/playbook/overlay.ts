@@ -3,7 +3,7 @@
 // a sizing finding about a deployed value points at the task that deploys it.
 import { split as shellSplit } from "shlex";
 import { isFlagKey, parseEnv } from "../parse/env.js";
-import type { EnvEntry, ParsedEnv } from "../model/types.js";
+import type { EnvEntry, ParsedEnv } from "../parse/env-types.js";
 import type { EnvEdit, PlaybookDeploy } from "./types.js";
 
 export function emptyEnv(file: string): ParsedEnv {

@@ -4,7 +4,7 @@
 import { posix } from "node:path";
 import type { PlaybookRead, ReadFile, ReadOptions } from "./types.js";
 import { isMapping, isSequence, itemsOf, lineOf, pairsOf, scalarText, toJs, type YamlFile } from "./nodes.js";
-import { load, locate, problem, type Reader } from "./reader.js";
+import { load, locate, problem, type PlaybookWalk } from "./walk.js";
 import { render, type Scope, type Vars } from "./template.js";
 import { moduleHandler, moduleNameOf, type ModuleCall } from "./modules.js";
 
@@ -16,7 +16,7 @@ const TASK_SECTIONS = ["pre_tasks", "roles", "tasks", "post_tasks", "handlers"] 
 export function readPlaybook(path: string, files: ReadonlyMap<string, string> | ReadFile, opts: ReadOptions = {}): PlaybookRead {
   const read: ReadFile = typeof files === "function" ? files : (p) => files.get(p) ?? null;
   const out: PlaybookRead = { path, isPlaybook: false, deploys: [], problems: [], files: [] };
-  const r: Reader = { root: path, read, opts, out, byService: new Map(), cache: new Map() };
+  const r: PlaybookWalk = { root: path, read, opts, out, byService: new Map(), cache: new Map() };
   const file = load(r, path);
   if (!file) return out;
   if (file.errors.length > 0) {
@@ -39,7 +39,7 @@ function shortName(k: string): string {
   return k.replace(/^ansible\.(builtin|legacy)\./, "");
 }
 
-function walkPlays(r: Reader, file: YamlFile, stack: string[]): void {
+function walkPlays(r: PlaybookWalk, file: YamlFile, stack: string[]): void {
   for (const play of itemsOf(file, file.doc.contents)) {
     const pairs = pairsOf(file, play);
     const imported = pairs.find(([k]) => IMPORT_PLAYBOOK.has(shortName(k)));
@@ -53,7 +53,7 @@ function walkPlays(r: Reader, file: YamlFile, stack: string[]): void {
   }
 }
 
-function walkPlay(r: Reader, file: YamlFile, play: Map<string, unknown>, stack: string[]): void {
+function walkPlay(r: PlaybookWalk, file: YamlFile, play: Map<string, unknown>, stack: string[]): void {
   const playVars = asVars(toJs(file, play.get("vars")));
   const layers: Vars[] = [...varsFiles(r, file, play.get("vars_files"), [playVars]), playVars, ...groupVars(r, file)];
   for (const section of TASK_SECTIONS) {
@@ -66,7 +66,7 @@ function walkPlay(r: Reader, file: YamlFile, play: Map<string, unknown>, stack: 
 }
 
 /** vars_files, later files over earlier ones; each path may itself use play vars. */
-function varsFiles(r: Reader, file: YamlFile, node: unknown, scope: Scope): Vars[] {
+function varsFiles(r: PlaybookWalk, file: YamlFile, node: unknown, scope: Scope): Vars[] {
   const layers: Vars[] = [];
   for (const entry of itemsOf(file, node)) {
     // A nested list is Ansible's "first one found".
@@ -96,7 +96,7 @@ function varsFiles(r: Reader, file: YamlFile, node: unknown, scope: Scope): Vars
 }
 
 /** group_vars/all next to the playbook: the lowest layer Ansible reads for every host. */
-function groupVars(r: Reader, file: YamlFile): Vars[] {
+function groupVars(r: PlaybookWalk, file: YamlFile): Vars[] {
   const dir = posix.dirname(file.path);
   for (const name of ["group_vars/all.yml", "group_vars/all.yaml", "group_vars/all/main.yml", "group_vars/all/main.yaml"]) {
     const f = load(r, posix.normalize(posix.join(dir, name)));
@@ -109,14 +109,14 @@ export function asVars(v: unknown): Vars {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Vars) : {};
 }
 
-function walkRoleRef(r: Reader, file: YamlFile, ref: unknown, scope: Scope, stack: string[]): void {
+function walkRoleRef(r: PlaybookWalk, file: YamlFile, ref: unknown, scope: Scope, stack: string[]): void {
   const name = isMapping(file, ref) ? scalarText(file, pairsOf(file, ref).find(([k]) => k === "role" || k === "name")?.[1]) : scalarText(file, ref);
   if (name === null) return;
   const roleVars = isMapping(file, ref) ? asVars(toJs(file, pairsOf(file, ref).find(([k]) => k === "vars")?.[1])) : {};
   walkRole(r, file, name, lineOf(file, ref), [roleVars, ...scope], stack);
 }
 
-function walkRole(r: Reader, file: YamlFile, name: string, line: number, scope: Scope, stack: string[]): void {
+function walkRole(r: PlaybookWalk, file: YamlFile, name: string, line: number, scope: Scope, stack: string[]): void {
   const base = [`roles/${name}`, `../roles/${name}`];
   const tasks = firstFound(r, file, base.flatMap((b) => [`${b}/tasks/main.yml`, `${b}/tasks/main.yaml`]));
   if (!tasks) {
@@ -136,7 +136,7 @@ function walkRole(r: Reader, file: YamlFile, name: string, line: number, scope: 
   follow(r, file, tasks, line, stack, true, (f, st) => walkTasks(r, f, f.doc.contents, roleScope, st));
 }
 
-function firstFound(r: Reader, file: YamlFile, rels: string[]): string | null {
+function firstFound(r: PlaybookWalk, file: YamlFile, rels: string[]): string | null {
   for (const rel of rels) {
     const p = locate(r, file.path, rel);
     if (p) return p;
@@ -145,7 +145,7 @@ function firstFound(r: Reader, file: YamlFile, rels: string[]): string | null {
 }
 
 /** The included file's path from `import_tasks: x.yml` or `include_tasks: { file: x.yml }`. */
-function includeTarget(r: Reader, file: YamlFile, node: unknown, scope: Scope, what: string): string | null {
+function includeTarget(r: PlaybookWalk, file: YamlFile, node: unknown, scope: Scope, what: string): string | null {
   const raw = isMapping(file, node) ? scalarText(file, pairsOf(file, node).find(([k]) => k === "file")?.[1]) : scalarText(file, node);
   const line = lineOf(file, node);
   if (raw === null) return null;
@@ -162,7 +162,7 @@ function includeTarget(r: Reader, file: YamlFile, node: unknown, scope: Scope, w
 }
 
 /** Enters an included file once per chain; a file that includes itself is reported, not followed. */
-function follow(r: Reader, file: YamlFile, target: string, line: number, stack: string[], isStatic: boolean, walk: (f: YamlFile, stack: string[]) => void): void {
+function follow(r: PlaybookWalk, file: YamlFile, target: string, line: number, stack: string[], isStatic: boolean, walk: (f: YamlFile, stack: string[]) => void): void {
   if (stack.includes(target)) {
     const chain = [...stack.slice(stack.indexOf(target)), target].join(" → ");
     problem(r, {
@@ -184,7 +184,7 @@ function follow(r: Reader, file: YamlFile, target: string, line: number, stack: 
   walk(f, [...stack, target]);
 }
 
-function walkTasks(r: Reader, file: YamlFile, node: unknown, scope: Scope, stack: string[]): void {
+function walkTasks(r: PlaybookWalk, file: YamlFile, node: unknown, scope: Scope, stack: string[]): void {
   for (const task of itemsOf(file, node)) {
     const pairs = pairsOf(file, task);
     if (pairs.length === 0) continue;
@@ -219,7 +219,7 @@ function walkTasks(r: Reader, file: YamlFile, node: unknown, scope: Scope, stack
 }
 
 /** One module call per loop item (`loop`/`with_items`/`with_list`), each with `item` bound. */
-function calls(r: Reader, file: YamlFile, base: { module: string; node: unknown; line: number; args: unknown }, get: (k: string) => unknown, scope: Scope): ModuleCall[] {
+function calls(r: PlaybookWalk, file: YamlFile, base: { module: string; node: unknown; line: number; args: unknown }, get: (k: string) => unknown, scope: Scope): ModuleCall[] {
   const loopNode = get("loop") ?? get("with_items") ?? get("with_list");
   const call = (s: Scope, itemLine: number | null): ModuleCall => ({ ...base, file, scope: s, itemLine });
   if (loopNode === undefined) return [call(scope, null)];

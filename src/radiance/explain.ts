@@ -2,8 +2,8 @@
 // ledger, before and after the change, as text and as the JSON objects of contract section 10.
 import type { Policy } from "../config/policy.js";
 import type { FleetState, Service } from "../model/types.js";
-import type { LedgerEntry, LedgerFacts } from "../parse/ledger.js";
-import { formatLedgerProblem, ledgerPathOf } from "../parse/ledger.js";
+import type { LedgerEntry, LedgerFacts } from "../parse/ledger-facts.js";
+import { formatLedgerProblem, ledgerPathOf } from "../parse/ledger-facts.js";
 import { fundingInputsOf, fundingFromInputs, fundingJson, type Funding } from "./funding.js";
 import { ttmLedgerOf, ttmJson, type TtmLedger } from "./ttm.js";
 import { renderFunding, renderTtm } from "./render.js";
@@ -11,7 +11,7 @@ import { ledgerEntry } from "./settings.js";
 
 export interface RadianceSide {
   service: Service;
-  /** `FleetState.ledgers[service.name]` of that side. */
+  /** `FleetState.ledgerFacts[service.name]` of that side. */
   ledger: LedgerEntry | undefined;
 }
 

@@ -2,7 +2,7 @@
 // demand MAX_SEQS × MAX_MODEL_LEN the cards can hold as KV. MiB unless a name says bytes; the KV
 // terms are bytes because kv_bytes_per_token is. The smaller card is the budget.
 import type { Service } from "../model/types.js";
-import type { LedgerFacts } from "../parse/ledger.js";
+import type { LedgerFacts } from "../parse/ledger-facts.js";
 import { MiB } from "../units/bytes.js";
 import { num } from "./settings.js";
 

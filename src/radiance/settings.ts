@@ -1,7 +1,7 @@
 // Small readers over a service's typed settings, and the pairing of a service before and after a
 // change, shared by the radiance, ttm and knob checks.
 import type { FleetState, Origin, Service } from "../model/types.js";
-import type { LedgerEntry } from "../parse/ledger.js";
+import type { LedgerEntry } from "../parse/ledger-facts.js";
 
 /** A numeric setting's value, or undefined when unset (the settings pipeline already typed it). */
 export function num(service: Service, name: string): number | undefined {
@@ -45,7 +45,5 @@ export function changedPairs(before: FleetState | null, after: FleetState, engin
 
 /** The stored ledger entry of a service (see LedgerEntry), or undefined when it has no facts file. */
 export function ledgerEntry(state: FleetState | null, name: string): LedgerEntry | undefined {
-  const v = state?.ledgers[name];
-  if (typeof v !== "object" || v === null || !("ok" in v) || !("file" in v)) return undefined;
-  return v as LedgerEntry;
+  return state?.ledgerFacts[name];
 }

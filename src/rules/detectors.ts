@@ -1,7 +1,7 @@
 // rules/secrets.yaml: the secret detectors and the built-in placeholders, validated with zod and
 // compiled once (regexes, charset tables), so the hook's per-line work is a keyword lookup.
 import * as z from "zod";
-import type { Severity } from "../model/types.js";
+import type { Severity } from "./severity.js";
 import { rulesData, validateYamlText } from "./data.js";
 
 const regexSource = z.string().min(1).refine((s) => {

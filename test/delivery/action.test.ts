@@ -136,6 +136,14 @@ describe("pull_request", () => {
     expect(base.stdout).toContain(`policy from kvgate.yaml at the base commit ${sha.M!.slice(0, 12)}`);
   });
 
+  test("a config input that is not UTF-8 fails the step, as --config and kvgate.yaml in the tree do", () => {
+    const ws = clone();
+    ws.write("ci/kvgate.yaml", Buffer.concat([Buffer.from("version: 1\n# "), Buffer.from([0xff, 0xfe]), Buffer.from("\n")]));
+    const r = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.G2!), inputs: { config: "ci/kvgate.yaml" } });
+    expect([r.code, r.outputs.verdict]).toEqual([1, "error"]);
+    expect(r.stdout).toContain("::error::kvgate could not run: ci/kvgate.yaml cannot be read: the file is not valid UTF-8; save it as UTF-8");
+  });
+
   test("a bad input value fails the step and names the allowed values", () => {
     const r = runAction({ workspace: clone().dir, event: "pull_request", payload: pr(sha.G2!), inputs: { "fail-on": "sometimes" } });
     expect(r.code).not.toBe(0);

@@ -56,6 +56,17 @@ describe("unreadable files", () => {
     expectExit2(kvgate(["check", "--config", "policy.yaml"], { cwd: r.dir }), /cannot read --config policy\.yaml: EACCES/, /fix:/);
   });
 
+  test.each([
+    ["kvgate.yaml in the tree", "kvgate.yaml", [] as string[], /kvgate\.yaml cannot be read: the file is not valid UTF-8/],
+    ["--config FILE", "policy.yaml", ["--config", "policy.yaml"], /policy\.yaml cannot be read: the file is not valid UTF-8/],
+  ])("a config that is not UTF-8 (%s): exit 2 naming it, never the defaults", async (_where, path, args, problem) => {
+    const r = await repo();
+    r.write("scripts/x.env", RADIANCE_BAD);
+    r.write(path, Buffer.concat([Buffer.from("kv: { factor: 2 }\n# "), Buffer.from([0xff, 0xfe]), Buffer.from("\n")]));
+    r.stage();
+    expectExit2(kvgate(["check", "--staged", ...args], { cwd: r.dir }), problem, /fix: save .* as UTF-8 text/);
+  });
+
   // Root reads through chmod 000, so the CLI runs as `nobody` (uid 65534) here, where chmod holds.
   function asUnprivileged(dir: string, args: string[]) {
     const r = spawnSync(process.execPath, [BIN, ...args], {

@@ -1,10 +1,10 @@
-// src/engine/fleet.ts over fake snapshots: which files a fleet load reads, and what the run-wide
+// src/load/fleet.ts over fake snapshots: which files a fleet load reads, and what the run-wide
 // loader shares (a range's unit N+1 before is unit N's after; one Policy per config text).
-// (Here, not under test/engine, because this task owns fleet.ts but not that folder.)
 import { describe, expect, it } from "vitest";
 import type { Snapshot } from "../../src/git/types.js";
 import picomatch from "picomatch";
-import { createFleetLoader, loadFleet, pathMatcher } from "../../src/engine/fleet.js";
+import { createFleetLoader, loadFleet } from "../../src/load/fleet.js";
+import { pathMatcher } from "../../src/load/service-index.js";
 import { loadPolicy } from "../../src/config/load.js";
 import { loadPack } from "../../src/rules/load.js";
 
@@ -67,6 +67,17 @@ describe("loadFleet", () => {
     expect(fleet.paths).toEqual(Object.keys(files).sort());
   });
 
+  it("every input kind is read, whoever calls: env files, the ledger facts of a service, the playbooks", async () => {
+    const snap = fake("s", {
+      "scripts/a.env": ENV("h1"), "scripts/a.ledger.yaml": "x: 1\n",
+      "playbooks/p.yaml": "- hosts: h1\n  tasks:\n    - lineinfile: { path: scripts/a.env, line: MAX_MODEL_LEN=8192 }\n",
+    });
+    const fleet = await loadFleet(snap, policy, pack);
+    expect(snap.reads).toEqual([["playbooks/p.yaml", "scripts/a.env", "scripts/a.ledger.yaml"]]);
+    expect(Object.keys(fleet.ledgerFacts)).toEqual(["a"]);
+    expect(fleet.playbooks?.map((p) => [p.path, p.deploys.map((d) => d.service)])).toEqual([["playbooks/p.yaml", ["a"]]]);
+  });
+
   it("loading the same snapshot twice reads it twice (each load is fresh) with the same answer", async () => {
     const snap = fake("s", { "scripts/a.env": ENV("h1"), "scripts/a.ledger.yaml": "x: 1\n" });
     const one = await loadFleet(snap, policy, pack);
@@ -97,21 +108,15 @@ describe("createFleetLoader", () => {
     expect(again.map((s) => s.lists)).toEqual([1, 0, 0, 0]);
   });
 
-  it("the same label with another policy, pack or readers is loaded again; a failed load is not kept", async () => {
+  it("the same label with another policy is loaded again; a failed load is not kept", async () => {
     const loader = createFleetLoader();
     const snap = fake("c1", { "scripts/a.env": ENV("h1") });
     const f1 = await loader.load(snap, policy, pack);
     expect(await loader.load(snap, policy, pack)).toBe(f1);
     const other = loadPolicy("kv: { factor: 2 }\n", "kvgate.yaml", pack);
     expect(await loader.load(snap, other, pack)).not.toBe(f1);
-    const reader = {};
-    const withReader = await loader.load(snap, other, pack, [reader]);
-    expect(withReader).not.toBe(f1);
-    // Readers compare one by one: a fresh array of the same readers (fleetReaders(), `?? []`) is the same.
-    expect(await loader.load(snap, other, pack, [reader])).toBe(withReader);
-    expect(await loader.load(snap, other, pack, [])).not.toBe(withReader);
-    expect(await loader.load(snap, other, pack, [])).toBe(await loader.load(snap, other, pack));
-    expect(snap.lists).toBe(4);
+    expect(await loader.load(snap, other, pack)).toBe(await loader.load(snap, other, pack));
+    expect(snap.lists).toBe(2);
     let fail = true;
     const flaky: Snapshot = {
       label: "c2",

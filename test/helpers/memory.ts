@@ -3,7 +3,6 @@
 import type { ChangedFile, CommitInfo, DeployUnit, Snapshot } from "../../src/git/types.js";
 import { checkUnit } from "../../src/engine/run.js";
 import { loadPack } from "../../src/rules/load.js";
-import { fleetReaders } from "../../src/engine/readers.js";
 import type { Finding } from "../../src/model/types.js";
 
 export function memorySnapshot(files: Record<string, string>, label = "memory"): Snapshot {
@@ -59,7 +58,7 @@ export async function runMemory(input: RunInput): Promise<Finding[]> {
     files: diffFiles(before, input.after),
     notices: [],
   };
-  return checkUnit(unit, { mode: unit.kind, failOn: "error", pack: loadPack(), env: input.env ?? {}, readers: fleetReaders() });
+  return checkUnit(unit, { mode: unit.kind, failOn: "error", pack: loadPack(), env: input.env ?? {} });
 }
 
 /** `[rule, line]` pairs of open findings, for compact table assertions. */

@@ -83,7 +83,7 @@ export function cardsOf(policy: Policy): Card[] {
 }
 
 export function fleet(services: Service[], tenants: Tenant[] = [], policy: Policy = policyOf()): FleetState {
-  return { services, tenants, cards: cardsOf(policy), ledgers: {}, paths: services.map((s) => s.file) };
+  return { services, tenants, cards: cardsOf(policy), ledgerFacts: {}, paths: services.map((s) => s.file) };
 }
 
 export function ctxOf(after: FleetState, policy: Policy = policyOf()): CheckContext {

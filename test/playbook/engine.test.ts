@@ -1,14 +1,16 @@
-// Playbooks through the real pipeline (snapshots → loadFleet with playbookReader → checks), and the
+// Playbooks through the real pipeline (snapshots → loadFleet → checks), and the
 // wiring the engine uses for a playbook deploy: every check over the fleet as the playbook deploys it.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, test } from "vitest";
 import { diffFiles, memorySnapshot } from "../helpers/memory.js";
 import { loadPack } from "../../src/rules/load.js";
-import { loadFleet, policyOf } from "../../src/engine/fleet.js";
+import { loadFleet } from "../../src/load/fleet.js";
+import { policyOf } from "../../src/load/config.js";
+import { playbookPaths } from "../../src/load/playbooks.js";
 import { runChecks } from "../../src/engine/run.js";
 import { buildService } from "../../src/model/build.js";
-import { playbookContexts, playbookFindings, playbookReader, playbookPaths } from "../../src/playbook/deploy.js";
+import { playbookContexts, playbookFindings } from "../../src/engine/playbook-deploys.js";
 import type { CheckContext } from "../../src/checks/define.js";
 import type { Finding } from "../../src/model/types.js";
 
@@ -18,8 +20,8 @@ async function run(before: Record<string, string> | null, after: Record<string, 
   const policy = await policyOf(afterSnap, pack);
   const ctx: CheckContext = {
     unit: { kind: before ? "staged" : "all", id: before ? "staged" : "all", commit: null, commits: [], files: diffFiles(before, after) },
-    before: before ? await loadFleet(memorySnapshot(before, "before"), policy, pack, [playbookReader]) : null,
-    after: await loadFleet(afterSnap, policy, pack, [playbookReader]),
+    before: before ? await loadFleet(memorySnapshot(before, "before"), policy, pack) : null,
+    after: await loadFleet(afterSnap, policy, pack),
     policy,
     pack,
     env: {},

@@ -66,7 +66,7 @@ const VLLM_SPEC = {
 export const PACK = { engines: { engines: { vllm: VLLM_SPEC } } } as unknown as RulesPack;
 
 export function ctx(opts: { services: Service[]; playbooks: PlaybookRead[]; changed?: string[]; kind?: UnitKind }): CheckContext {
-  const after: FleetState = { services: opts.services, tenants: [], cards: [], ledgers: {}, paths: [], playbooks: opts.playbooks };
+  const after: FleetState = { services: opts.services, tenants: [], cards: [], ledgerFacts: {}, paths: [], playbooks: opts.playbooks };
   const files = (opts.changed ?? opts.playbooks.map((p) => p.path)).map(
     (path): ChangedFile => ({ path, oldPath: null, status: "modified", before: "", after: "", binary: false, size: 0, addedLines: [] }),
   );

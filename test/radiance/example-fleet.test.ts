@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "../../src/parse/env.js";
 import { readSettings } from "../../src/model/settings.js";
-import { ledgerEntryOf } from "../../src/parse/ledger.js";
+import { ledgerEntryOf } from "../../src/parse/ledger-facts.js";
 import { explainRadiance } from "../../src/radiance/explain.js";
 import { checks } from "../../src/checks/groups/radiance.js";
 import type { Service } from "../../src/model/types.js";

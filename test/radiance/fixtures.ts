@@ -9,7 +9,7 @@ import type { ChangedFile } from "../../src/git/types.js";
 import type { FleetState, ParsedEnv, Service, Setting } from "../../src/model/types.js";
 import { readValue } from "../../src/model/settings.js";
 import { loadPack } from "../../src/rules/load.js";
-import { ledgerEntryOf, type LedgerEntry } from "../../src/parse/ledger.js";
+import { ledgerEntryOf, type LedgerEntry } from "../../src/parse/ledger-facts.js";
 
 export const pack = loadPack();
 
@@ -123,7 +123,7 @@ export function frank(over: Record<string, string | undefined> = {}, options: Se
 }
 
 export function state(services: Service[], ledgers: Record<string, LedgerEntry> = {}): FleetState {
-  return { services, tenants: [], cards: [], ledgers, paths: services.map((s) => s.file) };
+  return { services, tenants: [], cards: [], ledgerFacts: ledgers, paths: services.map((s) => s.file) };
 }
 
 /** A fleet with the one radiance endpoint and its facts file. */

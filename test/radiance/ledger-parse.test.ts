@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseLedgerFacts, ledgerEntryOf, ledgerPathOf, formatLedgerProblem } from "../../src/parse/ledger.js";
+import { parseLedgerFacts, ledgerEntryOf, ledgerPathOf, formatLedgerProblem } from "../../src/parse/ledger-facts.js";
 import { factsYaml } from "./fixtures.js";
 
 const FILE = "scripts/frank-archon.ledger.yaml";

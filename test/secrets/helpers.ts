@@ -53,7 +53,7 @@ export function ctxFor(files: ChangedFile[], o: CtxOptions = {}): CheckContext {
   return {
     unit: { kind: "staged", id: "staged", commit: null, commits: [], files },
     before: null,
-    after: { services: [], tenants: [], cards: [], ledgers: {}, paths: files.map((f) => f.path) },
+    after: { services: [], tenants: [], cards: [], ledgerFacts: {}, paths: files.map((f) => f.path) },
     policy,
     pack,
     env: o.env ?? {},

@@ -4,7 +4,7 @@ import { UsageError } from "../../errors.js";
 import { emit } from "../io.js";
 import { loadPack, policyFromFile, repoDirOf } from "../context.js";
 import { openRepo } from "../../git/index.js";
-import { policyOf } from "../../engine/fleet.js";
+import { policyOf } from "../../load/config.js";
 import { auditResult, auditCommit, type AuditRow } from "../../audit/run.js";
 import { formatAuditJson, formatAuditText } from "../../report/audit.js";
 import { useColor } from "../../report/color.js";

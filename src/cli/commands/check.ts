@@ -8,7 +8,6 @@ import { formatResult, FORMATS, type Format } from "../../report/index.js";
 import { openSource } from "../source.js";
 import type { Selection } from "../../git/types.js";
 import type { Mode } from "../../engine/result.js";
-import { fleetReaders } from "../../engine/readers.js";
 import { startVerdictRecording } from "./check-hooks.js";
 
 const OPTIONS = {
@@ -53,7 +52,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const recording = startVerdictRecording(source, selection);
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
   const mode: Mode = selection.mode;
-  const result = await checkUnits(units, { mode, failOn, pack, env: process.env, ...(policy ? { policy } : {}), readers: fleetReaders() });
+  const result = await checkUnits(units, { mode, failOn, pack, env: process.env, ...(policy ? { policy } : {}) });
   await recording.save(result);
   emit(formatResult(result, format, { stream: values.output === undefined ? process.stdout : {}, env: process.env }), values.output);
   return result.verdict === "fail" ? 1 : 0;

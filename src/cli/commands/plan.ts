@@ -3,7 +3,8 @@
 import { parse, oneOf } from "../args.js";
 import { GateError } from "../../errors.js";
 import { loadWorkingFleet } from "../working-fleet.js";
-import { planForHost, planHosts, renderPlan } from "../../plan/host.js";
+import { planForHost, planHosts } from "../../plan/host.js";
+import { renderPlan } from "../../report/plan.js";
 import { useColor } from "../../report/color.js";
 
 const OPTIONS = { host: { type: "string" }, repo: { type: "string" }, format: { type: "string" }, config: { type: "string" } } as const;

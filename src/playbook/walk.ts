@@ -5,7 +5,7 @@ import type { EnvEdit, PlaybookDeploy, PlaybookProblem, PlaybookRead, ReadFile, 
 import { parseYamlFile, type YamlFile } from "./nodes.js";
 
 /** The walk's state for one playbook: where edits go and what was read. */
-export interface Reader {
+export interface PlaybookWalk {
   root: string;
   read: ReadFile;
   opts: ReadOptions;
@@ -14,7 +14,7 @@ export interface Reader {
   cache: Map<string, YamlFile | null>;
 }
 
-export function load(r: Reader, path: string): YamlFile | null {
+export function load(r: PlaybookWalk, path: string): YamlFile | null {
   if (r.cache.has(path)) return r.cache.get(path) ?? null;
   const text = r.read(path);
   const file = text === null ? null : parseYamlFile(path, text);
@@ -23,12 +23,12 @@ export function load(r: Reader, path: string): YamlFile | null {
   return file;
 }
 
-export function problem(r: Reader, p: PlaybookProblem): void {
+export function problem(r: PlaybookWalk, p: PlaybookProblem): void {
   r.out.problems.push(p);
 }
 
 /** Ansible looks next to the including file first, then next to the playbook. */
-export function locate(r: Reader, from: string, rel: string, subdirs: readonly string[] = [""]): string | null {
+export function locate(r: PlaybookWalk, from: string, rel: string, subdirs: readonly string[] = [""]): string | null {
   if (rel.startsWith("/")) return null;
   const dirs = [posix.dirname(from), posix.dirname(r.root)];
   for (const dir of dirs) {
@@ -41,7 +41,7 @@ export function locate(r: Reader, from: string, rel: string, subdirs: readonly s
 }
 
 /** Adds an edit to the service's deploy (one deploy per service per playbook, edits in task order). */
-export function emit(r: Reader, service: string, envFile: string, edit: EnvEdit): void {
+export function emit(r: PlaybookWalk, service: string, envFile: string, edit: EnvEdit): void {
   let d = r.byService.get(service);
   if (!d) {
     d = { playbook: r.root, service, envFile, edits: [] };

@@ -44,7 +44,7 @@ export interface LedgerProblem {
 
 export type ParseLedger = { ok: true; facts: LedgerFacts } | { ok: false; problems: LedgerProblem[] };
 
-/** What the lead stores in `FleetState.ledgers[service]`: the parse result and the file it came from. */
+/** What the fleet loader stores in `FleetState.ledgerFacts[service]`: the parse result and the file it came from. */
 export type LedgerEntry = ParseLedger & { file: string };
 
 /** `file:line: message`, for places that print a problem outside a finding. */
@@ -97,7 +97,7 @@ export function parseLedgerFacts(text: string, file: string): ParseLedger {
   return problems.length > 0 ? { ok: false, problems } : { ok: true, facts: (parsed as { data: LedgerFacts }).data };
 }
 
-/** The parse result with its file, ready for `FleetState.ledgers[service]`. */
+/** The parse result with its file, ready for `FleetState.ledgerFacts[service]`. */
 export function ledgerEntryOf(text: string, file: string): LedgerEntry {
   return { ...parseLedgerFacts(text, file), file };
 }

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { cardLedger } from "../../src/kv/ledger.js";
+import { cardUsage } from "../../src/kv/card-usage.js";
 import { explainVllm } from "../../src/kv/explain.js";
-import { renderCardTable } from "../../src/kv/render.js";
+import { renderCardTable } from "../../src/report/card-table.js";
 import { GiB, fleet, pack, policyOf, seat, tenant, voices } from "./fixtures.js";
 
 const W8 = Math.round(15.3 * GiB); // Qwen3-8B weights at TP 1
 
-describe("cardLedger", () => {
+describe("cardUsage", () => {
   it("adds weights + pin + overhead per seat, tenants' vram, and the spare", () => {
     const coder = seat("coder", { MODEL: "Qwen/Qwen2.5-Coder-7B-Instruct", GPU_MEMORY_UTILIZATION: "0.2" });
-    const [g0, g1] = cardLedger(fleet([voices(), coder], [tenant("parakeet-nemo", 0, 3 * GiB)]), policyOf(), pack);
+    const [g0, g1] = cardUsage(fleet([voices(), coder], [tenant("parakeet-nemo", 0, 3 * GiB)]), policyOf(), pack);
     const unpinned = Math.round(0.2 * 96 * GiB);
     expect(g0).toMatchObject({ host: "fv-ml1", index: 0, total_bytes: 96 * GiB, reserve_bytes: GiB, shared: true, radiance: false });
     expect(g0?.entries.map((e) => [e.name, e.kind === "other" ? null : e.footprint_bytes])).toEqual([
@@ -24,13 +24,13 @@ describe("cardLedger", () => {
 
   it("halves the weights of a TP 2 seat and puts it on both cards", () => {
     const big = seat("big", { MODEL: "Qwen/Qwen3-32B", GPU: "0,1", TP: "2", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(4 * GiB) });
-    const ls = cardLedger(fleet([big]), policyOf(), pack);
+    const ls = cardUsage(fleet([big]), policyOf(), pack);
     for (const l of ls) expect(l.used_bytes).toBe(Math.round((61 * GiB) / 2) + 4 * GiB + 2 * GiB);
   });
 
   it("takes WEIGHTS_MIB and OVERHEAD_MIB from the service", () => {
     const s = voices({ WEIGHTS_MIB: "10240", OVERHEAD_MIB: "1024" });
-    expect(cardLedger(fleet([s]), policyOf(), pack)[0]?.used_bytes).toBe(10 * GiB + 7.5 * GiB + GiB);
+    expect(cardUsage(fleet([s]), policyOf(), pack)[0]?.used_bytes).toBe(10 * GiB + 7.5 * GiB + GiB);
   });
 });
 
@@ -48,7 +48,7 @@ describe("explainVllm", () => {
 
 describe("renderCardTable", () => {
   it("prints each occupant's weights, KV, overhead and footprint, the spare and a bar per card", () => {
-    const text = renderCardTable(cardLedger(fleet([voices()], [tenant("parakeet-nemo", 0, 3 * GiB)]), policyOf(), pack), { color: false });
+    const text = renderCardTable(cardUsage(fleet([voices()], [tenant("parakeet-nemo", 0, 3 * GiB)]), policyOf(), pack), { color: false });
     expect(text).toContain("fv-ml1 gpu 0  96 GiB total, 1 GiB reserve");
     expect(text).toMatch(/voices\s+15.3 GiB\s+7.5 GiB\s+2 GiB\s+24.8 GiB/);
     expect(text).toMatch(/parakeet-nemo \(tenant\)\s+3 GiB/);
@@ -60,7 +60,7 @@ describe("renderCardTable", () => {
   });
   it("marks an overcommitted card", () => {
     const seats = ["a", "b", "c", "d"].map((n) => seat(n, { MODEL: "Qwen/Qwen3-8B", MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680" }));
-    const text = renderCardTable(cardLedger(fleet(seats), policyOf(), pack), { color: false });
+    const text = renderCardTable(cardUsage(fleet(seats), policyOf(), pack), { color: false });
     expect(text).toContain("over by 4.2 GiB");
     expect(text).toMatch(/\] over/);
   });

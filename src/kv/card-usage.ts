@@ -1,5 +1,5 @@
 // Per card: who sits on it and what each holds (contract section 5). The card table of `explain`,
-// `gpu/fits`, the shared-card rules and the planner all read these ledgers.
+// `gpu/fits`, the shared-card rules and the planner all read this usage.
 import type { Policy } from "../config/policy.js";
 import type { Card, FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
@@ -33,7 +33,7 @@ export interface OtherEntry {
 
 export type CardEntry = SeatEntry | TenantEntry | OtherEntry;
 
-export interface CardLedger {
+export interface CardUsage {
   host: string;
   index: number;
   total_bytes: number;
@@ -55,7 +55,7 @@ export function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
   return { kind: "seat", name: seat.name, seat, weights_bytes: seat.weights, kv_bytes: kv, overhead_bytes: seat.overhead, footprint_bytes: footprint, pinned: seat.pinned !== null };
 }
 
-export function cardLedger(state: FleetState, policy: Policy, pack: RulesPack): CardLedger[] {
+export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): CardUsage[] {
   const seats = vllmSeats(state, policy, pack);
   return state.cards.map((card) => {
     const entries: CardEntry[] = [];
@@ -84,9 +84,9 @@ export function cardLedger(state: FleetState, policy: Policy, pack: RulesPack): 
   });
 }
 
-/** The ledger of the card a seat sits on (first match), or undefined for a card the fleet does not list. */
-export function ledgerOf(ledgers: CardLedger[], host: string | null, index: number): CardLedger | undefined {
-  return ledgers.find((l) => l.host === host && l.index === index);
+/** The usage of the card a seat sits on (first match), or undefined for a card the fleet does not list. */
+export function usageOfCard(cards: CardUsage[], host: string | null, index: number): CardUsage | undefined {
+  return cards.find((l) => l.host === host && l.index === index);
 }
 
 /** Footprint of an entry; null for another engine's service. */

@@ -1,12 +1,12 @@
 // The per-card table of `kvgate explain`: each occupant's weights, KV, overhead and footprint, the
 // card's spare, and a bar per card (used, reserve, free) so a full card is seen at a glance.
-import { COLORS, PLAIN, type Paint } from "../report/color.js";
-import type { CardLedger, CardEntry } from "./ledger.js";
-import { size } from "./format.js";
+import { COLORS, PLAIN, type Paint } from "./color.js";
+import type { CardUsage, CardEntry } from "../kv/card-usage.js";
+import { size } from "../kv/format.js";
 
 const BAR = 40;
 
-function bar(l: CardLedger, p: Paint): string {
+function bar(l: CardUsage, p: Paint): string {
   const total = Math.max(1, l.total_bytes);
   const cells = (b: number) => Math.max(0, Math.round((b / total) * BAR));
   const used = Math.min(BAR, cells(l.used_bytes));
@@ -28,11 +28,11 @@ function row(e: CardEntry, seatW: number): string[] {
   return [name.padEnd(seatW), "", "", "", "not counted"];
 }
 
-export function renderCardTable(ledgers: CardLedger[], opts: { color: boolean }): string {
+export function renderCardTable(usages: CardUsage[], opts: { color: boolean }): string {
   const p = opts.color ? COLORS : PLAIN;
   const out: string[] = [];
   const heads = ["", "weights", "KV", "overhead", "footprint"];
-  for (const l of ledgers) {
+  for (const l of usages) {
     out.push(`${p.bold(`${l.host} gpu ${l.index}`)}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.radiance ? p.dim("  (radiance: sized by its ledger)") : ""}`);
     const seatW = Math.max(12, ...l.entries.map((e) => e.name.length + 12));
     const rows = l.entries.map((e) => row(e, seatW));

@@ -1,0 +1,84 @@
+// Loads one side of a change (a Snapshot) into the typed fleet model: every service env file, the
+// radiance ledger facts, the playbooks (every input kind of ./inputs.ts), in one batched read.
+import type { Snapshot } from "../git/types.js";
+import type { FleetState } from "../model/types.js";
+import type { Policy } from "../config/policy.js";
+import type { RulesPack } from "../rules/pack.js";
+import { emptyFleet } from "../model/build.js";
+import { loadPolicy } from "../config/load.js";
+import { decode, type DecodedFile } from "./decode.js";
+import { findConfig } from "./config.js";
+import { FLEET_INPUTS } from "./inputs.js";
+import type { LoadContext } from "./input.js";
+
+export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState> {
+  const listing = await snapshot.list();
+  const ctx: LoadContext = { snapshot, listing, policy, pack };
+  const wanted = new Set<string>();
+  for (const input of FLEET_INPUTS) for (const p of input.paths(ctx)) wanted.add(p);
+  const raw = await snapshot.read([...wanted]);
+  const files = new Map<string, DecodedFile>();
+  for (const [p, buf] of raw) files.set(p, decode(buf));
+  const fleet = emptyFleet(policy);
+  fleet.paths = listing;
+  for (const input of FLEET_INPUTS) input.add(fleet, files, ctx);
+  return fleet;
+}
+
+/**
+ * Loads for one run. A range's unit N+1 `before` is unit N's `after` (same label): it is loaded
+ * once. The policy read from a snapshot is shared by every snapshot with the same config text, so
+ * units that do not touch kvgate.yaml also share one Policy object (which `load` keys by).
+ * One loader per run: within it a label must name one state (labels are shas, `index`, `HEAD`,
+ * `worktree`, `empty`), which holds while the repository is not changed under the run.
+ */
+export interface FleetLoader {
+  /** loadFleet, memoised by `snapshot.label` and the identity of policy and pack. */
+  load(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState>;
+  /** The snapshot's own policy, memoised by the config file's name and text (and the pack). */
+  policy(snapshot: Snapshot, pack: RulesPack): Promise<Policy>;
+}
+
+/** Fleets kept: the engine walks units in order, so the previous unit's after is all it asks again. */
+const FLEETS_KEPT = 4;
+const POLICIES_KEPT = 16;
+
+export function createFleetLoader(): FleetLoader {
+  const fleets = new Map<string, { policy: Policy; pack: RulesPack; fleet: Promise<FleetState> }>();
+  const policies = new Map<string, { pack: RulesPack; policy: Policy }>();
+  return {
+    load(snapshot, policy, pack) {
+      const hit = fleets.get(snapshot.label);
+      if (hit && hit.policy === policy && hit.pack === pack) {
+        fleets.delete(snapshot.label);
+        fleets.set(snapshot.label, hit);
+        return hit.fleet;
+      }
+      const fleet = loadFleet(snapshot, policy, pack);
+      // A failed load is not kept: the error is the caller's, and a retry must read again.
+      fleet.catch(() => {
+        if (fleets.get(snapshot.label)?.fleet === fleet) fleets.delete(snapshot.label);
+      });
+      keep(fleets, snapshot.label, { policy, pack, fleet }, FLEETS_KEPT);
+      return fleet;
+    },
+    async policy(snapshot, pack) {
+      const c = await findConfig(snapshot);
+      const key = `${c.file}\0${c.text ?? "\u0001none"}`;
+      const hit = policies.get(key);
+      if (hit && hit.pack === pack) return hit.policy;
+      const policy = loadPolicy(c.text, c.file, pack);
+      keep(policies, key, { pack, policy }, POLICIES_KEPT);
+      return policy;
+    },
+  };
+}
+
+function keep<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const k of map.keys()) {
+    if (map.size <= max) break;
+    map.delete(k);
+  }
+}

@@ -1,0 +1,30 @@
+// The text of `kvgate plan`: the layout per card, the moves, and how to make each (which file to edit).
+import type { FleetState } from "../model/types.js";
+import type { PlanResult } from "../plan/types.js";
+import { size } from "../kv/format.js";
+import { COLORS, PLAIN } from "./color.js";
+
+export function renderPlan(result: PlanResult, state: FleetState, opts: { color: boolean }): string {
+  const p = opts.color ? COLORS : PLAIN;
+  const out: string[] = [];
+  const today = result.today_worst_spare_bytes;
+  const proof = result.optimal
+    ? `proven optimal (${result.nodes.toLocaleString("en-US")} nodes)`
+    : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${(result.worst_spare_bound_bytes - result.worst_spare_bytes).toLocaleString("en-US")} bytes better`;
+  out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`);
+  for (const c of result.cards) {
+    const spare = c.spare_bytes < 0 ? p.red(`over by ${size(-c.spare_bytes)}`) : `spare ${size(c.spare_bytes)}`;
+    out.push(`  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`);
+  }
+  if (result.moves.length === 0) out.push(result.optimal ? "  no moves: today's layout is already optimal" : "  no moves: nothing better than today's layout was found");
+  else {
+    out.push("  moves:");
+    for (const m of result.moves) {
+      const file = m.kind === "seat" ? state.services.find((s) => s.name === m.name)?.file : undefined;
+      const how = m.kind === "seat" ? `set GPU=${m.to}${file ? ` in ${file}` : ""}` : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
+      out.push(`    ${m.name}: gpu ${m.from ?? "?"} → ${m.to}  ${p.dim(how)}`);
+    }
+  }
+  for (const n of result.notes) out.push(p.dim(`  note: ${n}`));
+  return out.join("\n") + "\n";
+}
