@@ -1,5 +1,5 @@
 // Audit output: a table of commits (text) or contract section 10's JSON.
-import type { AuditResult } from "../audit/run.js";
+import type { AuditResult } from "../engine/audit.js";
 import { COLORS, PLAIN } from "./color.js";
 
 export function formatAuditJson(result: AuditResult): string {

@@ -5,7 +5,7 @@ import { emit } from "../io.js";
 import { loadPack, policyFromFile, repoDirOf } from "../context.js";
 import { openRepo } from "../../git/index.js";
 import { policyOf } from "../../load/config.js";
-import { auditResult, auditCommit, type AuditRow } from "../../audit/run.js";
+import { auditResult, auditCommit, type AuditRow } from "../../engine/audit.js";
 import { formatAuditJson, formatAuditText } from "../../report/audit.js";
 import { useColor } from "../../report/color.js";
 import { progress } from "../progress.js";

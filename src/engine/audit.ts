@@ -5,7 +5,7 @@ import type { Finding } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { secretScan } from "../checks/secret-scan.js";
-import { toFinding } from "../engine/postprocess.js";
+import { toFinding } from "./postprocess.js";
 import { emptyFleet } from "../model/build.js";
 import { classifyCommit, type Classification } from "../secrets/audit.js";
 import { VERSION } from "../version.js";
