@@ -1,14 +1,15 @@
-// A check is one small module: its id, default severity, description and messages beside a pure
-// `run` over the model. It touches no git, fs or @actions/core; the engine turns its reports into
-// findings (message text, status, fingerprint, redaction) in one post-processing pipeline.
-import type { FleetState, Severity } from "../model/types.js";
+// A rule is one small module of src/checks/, named by its id (`kv/covers-context` →
+// kv-covers-context.ts): its id, default severity, description and messages. A check adds a pure `run`
+// over the model; it touches no git, fs or @actions/core. A rule raised by a command instead (the
+// audit, the waiver trailers) says which. The engine turns every report into a finding in one
+// pipeline (src/engine/pipeline.ts).
+import type { FleetState } from "../model/types.js";
+import type { Messages, Report, Rule, RuleMeta } from "../model/rule.js";
 import type { Policy } from "../config/policy.js";
 import type { ChangedFile, CommitInfo, UnitKind } from "../git/types.js";
 import type { RulesPack } from "../rules/pack.js";
 
-// Message builders take the report's data; `any` keeps each check's data shape local to its file.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Messages = Record<string, (data: any) => string>;
+export type { MessageContext, Messages, Report, Rule, RuleMeta } from "../model/rule.js";
 
 /** The deploy unit a check sees: what changed, and the fleet on each side of it. */
 export interface CheckContext {
@@ -30,47 +31,30 @@ export interface CheckContext {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/** What a check reports; the engine adds the rule id, renders the message and assigns the status. */
-export interface Report<M extends Messages = Messages> {
-  message: keyof M & string;
-  /** Passed to the message builder and carried into the JSON `data` (bytes as integers, MiB as numbers). */
-  data: Record<string, unknown>;
-  file?: string | null;
-  line?: number | null;
-  service?: string | null;
-  /** Overrides the check's default severity (kv/yarn is an error where the seat says `yarn: forbid`). */
-  severity?: Severity;
-  /** `exempt`: an owner-pinned exception or a placeholder; the finding is reported, not failing. */
-  status?: "exempt" | "allowed";
-  /** Why it is exempt or allowed. */
-  reason?: string;
-  /** For checks that report a family of rules (secret/<detector>): the rule id; must be registered. */
-  rule?: string;
-  /** Identity beyond rule/file/service/message, for the fingerprint (e.g. the setting name). */
-  key?: string;
-  /**
-   * A secret value the finding is about. It never reaches any output: the pipeline replaces it
-   * with its redacted form in the message and data, and the fingerprint becomes sha256:<12 hex>.
-   */
-  secret?: string;
-}
-
-export interface RuleMeta {
-  id: string;
-  severity: Severity;
-  description: string;
-}
-
-export interface Check<M extends Messages = Messages> extends RuleMeta {
-  messages: M;
+export interface Check<M extends Messages = Messages> extends Rule<M> {
   run(ctx: CheckContext): Report<M>[];
+  /** Further rule ids the check reports through Report.rule (secret-scan: one per detector). */
+  family?: readonly RuleMeta[];
 }
 
-/** A check of any message map, as the registry holds them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyCheck = Check<any>;
+/** A rule no check's run raises: the audit of a commit, or the engine reading the waiver trailers. */
+export interface RaisedRule<M extends Messages = Messages> extends Rule<M> {
+  raisedBy: "audit" | "waivers";
+}
 
-/** Identity helper that keeps each check's message ids typed. */
+/** Rules of any message map, as the registry holds them. */
+export type AnyCheck = Check;
+export type AnyRule = Check | RaisedRule;
+
+/** Identity helpers that keep each rule's message ids typed. */
 export function defineCheck<M extends Messages>(check: Check<M>): Check<M> {
   return check;
+}
+
+export function defineRule<M extends Messages>(rule: RaisedRule<M>): RaisedRule<M> {
+  return rule;
+}
+
+export function isCheck(rule: AnyRule): rule is AnyCheck {
+  return "run" in rule;
 }

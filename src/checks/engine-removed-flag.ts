@@ -1,15 +1,7 @@
+// engine/removed-flag: an engine version that removed a flag refuses to start on it, so the deploy
+// would fail at boot; rules/engines.yaml lists each removed flag, its env spelling and the version.
 import { defineCheck } from "./define.js";
-
-/** Compares dotted versions numerically: 1.10.0 > 1.9.0. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(".").map((n) => parseInt(n, 10) || 0);
-  const pb = b.split(".").map((n) => parseInt(n, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
+import { compareVersions } from "../units/versions.js";
 
 export const engineRemovedFlag = defineCheck({
   id: "engine/removed-flag",

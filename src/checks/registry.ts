@@ -1,19 +1,29 @@
-// Every check and rule, in id order. A test asserts each is registered, documented in the README,
-// and has a passing and a failing case.
-import type { AnyCheck, RuleMeta } from "./define.js";
-import * as env from "./groups/env.js";
-import * as kv from "./groups/kv.js";
-import * as radiance from "./groups/radiance.js";
-import * as secrets from "./groups/secrets.js";
-import * as playbook from "./groups/playbook.js";
+// Every rule, flat: the modules of src/checks/ (listed by the generated ./index.ts, so adding a rule
+// is adding its file) and the families a check reports (secret/<detector>). Tests assert each rule is
+// documented in the README and raised by a case of its rule table.
+import type { AnyCheck, AnyRule, RuleMeta } from "./define.js";
+import { isCheck } from "./define.js";
+import { RULE_MODULES } from "./index.js";
 
-const groups = [env, kv, radiance, secrets, playbook];
+const byId = <T extends RuleMeta>(a: T, b: T): number => a.id.localeCompare(b.id);
 
-export const CHECKS: readonly AnyCheck[] = groups.flatMap((g) => g.checks).sort((a, b) => a.id.localeCompare(b.id));
+/** Every check, in id order: what the engine runs over each deploy unit. */
+export const CHECKS: readonly AnyCheck[] = RULE_MODULES.filter(isCheck).sort(byId);
 
-/** Every rule id the gate can report: checks, and rules raised by commands (audit, waivers). */
-export const RULES: readonly RuleMeta[] = [...CHECKS, ...groups.flatMap((g) => g.rules)].sort((a, b) => a.id.localeCompare(b.id));
+/** Every rule module (checks, and rules the audit or the waiver trailers raise), in id order. */
+export const RULE_MODULES_BY_ID: readonly AnyRule[] = [...RULE_MODULES].sort(byId);
+
+/** Every rule id the gate can report, in id order. */
+export const RULES: readonly RuleMeta[] = [...RULE_MODULES, ...CHECKS.flatMap((c) => c.family ?? [])].sort(byId);
+
+const rules = new Map(RULES.map((r) => [r.id, r]));
+const modules = new Map(RULE_MODULES.map((r) => [r.id, r]));
 
 export function ruleById(id: string): RuleMeta | undefined {
-  return RULES.find((r) => r.id === id);
+  return rules.get(id);
+}
+
+/** The module of a rule id that has its own messages (not a family member). */
+export function ruleModule(id: string): AnyRule | undefined {
+  return modules.get(id);
 }

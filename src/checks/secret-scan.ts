@@ -1,8 +1,10 @@
 // secret/<detector>: secrets in the added lines of the change (every line under --all). Reports one
 // rule per detector through Report.rule; the raw value travels only in Report.secret, which the
-// engine's pipeline redacts before anything is printed.
+// engine's pipeline redacts before anything is printed. The family's rule ids are read from
+// rules/secrets.yaml, so adding a detector there registers its rule.
 import picomatch from "picomatch";
-import { defineCheck, type Report } from "./define.js";
+import { defineCheck, type Report, type RuleMeta } from "./define.js";
+import { builtinDetectors } from "../rules/detectors.js";
 import { scanLines } from "../secrets/scan.js";
 import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
 import { redactSecret } from "../secrets/redact.js";
@@ -16,6 +18,15 @@ function placeholderReason(hit: PlaceholderHit): string {
   const what = hit.kind === "value" ? "a listed placeholder value" : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;
   return `the value is ${what} (${hit.source}); placeholders are exempt wherever they appear`;
 }
+
+const family: RuleMeta[] = [
+  ...builtinDetectors().detectors.map((d): RuleMeta => ({
+    id: d.rule,
+    severity: d.severity,
+    description: `${/^[AEIOU]/.test(d.title) ? "An" : "A"} ${d.title} in the change (placeholders listed in rules/secrets.yaml or kvgate.yaml are exempt).`,
+  })),
+  { id: SKIPPED_RULE, severity: "notice", description: "A file not scanned for secrets: binary, over 5 MiB, or excluded by secrets.exclude." },
+];
 
 const messages = {
   found: (d: { title: string; redacted: string; column: number }) =>
@@ -31,6 +42,7 @@ export const secretScan = defineCheck({
   severity: "error",
   description: "Secrets (API keys, tokens, private keys, high-entropy passwords) in the added lines of a change.",
   messages,
+  family,
   run(ctx) {
     const set = ctx.pack.detectors();
     const filter = placeholderFilter(set.placeholders, ctx.policy.secrets.placeholders);

@@ -5,7 +5,7 @@ import { defineCheck } from "./define.js";
 import { changedPairs, lineOf } from "../radiance/settings.js";
 import { ttmLedgerOf } from "../radiance/ttm.js";
 import { knobChanges, showChange } from "../radiance/knobs.js";
-import { ttmData, type TtmData } from "./ttm-ledger.js";
+import { ttmData, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
 
 type Data = TtmData & {

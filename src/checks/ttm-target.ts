@@ -3,7 +3,7 @@
 import { defineCheck } from "./define.js";
 import { radianceServices, lineOf } from "../radiance/settings.js";
 import { ttmLedgerOf } from "../radiance/ttm.js";
-import { ttmData, type TtmData } from "./ttm-ledger.js";
+import { ttmData, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
 
 export const ttmTarget = defineCheck({

@@ -1,15 +1,18 @@
 // kvgate audit: re-scan each commit of a range with the current policy and classify it (contract
-// section 9). The engine part: no printing, no exit codes.
+// section 9). The scan's reports and the audit/* reports go through the same finding pipeline as the
+// checks'. No printing, no exit codes.
 import type { ChangedFile, CommitInfo } from "../git/types.js";
 import type { Finding } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
+import type { CheckContext } from "../checks/define.js";
 import { secretScan } from "../checks/secret-scan.js";
-import { toFinding } from "./postprocess.js";
+import { ruleModule } from "../checks/registry.js";
 import { emptyFleet } from "../model/build.js";
 import { classifyCommit, type Classification } from "../secrets/audit.js";
 import { VERSION } from "../version.js";
-import { createMasker } from "../secrets/mask.js";
+import { raise, runSteps, type Draft } from "./pipeline.js";
+import { pipelineContext, raiseChecks } from "./run.js";
 
 export interface AuditRow {
   sha: string;
@@ -33,28 +36,34 @@ export interface AuditCommit {
   files: ChangedFile[];
 }
 
-/** The secret findings of one commit as the current policy sees them, without any override. */
-export function rescan(c: AuditCommit, policy: Policy, pack: RulesPack): Finding[] {
-  const fleet = emptyFleet(policy);
-  const ctx = {
-    unit: { kind: "commit" as const, id: c.commit.sha, commit: c.commit, commits: [c.commit], files: c.files },
+/** One commit's row, with the drafts its findings came from (the rule tester reads their message ids). */
+export function auditCommitDrafts(input: AuditCommit, policy: Policy, pack: RulesPack): { row: AuditRow; drafts: Draft[] } {
+  const commit = input.commit;
+  const pctx = pipelineContext(policy, pack);
+  const ctx: CheckContext = {
+    unit: { kind: "commit", id: commit.sha, commit, commits: [commit], files: input.files },
     before: null,
-    after: fleet,
+    after: emptyFleet(policy),
     policy,
     pack,
     // The override is what is being audited, so the re-scan never applies it.
     env: {},
   };
-  return secretScan.run(ctx).map((r) => toFinding(secretScan, r, c.commit.sha));
+  const scanned = runSteps(raiseChecks([secretScan], ctx), pctx, "render", "fingerprint");
+  const c = classifyCommit({ sha: commit.sha, message: commit.message, trailers: commit.trailers, findings: scanned.map((d) => d.finding), override: policy.secrets.override });
+  const audit: Draft[] = c.reports.map((r) => {
+    const rule = ruleModule(r.rule);
+    if (!rule) throw new Error(`the audit reported unregistered rule ${r.rule}`);
+    return raise(rule, r, commit.sha);
+  });
+  const drafts = runSteps([...scanned, ...runSteps(audit, pctx, "render", "fingerprint")], pctx, "mask", "mask");
+  // A subject is shown in the table and the JSON: a token pasted into it must not be.
+  const row = { sha: commit.sha, subject: pctx.masker.text(commit.subject), override: c.override, classification: c.classification, findings: drafts.map((d) => d.finding) };
+  return { row, drafts };
 }
 
 export function auditCommit(input: AuditCommit, policy: Policy, pack: RulesPack): AuditRow {
-  const commit = input.commit;
-  const scanned = rescan(input, policy, pack);
-  const c = classifyCommit({ sha: commit.sha, message: commit.message, trailers: commit.trailers, findings: scanned, override: policy.secrets.override });
-  // A subject is shown in the table and the JSON: a token pasted into it must not be.
-  const masker = createMasker(pack.detectors(), policy);
-  return { sha: commit.sha, subject: masker.text(commit.subject), override: c.override, classification: c.classification, findings: [...scanned, ...c.reports].map((f) => masker.finding(f)) };
+  return auditCommitDrafts(input, policy, pack).row;
 }
 
 export function auditResult(range: string, rows: AuditRow[]): AuditResult {

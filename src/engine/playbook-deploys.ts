@@ -1,7 +1,7 @@
 // A changed playbook is one deploy of every service it sets: the fleet as the playbook would leave it
-// (each service it sets replaced by its deployed version) is checked again as one deploy unit, and
-// what that adds is reported at the playbook's lines.
-import type { Finding, FleetState, ParsedEnv, PlaybookRead, Service } from "../model/types.js";
+// (each service it sets replaced by its deployed version) is checked again as one deploy unit; the
+// pipeline's `place` step reports what that adds at the playbook's lines.
+import type { FleetState, ParsedEnv, PlaybookRead, Service } from "../model/types.js";
 import type { CheckContext } from "../checks/define.js";
 import { playbooksInUnit } from "../model/playbooks.js";
 import { deployedEnv } from "../playbook/overlay.js";
@@ -30,28 +30,4 @@ export function playbookContexts(ctx: CheckContext, build: BuildService): { play
     .filter((p) => p.deploys.length > 0)
     // The playbook checks already ran over the unit; in a deploy context they would only repeat.
     .map((p) => ({ playbook: p, ctx: { ...ctx, after: { ...deployState(ctx.after, p, build), playbooks: [] } } }));
-}
-
-/**
- * The findings a playbook's deploy adds: those the unit's own run (`main`) did not already report
- * (same rule, service and message, wherever they point),
- * and a finding placed in a deployed service's committed env file is moved to the playbook's first
- * edit of that service (the deploy is what changed; the env file line stays in data.env_file_line).
- */
-export function playbookFindings(main: readonly Finding[], deploy: readonly Finding[], read: PlaybookRead): Finding[] {
-  // Where a finding points may move with the deploy (a flag now given by the container's command);
-  // what it says about which service is its identity here.
-  const id = (f: Finding): string => [f.rule, f.service, f.message].join("\u0000");
-  const seen = new Set(main.map(id));
-  const out: Finding[] = [];
-  for (const f of deploy) {
-    if (seen.has(id(f))) continue;
-    seen.add(id(f));
-    const d = read.deploys.find((x) => x.service === f.service);
-    const first = d?.edits.find((e) => e.kind !== "reset") ?? d?.edits[0];
-    if (d && first && f.file === d.envFile) {
-      out.push({ ...f, file: first.file, line: first.line, data: { ...f.data, env_file_line: f.line } });
-    } else out.push(f);
-  }
-  return out;
 }

@@ -10,6 +10,7 @@
 import type { Policy } from "../config/policy.js";
 import type { Service } from "../model/types.js";
 import { num } from "./settings.js";
+import { formatInt } from "../units/bytes.js";
 
 export interface TtmLedger {
   tp: number;
@@ -111,4 +112,24 @@ export function ttmJson(l: TtmLedger): Record<string, unknown> {
       checkpoint_store_mib: l.checkpoint_store_mib,
     },
   };
+}
+
+/** The numbers every ttm/* finding carries (contract section 10), and the ledger's terms as text. */
+export type TtmData = {
+  ledger_mib: number;
+  required_mib: number;
+  ttm_min_mib: number | null;
+  ttm_target_mib: number | null;
+  slack_mib: number;
+  terms: string;
+}
+
+/** `2 × 44,928 pool + 0 PLE + 4,096 prefix + 2,048 statics + 16 slots × 111.98` */
+export function termsText(l: TtmLedger): string {
+  const slots = l.slots_mode === "auto" ? `${formatInt(l.slots)} slots (auto: ${l.max_seqs ?? "?"} × (1 + ${l.checkpoint_retain}))` : `${formatInt(l.slots)} slots`;
+  return `${l.tp} × ${formatInt(l.host_pool_mib)} pool + ${formatInt(l.ple_table_mib)} PLE + ${formatInt(l.prefix_cache_mib)} prefix + ${formatInt(l.statics_mib)} statics + ${slots} × ${l.slot_mib}`;
+}
+
+export function ttmData(l: TtmLedger): TtmData {
+  return { ledger_mib: l.ledger_mib, required_mib: l.required_mib, ttm_min_mib: l.ttm_min_mib, ttm_target_mib: l.ttm_target_mib, slack_mib: l.slack_mib, terms: termsText(l) };
 }

@@ -1,6 +1,8 @@
 // `kvgate audit`: classify one commit from its message, its trailers and a re-scan of it with the
-// current policy (contract section 9). Pure: the CLI gathers the inputs and renders the table.
+// current policy (contract section 9). Pure: the engine gathers the inputs and turns the reports into
+// findings (src/engine/audit.ts); the audit/* rules of src/checks/ hold their messages.
 import type { Finding } from "../model/types.js";
+import type { Report } from "../model/rule.js";
 import type { Trailer } from "../git/types.js";
 import { secretFingerprint } from "./redact.js";
 import { ALLOWED_TRAILER, VERDICT_TRAILER, parseAllowedTrailer, parseVerdictTrailer, trailersOfMessage, type TrailerVerdict } from "./trailers.js";
@@ -23,9 +25,12 @@ export interface ClassifyResult {
   override: boolean;
   /** The Kvgate-Verdict trailer's verdict, null when the commit has none. */
   verdict: TrailerVerdict | null;
-  /** audit/* findings to report for this commit. */
-  reports: Finding[];
+  /** audit/* reports for this commit. */
+  reports: AuditReport[];
 }
+
+/** A report of an audit/* rule: which rule, and the place and fingerprint of the secret it is about. */
+export type AuditReport = Report & { rule: string; fingerprint: string };
 
 function isSecretFinding(f: Finding): boolean {
   return f.rule.startsWith("secret/") && f.rule !== "secret/skipped";
@@ -52,73 +57,35 @@ export function classifyCommit(input: ClassifyInput): ClassifyResult {
   const real = secrets.filter((f) => f.status !== "exempt");
   const exempt = secrets.filter((f) => f.status === "exempt");
 
-  const report = (rule: string, severity: Finding["severity"], message: string, about: Finding | null, data: Record<string, unknown>): Finding => ({
+  // Each report is about one secret finding (or, for override-unneeded, the commit): its place, and
+  // a fingerprint of the rule, the commit and that finding, so the same landing is one identity.
+  const report = (rule: string, message: string, about: Finding | null, data: Record<string, unknown>): AuditReport => ({
     rule,
-    severity,
-    status: "open",
     message,
+    data,
     file: about?.file ?? null,
     line: about?.line ?? null,
-    service: null,
-    commit: sha,
     fingerprint: secretFingerprint(`${rule}\0${sha ?? ""}\0${about?.fingerprint ?? ""}`),
-    data,
   });
-  const where = (f: Finding): string => `${f.file ?? "?"}${f.line === null ? "" : `:${f.line}`}`;
 
   if (real.length === 0) {
-    const reports: Finding[] = [];
+    const reports: AuditReport[] = [];
     if (override) {
-      reports.push(
-        report(
-          "audit/override-unneeded",
-          "notice",
-          exempt.length > 0
-            ? `${name}=1 was recorded, but the current placeholder filter exempts all ${exempt.length} credential-shaped value(s) in this commit: the override was not needed`
-            : `${name}=1 was recorded, but the current scan finds no secret in this commit: the override was not needed`,
-          null,
-          { exempt: exempt.length, fingerprints: exempt.map((f) => f.fingerprint) },
-        ),
-      );
+      reports.push(report("audit/override-unneeded", exempt.length > 0 ? "exempt" : "nothing", null, { exempt: exempt.length, fingerprints: exempt.map((f) => f.fingerprint) }));
     }
     return { classification: exempt.length > 0 ? "exempt-only" : "clean", override, verdict, reports };
   }
 
   if (override) {
-    const reports = real.map((f) =>
-      report(
-        "audit/secret-landed",
-        "error",
-        `${f.rule} ${f.fingerprint} at ${where(f)} landed under a recorded ${name}=1 override${recordedFps.has(f.fingerprint) ? "" : " (not among its Kvgate-Allowed-Secret trailers)"}: rotate it, then list it as a placeholder only if it is inert`,
-        f,
-        { secret_rule: f.rule, secret_fingerprint: f.fingerprint, recorded: recordedFps.has(f.fingerprint) },
-      ),
-    );
+    const reports = real.map((f) => report("audit/secret-landed", "landed", f, { secret_rule: f.rule, secret_fingerprint: f.fingerprint, recorded: recordedFps.has(f.fingerprint) }));
     return { classification: "secret-landed", override, verdict, reports };
   }
 
   if (verdict === "pass") {
-    const reports = real.map((f) =>
-      report(
-        "audit/verdict-mismatch",
-        "error",
-        `the commit's ${VERDICT_TRAILER} says pass, but the current scan finds ${f.rule} ${f.fingerprint} at ${where(f)}: rotate it if it is real, and check which policy the gate ran with`,
-        f,
-        { secret_rule: f.rule, secret_fingerprint: f.fingerprint, trailer_verdict: "pass" },
-      ),
-    );
+    const reports = real.map((f) => report("audit/verdict-mismatch", "mismatch", f, { secret_rule: f.rule, secret_fingerprint: f.fingerprint, trailer_verdict: "pass" }));
     return { classification: "verdict-mismatch", override, verdict, reports };
   }
 
-  const how = verdict === "not-run" ? `its ${VERDICT_TRAILER} says not-run (committed with --no-verify?)` : `it has no ${VERDICT_TRAILER} trailer`;
-  const reports = real.map((f) =>
-    report(
-      "audit/bypass",
-      "error",
-      `${f.rule} ${f.fingerprint} at ${where(f)} landed without the gate: ${how} and no ${name}=1 override was recorded. Rotate it`,
-      f,
-      { secret_rule: f.rule, secret_fingerprint: f.fingerprint, trailer_verdict: verdict },
-    ),
-  );
+  const reports = real.map((f) => report("audit/bypass", "bypass", f, { secret_rule: f.rule, secret_fingerprint: f.fingerprint, trailer_verdict: verdict }));
   return { classification: "bypass", override, verdict, reports };
 }

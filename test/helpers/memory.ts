@@ -1,9 +1,8 @@
 // In-memory snapshots for table tests of checks through the real engine pipeline (parse → model →
 // checks → findings). Git itself is exercised by the end-to-end tests in real temp repos.
-import type { ChangedFile, CommitInfo, DeployUnit, Snapshot } from "../../src/git/types.js";
-import { checkUnit } from "../../src/engine/run.js";
-import { loadPack } from "../../src/rules/load.js";
+import type { ChangedFile, Snapshot } from "../../src/git/types.js";
 import type { Finding } from "../../src/model/types.js";
+import { runCase, type Case } from "./rule-tester.js";
 
 export function memorySnapshot(files: Record<string, string>, label = "memory"): Snapshot {
   return {
@@ -43,22 +42,13 @@ export interface RunInput {
   env?: Record<string, string>;
 }
 
+/** Every check over an in-memory change, through the engine (the rule tester's `files` case). */
 export async function runMemory(input: RunInput): Promise<Finding[]> {
-  const before = input.before === undefined ? null : input.before;
-  const commit: CommitInfo | null = input.message || input.trailers
-    ? { sha: "c0ffee0000000000000000000000000000000000", parents: [], subject: input.message ?? "change", message: input.message ?? "change", trailers: input.trailers ?? [], author: "t" }
-    : null;
-  const unit: DeployUnit = {
-    kind: before === null ? "all" : commit ? "commit" : "staged",
-    id: commit?.sha ?? (before === null ? "all" : "staged"),
-    commit,
-    commits: commit ? [commit] : [],
-    before: before === null ? null : memorySnapshot(before, "before"),
-    after: memorySnapshot(input.after, "after"),
-    files: diffFiles(before, input.after),
-    notices: [],
-  };
-  return checkUnit(unit, { mode: unit.kind, failOn: "error", pack: loadPack(), env: input.env ?? {} });
+  const c: Case = { name: "memory", files: input.after, beforeFiles: input.before === undefined ? null : input.before };
+  if (input.message !== undefined) c.message = input.message;
+  if (input.trailers !== undefined) c.trailers = input.trailers;
+  if (input.env !== undefined) c.env = input.env;
+  return (await runCase(c)).map(({ messageId: _id, secret: _secret, ...f }) => f);
 }
 
 /** `[rule, line]` pairs of open findings, for compact table assertions. */

@@ -1,10 +1,10 @@
-// Hand-built vLLM services, fleets and contexts for the kv checks, the card ledger and the planner.
+// Hand-built vLLM services and fleets for the kv rule tables, the card usage and the planner.
 // Settings are typed through the real unit readers (readValue) so `40960` and `32K` read as the
 // settings pipeline reads them; the rest is plain data.
 import type { Config } from "../../src/config/schema.js";
 import { DEFAULTS } from "../helpers/policy-defaults.js";
 import { resolvePolicy, type Policy } from "../../src/config/policy.js";
-import type { Check, CheckContext, Report } from "../../src/checks/define.js";
+import type { Case } from "../helpers/rule-tester.js";
 import type { Card, FleetState, ParsedEnv, Service, Setting, Tenant } from "../../src/model/types.js";
 import { readValue } from "../../src/model/settings.js";
 import { loadPack } from "../../src/rules/load.js";
@@ -86,24 +86,10 @@ export function fleet(services: Service[], tenants: Tenant[] = [], policy: Polic
   return { services, tenants, cards: cardsOf(policy), ledgerFacts: {}, paths: services.map((s) => s.file) };
 }
 
-export function ctxOf(after: FleetState, policy: Policy = policyOf()): CheckContext {
-  return {
-    unit: { kind: "all", id: "all", commit: null, commits: [], files: [] },
-    before: null,
-    after,
-    policy,
-    pack,
-    env: {},
-  };
-}
-
-/** Runs one check and renders each report's message as the engine would. */
-export function run(check: Check, after: FleetState, policy: Policy = policyOf()): (Report & { text: string })[] {
-  return check.run(ctxOf(after, policy)).map((r) => {
-    const build = check.messages[r.message];
-    if (!build) throw new Error(`${check.id}: unknown message id ${r.message}`);
-    return { ...r, text: build(r.data) };
-  });
+/** A rule-tester case over vLLM seats on the fv-ml1 inventory (--all: no before). */
+export function kvCase(name: string, services: Service[], opts: { tenants?: Tenant[]; policy?: Policy } = {}): Case {
+  const policy = opts.policy ?? policyOf();
+  return { name, fleet: fleet(services, opts.tenants ?? [], policy), policy };
 }
 
 export { GiB };

@@ -1,35 +1,18 @@
-// Playbooks through the real pipeline (snapshots → loadFleet → checks), and the
-// wiring the engine uses for a playbook deploy: every check over the fleet as the playbook deploys it.
+// Playbooks through the real engine (snapshots → loadFleet → checks → pipeline), and the wiring it uses
+// for a playbook deploy: every check over the fleet as the playbook deploys it.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, test } from "vitest";
-import { diffFiles, memorySnapshot } from "../helpers/memory.js";
-import { loadPack } from "../../src/rules/load.js";
-import { loadFleet } from "../../src/load/fleet.js";
-import { policyOf } from "../../src/load/config.js";
+import { contextOf, runCase, type Actual } from "../helpers/rule-tester.js";
 import { playbookPaths } from "../../src/load/playbooks.js";
-import { runChecks } from "../../src/engine/run.js";
 import { buildService } from "../../src/model/build.js";
-import { playbookContexts, playbookFindings } from "../../src/engine/playbook-deploys.js";
+import { playbookContexts } from "../../src/engine/playbook-deploys.js";
 import type { CheckContext } from "../../src/checks/define.js";
-import type { Finding } from "../../src/model/types.js";
 
-async function run(before: Record<string, string> | null, after: Record<string, string>): Promise<{ findings: Finding[]; ctx: CheckContext }> {
-  const pack = loadPack();
-  const afterSnap = memorySnapshot(after, "after");
-  const policy = await policyOf(afterSnap, pack);
-  const ctx: CheckContext = {
-    unit: { kind: before ? "staged" : "all", id: before ? "staged" : "all", commit: null, commits: [], files: diffFiles(before, after) },
-    before: before ? await loadFleet(memorySnapshot(before, "before"), policy, pack) : null,
-    after: await loadFleet(afterSnap, policy, pack),
-    policy,
-    pack,
-    env: {},
-  };
-  const findings = runChecks(ctx, null);
-  const main = [...findings];
-  for (const p of playbookContexts(ctx, (env, name) => buildService(env, pack, policy, name))) findings.push(...playbookFindings(main, runChecks(p.ctx, null), p.playbook));
-  return { findings, ctx };
+/** Every check through the engine (the real loader, the deploy contexts, the pipeline), and the context. */
+async function run(before: Record<string, string> | null, after: Record<string, string>): Promise<{ findings: Actual[]; ctx: CheckContext }> {
+  const c = { name: "unit", files: after, beforeFiles: before };
+  return { findings: await runCase(c), ctx: await contextOf(c) };
 }
 
 function folder(root: string): Record<string, string> {
@@ -45,7 +28,7 @@ function folder(root: string): Record<string, string> {
   return out;
 }
 
-const rows = (fs: Finding[], prefix: string) => fs.filter((f) => f.rule.startsWith(prefix)).map((f) => [f.rule, f.file, f.line]);
+const rows = (fs: Actual[], prefix: string) => fs.filter((f) => f.rule.startsWith(prefix)).map((f) => [f.rule, f.file, f.line]);
 
 describe("the example fleet's rebalance playbook", () => {
   const example = folder("examples/fleet");

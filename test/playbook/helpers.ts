@@ -1,11 +1,9 @@
 // Playbook test helpers: YAML written as numbered lines (so expected line numbers are readable), a
-// reader over an in-memory repo, and a minimal check context for the playbook checks.
-import type { CheckContext } from "../../src/checks/define.js";
-import type { Policy } from "../../src/config/policy.js";
-import type { RulesPack } from "../../src/rules/pack.js";
+// reader over an in-memory repo, and rule-tester cases for the playbook rules.
+import type { Case } from "../helpers/rule-tester.js";
 import type { FleetState, Service } from "../../src/model/types.js";
 import type { EnvEdit, PlaybookRead, ReadOptions } from "../../src/playbook/types.js";
-import type { ChangedFile, UnitKind } from "../../src/git/types.js";
+import type { UnitKind } from "../../src/git/types.js";
 import { readPlaybook } from "../../src/playbook/read.js";
 import { parseEnv } from "../../src/parse/env.js";
 import { serviceNameOf } from "../../src/model/build.js";
@@ -55,27 +53,8 @@ export function service(file: string, text: string): Service {
   } as Service;
 }
 
-const VLLM_SPEC = {
-  description: "vllm",
-  settings: {
-    max_model_len: { env: "MAX_MODEL_LEN", flags: ["--max-model-len"], unit: "tokens", description: "" },
-    kv_pin: { env: "KV_CACHE_MEMORY_BYTES", flags: ["--kv-cache-memory-bytes"], aliases: ["--kv-cache-memory"], unit: "bytes", description: "" },
-  },
-};
-
-export const PACK = { engines: { engines: { vllm: VLLM_SPEC } } } as unknown as RulesPack;
-
-export function ctx(opts: { services: Service[]; playbooks: PlaybookRead[]; changed?: string[]; kind?: UnitKind }): CheckContext {
-  const after: FleetState = { services: opts.services, tenants: [], cards: [], ledgerFacts: {}, paths: [], playbooks: opts.playbooks };
-  const files = (opts.changed ?? opts.playbooks.map((p) => p.path)).map(
-    (path): ChangedFile => ({ path, oldPath: null, status: "modified", before: "", after: "", binary: false, size: 0, addedLines: [] }),
-  );
-  return {
-    unit: { kind: opts.kind ?? "staged", id: "staged", commit: null, commits: [], files },
-    before: null,
-    after,
-    policy: {} as Policy,
-    pack: PACK,
-    env: {},
-  };
+/** A rule-tester case: the services and the playbooks read, the playbooks (or `changed`) in the unit. */
+export function playbookCase(name: string, opts: { services: Service[]; playbooks: PlaybookRead[]; changed?: string[]; kind?: UnitKind }): Case {
+  const fleet: FleetState = { services: opts.services, tenants: [], cards: [], ledgerFacts: {}, paths: [], playbooks: opts.playbooks };
+  return { name, fleet, before: null, kind: opts.kind ?? "staged", changed: opts.changed ?? opts.playbooks.map((p) => p.path) };
 }

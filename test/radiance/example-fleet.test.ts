@@ -7,9 +7,12 @@ import { parseEnv } from "../../src/parse/env.js";
 import { readSettings } from "../../src/model/settings.js";
 import { ledgerEntryOf } from "../../src/parse/ledger-facts.js";
 import { explainRadiance } from "../../src/radiance/explain.js";
-import { checks } from "../../src/checks/groups/radiance.js";
+import { CHECKS } from "../../src/checks/registry.js";
+import { runCase } from "../helpers/rule-tester.js";
 import type { Service } from "../../src/model/types.js";
-import { ctxOf, pack, policyOf, run, state } from "./fixtures.js";
+import { pack, policyOf, radianceCase, state } from "./fixtures.js";
+
+const AREA = CHECKS.filter((c) => /^(radiance|ttm|knob)\//.test(c.id));
 
 const root = join(import.meta.dirname, "..", "..", "examples", "fleet");
 const read = (p: string) => readFileSync(join(root, p), "utf8");
@@ -46,12 +49,12 @@ describe("examples/fleet frank-archon", () => {
     expect(ledger().ok).toBe(true);
   });
 
-  it("passes every radiance, ttm and knob rule (only the funding notice under --all)", () => {
+  it("passes every radiance, ttm and knob rule (only the funding notice under --all)", async () => {
     const after = state([exampleService()], { "frank-archon": ledger() });
-    const all = checks.flatMap((c) => run(c, ctxOf({ before: null, after, policy })).map((r) => ({ rule: c.id, ...r })));
+    const all = await runCase(radianceCase("--all", { before: null, after, policy }), AREA);
     expect(all.map((f) => f.rule)).toEqual(["radiance/funding"]);
     expect(all[0]?.data).toMatchObject({ tokens: 179408, demand_tokens: 196608 });
-    const unchanged = checks.flatMap((c) => run(c, ctxOf({ before: after, after, policy })));
+    const unchanged = await runCase(radianceCase("unchanged", { before: after, after, policy }), AREA);
     expect(unchanged).toEqual([]);
   });
 

@@ -1,10 +1,10 @@
-// Hand-built services, fleet states and check contexts for the radiance, ttm and knob checks.
+// Hand-built services and fleet states for the radiance, ttm and knob rule tables.
 // Settings are typed through the real unit readers (readValue), so `24K` and `24576` compare as the
 // settings pipeline would make them; everything else is plain data.
 import type { Config } from "../../src/config/schema.js";
 import { DEFAULTS } from "../helpers/policy-defaults.js";
 import { resolvePolicy, type Policy } from "../../src/config/policy.js";
-import type { Check, CheckContext, Messages, Report } from "../../src/checks/define.js";
+import type { Case } from "../helpers/rule-tester.js";
 import type { ChangedFile } from "../../src/git/types.js";
 import type { FleetState, ParsedEnv, Service, Setting } from "../../src/model/types.js";
 import { readValue } from "../../src/model/settings.js";
@@ -135,35 +135,15 @@ export function changed(path: string): ChangedFile {
   return { path, oldPath: null, status: "modified", before: "", after: "", binary: false, size: 0, addedLines: [] };
 }
 
-export interface CtxInput {
+export interface CaseInput {
   before: FleetState | null;
   after: FleetState;
+  /** The unit's changed files (default: the endpoint's env file). */
   files?: string[];
   policy?: Policy;
 }
 
-export function ctxOf(input: CtxInput): CheckContext {
-  return {
-    unit: {
-      kind: input.before ? "staged" : "all",
-      id: input.before ? "staged" : "all",
-      commit: null,
-      commits: [],
-      files: (input.files ?? ["scripts/frank-archon.env"]).map(changed),
-    },
-    before: input.before,
-    after: input.after,
-    policy: input.policy ?? policyOf(),
-    pack,
-    env: {},
-  };
-}
-
-/** Runs one check and renders each report's message as the engine would. */
-export function run<M extends Messages>(check: Check<M>, ctx: CheckContext): (Report<M> & { text: string })[] {
-  return check.run(ctx).map((r) => {
-    const build = check.messages[r.message];
-    if (!build) throw new Error(`${check.id}: unknown message id ${r.message}`);
-    return { ...r, text: build(r.data) };
-  });
+/** A rule-tester case: a staged change from `before` to `after`, or --all when there is no before. */
+export function radianceCase(name: string, input: CaseInput): Case {
+  return { name, fleet: input.after, before: input.before, kind: input.before ? "staged" : "all", changed: input.files ?? ["scripts/frank-archon.env"], policy: input.policy ?? policyOf() };
 }

@@ -1,14 +1,11 @@
-// Builders for the secrets tests: a CheckContext around some added lines, real-shaped keys assembled at
-// run time (so no scanner flags this repository), and a stand-in for the engine's redaction step.
-import type { CheckContext, Report } from "../../src/checks/define.js";
+// Builders for the secrets tests: real-shaped keys assembled at run time (so no scanner flags this
+// repository), added files, and rule-tester cases of a staged change.
 import type { ChangedFile } from "../../src/git/types.js";
-import type { Finding } from "../../src/model/types.js";
-import type { Policy } from "../../src/config/policy.js";
-import type { RulesPack } from "../../src/rules/pack.js";
-import { builtinDetectors } from "../../src/rules/detectors.js";
-import { secretScan } from "../../src/checks/secret-scan.js";
-import { redactFinding } from "../../src/secrets/redact.js";
+import type { FleetState } from "../../src/model/types.js";
+import { resolvePolicy } from "../../src/config/policy.js";
 import { numberLines } from "../../src/secrets/scan.js";
+import { DEFAULTS } from "../helpers/policy-defaults.js";
+import type { Case } from "../helpers/rule-tester.js";
 
 const j = (...parts: string[]): string => parts.join("");
 
@@ -37,7 +34,7 @@ export function addedFile(path: string, text: string, extra: Partial<ChangedFile
   return { path, oldPath: null, status: "added", before: null, after: text, binary: false, size: Buffer.byteLength(text), addedLines: lines, ...extra };
 }
 
-export interface CtxOptions {
+export interface CaseOptions {
   env?: Record<string, string>;
   values?: string[];
   patterns?: string[];
@@ -45,43 +42,11 @@ export interface CtxOptions {
   override?: string;
 }
 
-export function ctxFor(files: ChangedFile[], o: CtxOptions = {}): CheckContext {
-  const policy = {
+/** A rule-tester case: a staged change adding these files, under kvgate.yaml's secrets settings. */
+export function secretCase(name: string, files: ChangedFile[], o: CaseOptions = {}): Case {
+  const policy = resolvePolicy(DEFAULTS, {
     secrets: { placeholders: { values: o.values ?? [], patterns: o.patterns ?? [] }, override: o.override ?? "ALLOW_SECRETS", exclude: o.exclude ?? [] },
-  } as unknown as Policy;
-  const pack = { detectors: () => builtinDetectors() } as unknown as RulesPack;
-  return {
-    unit: { kind: "staged", id: "staged", commit: null, commits: [], files },
-    before: null,
-    after: { services: [], tenants: [], cards: [], ledgerFacts: {}, paths: files.map((f) => f.path) },
-    policy,
-    pack,
-    env: o.env ?? {},
-  };
+  });
+  const fleet: FleetState = { services: [], tenants: [], cards: [], ledgerFacts: {}, paths: files.map((f) => f.path) };
+  return { name, fleet, before: null, kind: "staged", changed: files, policy, env: o.env ?? {} };
 }
-
-export function scan(files: ChangedFile[], o: CtxOptions = {}): Report[] {
-  return secretScan.run(ctxFor(files, o)) as Report[];
-}
-
-/** What the engine's pipeline does with a report: render, assign status, redact when it carries a secret. */
-export function toFinding(r: Report, commit: string | null = null): Finding {
-  const msg = (secretScan.messages as Record<string, (d: unknown) => string>)[r.message];
-  if (!msg) throw new Error(`unknown message id ${r.message}`);
-  const f: Finding = {
-    rule: r.rule ?? secretScan.id,
-    severity: r.severity ?? secretScan.severity,
-    status: r.status ?? "open",
-    message: msg(r.data),
-    file: r.file ?? null,
-    line: r.line ?? null,
-    service: null,
-    commit,
-    fingerprint: `${r.rule}:${r.file}:${r.line}`,
-    data: r.data,
-    ...(r.reason ? { reason: r.reason } : {}),
-  };
-  return r.secret ? redactFinding(f, r.secret) : f;
-}
-
-export const rulesOf = (rs: Report[]): string[] => rs.map((r) => r.rule ?? "");

@@ -1,0 +1,223 @@
+// The finding pipeline: what every report becomes before anyone sees it, whoever raised it (a check,
+// the audit of a commit, the waiver trailers). An ordered list of small named steps, each a pure
+// function of the drafts:
+//
+//   render → redact → fingerprint → place → baseline → statuses → mask → dedupe → sort
+//
+// `fingerprint` runs on the text before `mask`, so a finding's identity does not change with the
+// detector list; `mask` runs after `statuses` because a waiver's reason is text from a commit message
+// and is shown too. `mask` is where every shown text passes: control-character escaping and the
+// masking of key bodies belong there.
+import { createHash } from "node:crypto";
+import type { Finding, PlaybookRead, Severity } from "../model/types.js";
+import type { MessageContext, Report } from "../model/rule.js";
+import type { AnyRule } from "../checks/define.js";
+import type { Masker } from "../secrets/mask.js";
+import { ruleById } from "../checks/registry.js";
+import { scrubData, scrubText, secretFingerprint } from "../secrets/redact.js";
+import type { Waiver } from "./waivers.js";
+
+/** A report on its way to a finding: the rule module whose messages render it, and what is known so far. */
+export interface Draft {
+  source: AnyRule;
+  report: Report;
+  finding: Finding;
+  /** Set for the reports of a playbook's deploy: the findings are placed at the playbook's lines. */
+  deploy?: PlaybookRead;
+}
+
+export interface PipelineContext {
+  /** Names the messages may quote (the override variable, the waiver trailer). */
+  names: Pick<MessageContext, "overrideName" | "waiverTrailer">;
+  /** `rule|fingerprint` of the findings the state before the change already had; null: keep all. */
+  baseline: ReadonlySet<string> | null;
+  waivers: readonly Waiver[];
+  masker: Masker;
+}
+
+/** A step; the run's last steps (dedupe, sort) read only the drafts and run without a context. */
+export interface Step {
+  name: StepName;
+  run(drafts: Draft[], ctx?: PipelineContext): Draft[];
+}
+
+function need(ctx: PipelineContext | undefined, step: StepName): PipelineContext {
+  if (!ctx) throw new Error(`the ${step} step needs the pipeline context`);
+  return ctx;
+}
+
+export const STEP_NAMES = ["render", "redact", "fingerprint", "place", "baseline", "statuses", "mask", "dedupe", "sort"] as const;
+export type StepName = (typeof STEP_NAMES)[number];
+
+/** A rule's report as a draft: the finding's fields the report gives, its text still to render. */
+export function raise(source: AnyRule, report: Report, commit: string | null, deploy?: PlaybookRead): Draft {
+  const rule = report.rule ?? source.id;
+  if (report.rule !== undefined && !ruleById(report.rule)) throw new Error(`check ${source.id} reported unregistered rule ${report.rule}`);
+  const finding: Finding = {
+    rule,
+    severity: report.severity ?? source.severity,
+    status: report.status ?? "open",
+    message: "",
+    file: report.file ?? null,
+    line: report.line ?? null,
+    service: report.service ?? null,
+    commit,
+    fingerprint: "",
+    data: report.data,
+  };
+  if (report.reason !== undefined) finding.reason = report.reason;
+  return deploy ? { source, report, finding, deploy } : { source, report, finding };
+}
+
+const map =
+  (step: StepName, fn: (d: Draft, ctx: PipelineContext) => Draft) =>
+  (drafts: Draft[], ctx?: PipelineContext): Draft[] => {
+    const c = need(ctx, step);
+    return drafts.map((d) => fn(d, c));
+  };
+
+/** The message from the rule's messages; an unknown message id is the rule's bug (an internal error). */
+const render: Step = {
+  name: "render",
+  run: map("render", (d, ctx) => {
+    const build = d.source.messages[d.report.message];
+    if (!build) throw new Error(`check ${d.source.id} reported unknown message id "${d.report.message}"`);
+    const at: MessageContext = { file: d.finding.file, line: d.finding.line, ...ctx.names };
+    return { ...d, finding: { ...d.finding, message: build(d.report.data as never, at) } };
+  }),
+};
+
+/** The report's own secret, replaced by its redacted form in every text of the finding. */
+const redact: Step = {
+  name: "redact",
+  run: map("redact", (d) => {
+    if (!d.report.secret) return d;
+    const secrets = [d.report.secret];
+    const f: Finding = { ...d.finding, message: scrubText(d.finding.message, secrets), data: scrubData(d.finding.data, secrets) };
+    if (f.reason !== undefined) f.reason = scrubText(f.reason, secrets);
+    return { ...d, finding: f };
+  }),
+};
+
+export function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** What identifies the finding across runs: the secret's hash, the domain's own, or rule/place/key. */
+const fingerprint: Step = {
+  name: "fingerprint",
+  run: map("fingerprint", (d) => {
+    const { report: r, finding: f } = d;
+    const value =
+      r.fingerprint ??
+      (r.secret ? secretFingerprint(r.secret) : sha256([f.rule, f.file ?? "", f.service ?? "", r.key ?? "", r.key ? "" : f.message].join("\u0000")).slice(0, 16));
+    return { ...d, finding: { ...f, fingerprint: value } };
+  }),
+};
+
+/**
+ * A playbook's deploy reports what the unit's own run did not already say (same rule, service and
+ * message, wherever they point), once per playbook; a finding placed in a deployed service's committed
+ * env file moves to the playbook's first edit of that service (the deploy is what changed; the env
+ * file line stays in data.env_file_line).
+ */
+const place: Step = {
+  name: "place",
+  run(drafts) {
+    const id = (f: Finding): string => [f.rule, f.service, f.message].join("\u0000");
+    const main = new Set(drafts.filter((d) => !d.deploy).map((d) => id(d.finding)));
+    const seen = new Set<string>();
+    const out: Draft[] = [];
+    for (const d of drafts) {
+      const read = d.deploy;
+      if (!read) {
+        out.push(d);
+        continue;
+      }
+      const f = d.finding;
+      const key = `${read.path}\u0000${id(f)}`;
+      if (main.has(id(f)) || seen.has(key)) continue;
+      seen.add(key);
+      const deploy = read.deploys.find((x) => x.service === f.service);
+      const first = deploy?.edits.find((e) => e.kind !== "reset") ?? deploy?.edits[0];
+      if (deploy && first && f.file === deploy.envFile) {
+        out.push({ ...d, finding: { ...f, file: first.file, line: first.line, data: { ...f.data, env_file_line: f.line } } });
+      } else out.push(d);
+    }
+    return out;
+  },
+};
+
+/** Identity of a finding regardless of where in history it was seen. */
+export function baselineKey(f: Finding): string {
+  return `${f.rule}|${f.fingerprint}`;
+}
+
+/** A change answers for what it introduces: findings the state before it already had are dropped. */
+const baseline: Step = {
+  name: "baseline",
+  run(drafts, ctx) {
+    const keys = need(ctx, "baseline").baseline;
+    return keys ? drafts.filter((d) => !keys.has(baselineKey(d.finding))) : drafts;
+  },
+};
+
+/** `waived` for an open finding a Kvgate-Waive trailer names; secret findings cannot be waived. */
+const statuses: Step = {
+  name: "statuses",
+  run: map("statuses", (d, ctx) => {
+    const f = d.finding;
+    if (f.status !== "open" || f.rule.startsWith("secret/")) return d;
+    const w = ctx.waivers.find((x) => x.rule === f.rule);
+    if (!w) return d;
+    const reason = w.reason === "" ? `waived in ${w.commit.slice(0, 12)}` : `waived in ${w.commit.slice(0, 12)}: ${w.reason}`;
+    return { ...d, finding: { ...f, status: "waived", reason } };
+  }),
+};
+
+/** Every shown text (message, reason, data) scanned with the detectors; what they find is redacted. */
+const mask: Step = {
+  name: "mask",
+  run: map("mask", (d, ctx) => ({ ...d, finding: ctx.masker.finding(d.finding) })),
+};
+
+/** The same finding from two units of one run (a range re-checking an untouched file) is kept once. */
+const dedupe: Step = {
+  name: "dedupe",
+  run(drafts) {
+    const seen = new Set<string>();
+    return drafts.filter(({ finding: f }) => {
+      const k = `${f.fingerprint}|${f.commit ?? ""}|${f.file ?? ""}|${f.line ?? ""}|${String(f.data.column ?? "")}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  },
+};
+
+const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
+
+/** By file, line, severity and rule; findings without a file last. */
+const sort: Step = {
+  name: "sort",
+  run: (drafts) =>
+    [...drafts].sort(
+      ({ finding: a }, { finding: b }) =>
+        (a.file ?? "\uffff").localeCompare(b.file ?? "\uffff") ||
+        (a.line ?? 0) - (b.line ?? 0) ||
+        SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+        a.rule.localeCompare(b.rule),
+    ),
+};
+
+/** The pipeline, in order. */
+export const PIPELINE: readonly Step[] = [render, redact, fingerprint, place, baseline, statuses, mask, dedupe, sort];
+
+/** Runs the steps from `from` to `to` (both included), in the pipeline's order. */
+export function runSteps(drafts: Draft[], ctx: PipelineContext | undefined, from: StepName, to: StepName): Draft[] {
+  const start = STEP_NAMES.indexOf(from);
+  const end = STEP_NAMES.indexOf(to);
+  let out = drafts;
+  for (const step of PIPELINE.slice(start, end + 1)) out = step.run(out, ctx);
+  return out;
+}

@@ -1,0 +1,45 @@
+import { expect } from "vitest";
+import { playbookDrift } from "../../../src/checks/playbook-drift.js";
+import { exact, ruleTester } from "../../helpers/rule-tester.js";
+import { PB, lines, playbookCase, read, service } from "../../playbook/helpers.js";
+
+const voices = service("scripts/voices.env", lines("ENGINE=vllm", "GPU=0", "MAX_MODEL_LEN=40960", "KV_CACHE_MEMORY_BYTES=6979321856", 'SERVE_ARGS="--max-num-seqs 8"', "HF_TOKEN=vault:albok/hf-token"));
+const opts = { services: new Map([["voices", "scripts/voices.env"]]) };
+const play = (...tasks: string[]) => lines("- hosts: fv-ml1", "  tasks:", ...tasks);
+const li = (kv: string) => `    - lineinfile: { path: /opt/fleet/scripts/voices.env, line: '${kv}' }`;
+const deploys = (name: string, pb: string, extra: { changed?: string[]; kind?: "all" } = {}) => playbookCase(name, { services: [voices], playbooks: [read({ [PB]: pb }, PB, opts)], ...extra });
+const drift = (messageId: string, line: number, key: string, playbook_value: string | null, committed_value: string | null) => ({ messageId, line, data: { key, playbook_value, committed_value } });
+const container = (command: string) => lines("- hosts: fv-ml1", "  tasks:", "    - docker_container:", "        name: vllm-voices", `        command: ${command}`);
+const included = read({ [PB]: play("    - import_tasks: t.yml"), "playbooks/t.yml": lines(`- lineinfile: { path: scripts/voices.env, line: MAX_MODEL_LEN=8192 }`) }, PB, opts);
+
+export default ruleTester(playbookDrift, {
+  valid: [
+    deploys("the same values: no drift", play(li("MAX_MODEL_LEN=40960"), li("KV_CACHE_MEMORY_BYTES=6979321856"), li("GPU= 0"))),
+    deploys("the same setting as an env key on one side and a flag on the other", container("[--max-model-len, '40960', --max-num-seqs, '8']")),
+    deploys("a playbook the unit does not touch", play(li("MAX_MODEL_LEN=32768")), { changed: ["scripts/voices.env"] }),
+  ],
+  invalid: [
+    { ...deploys("a value that differs from the committed env file, at the playbook's line", play(li("MAX_MODEL_LEN=32768"), li("GPU=0"))), findings: [drift("differs", 3, "MAX_MODEL_LEN", "32768", "40960")] },
+    {
+      ...deploys("a removed key, and a sizing key the env file does not set", play("    - lineinfile: { path: scripts/voices.env, regexp: ^KV_CACHE_MEMORY_BYTES=, state: absent }", li("TP=2"), li("HF_HOME=/models"))),
+      findings: [drift("removed", 3, "KV_CACHE_MEMORY_BYTES", null, "6979321856"), drift("added", 4, "TP", "2", null)],
+    },
+    {
+      ...deploys("a container command that drops a flag and gives a setting as a flag", container("[--max-model-len, '32768']")),
+      findings: [drift("removed", 5, "--max-num-seqs", null, "8"), drift("differs", 5, "--max-model-len", "32768", "40960")],
+    },
+    {
+      ...deploys("a secret-looking key: named, its values never shown", play(li("HF_TOKEN=hf_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"))),
+      findings: [{ messageId: "differs", data: exact({ playbook: PB, service: "voices", env_file: "scripts/voices.env", key: "HF_TOKEN" }), message: expect.not.stringContaining("hf_a") }],
+    },
+    {
+      ...playbookCase("a deploy of a service with no committed env file", { services: [voices], playbooks: [read({ [PB]: play("    - lineinfile: { path: scripts/ghost.env, line: GPU=1 }") })] }),
+      findings: [{ messageId: "no-env", line: 3, service: "ghost" }],
+    },
+    { ...deploys("every playbook under --all", play(li("MAX_MODEL_LEN=32768")), { changed: [], kind: "all" }), findings: [{ messageId: "differs" }] },
+    {
+      ...playbookCase("a changed included file makes its playbook part of the unit", { services: [voices], playbooks: [included], changed: ["playbooks/t.yml"] }),
+      findings: [{ file: "playbooks/t.yml", line: 1, data: { playbook_value: "8192" } }],
+    },
+  ],
+});
