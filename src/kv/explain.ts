@@ -1,5 +1,5 @@
-// `kvgate explain` for vLLM seats and cards: the JSON of contract section 10 (merged by the lead
-// into each service object by name) and the per-card terminal table.
+// `kvgate explain` for vLLM seats and cards: the JSON of contract section 10 (merged by
+// src/explain into each service object by name) and the per-card terminal table.
 import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";

@@ -2,7 +2,7 @@
 // FleetState.playbooks (the engine turns each changed one into a deploy of the services it sets).
 import picomatch from "picomatch";
 import type { PlaybookRead } from "../model/types.js";
-import { readPlaybook } from "../playbook/read.js";
+import { readPlaybook } from "../playbook/plays.js";
 import type { DecodedFile } from "./decode.js";
 import type { FleetInput } from "./input.js";
 

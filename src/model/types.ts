@@ -84,7 +84,7 @@ export interface FleetState {
   ledgerFacts: Record<string, LedgerEntry>;
   /** Paths of every file in this state (for checks that need to know what exists, e.g. ttm guards). */
   paths: string[];
-  /** Every file matching the `playbooks` glob, read (see src/playbook/read.ts); absent until loaded. */
+  /** Every file matching the `playbooks` glob, read (see src/playbook/plays.ts; src/load/ always loads them). */
   playbooks?: PlaybookRead[];
 }
 

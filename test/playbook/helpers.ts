@@ -4,7 +4,7 @@ import type { Case } from "../helpers/rule-tester.js";
 import type { FleetState, Service } from "../../src/model/types.js";
 import type { EnvEdit, PlaybookRead, ReadOptions } from "../../src/playbook/types.js";
 import type { UnitKind } from "../../src/git/types.js";
-import { readPlaybook } from "../../src/playbook/read.js";
+import { readPlaybook } from "../../src/playbook/plays.js";
 import { parseEnv } from "../../src/parse/env.js";
 import { serviceNameOf } from "../../src/model/build.js";
 

@@ -1,5 +1,5 @@
-// The example fleet's radiance endpoint (examples/fleet/scripts/frank-archon.*) passes every rule of
-// this area, read through the real env parser and the real ledger facts parser.
+// The example fleet's radiance endpoint (examples/fleet/scripts/frank-archon.*) passes every
+// radiance, ttm and knob rule, read through the real env parser and the real ledger facts parser.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

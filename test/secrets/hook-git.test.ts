@@ -14,7 +14,7 @@ let hookJs = "";
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "kvgate-hook-"));
   const entry = join(work, "hook.ts");
-  // The hook the lead's CLI implements, reduced to the functions under test.
+  // The hook the CLI implements (src/cli/commands/hook.ts), reduced to the functions under test.
   writeFileSync(
     entry,
     `import { readFileSync, writeFileSync } from "node:fs";
