@@ -14,8 +14,8 @@ export function cardRowsOf(usages: readonly CardUsage[]): CardRow[] {
     index: l.index,
     total_bytes: l.total_bytes,
     reserve_bytes: l.reserve_bytes,
-    used_bytes: l.radiance ? null : l.used_bytes,
-    spare_bytes: l.radiance ? null : l.spare_bytes,
+    used_bytes: l.ledgerSized ? null : l.used_bytes,
+    spare_bytes: l.ledgerSized ? null : l.spare_bytes,
     tenants: l.entries.map((e) => (e.kind === "other" ? `${e.name} (${e.engine ?? "no engine"})` : e.name)),
   }));
 }

@@ -1,3 +1,4 @@
+import { engineSpec } from "../model/engine.js";
 import { defineCheck } from "./define.js";
 
 export const engineFlagAlias = defineCheck({
@@ -9,7 +10,7 @@ export const engineFlagAlias = defineCheck({
   },
   run(ctx) {
     return ctx.after.services.flatMap((s) => {
-      const spec = s.engine ? ctx.pack.engines.engines[s.engine] : undefined;
+      const spec = engineSpec(ctx.pack, s.engine);
       if (!spec) return [];
       return Object.values(spec.settings).flatMap((setting) =>
         s.env.flags

@@ -1,5 +1,6 @@
 // engine/removed-flag: an engine version that removed a flag refuses to start on it, so the deploy
 // would fail at boot; rules/engines.yaml lists each removed flag, its env spelling and the version.
+import { engineSpec } from "../model/engine.js";
 import { defineCheck } from "./define.js";
 import { compareVersions } from "../units/versions.js";
 
@@ -13,7 +14,7 @@ export const engineRemovedFlag = defineCheck({
   },
   run(ctx) {
     return ctx.after.services.flatMap((s) => {
-      const spec = s.engine ? ctx.pack.engines.engines[s.engine] : undefined;
+      const spec = engineSpec(ctx.pack, s.engine);
       if (!spec?.removed) return [];
       const versionKey = spec.version_key;
       const declared = versionKey ? s.env.entries.get(versionKey)?.value.trim() : undefined;

@@ -1,3 +1,4 @@
+import { tpNeedsCards } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
 
 export const fleetTpMismatch = defineCheck({
@@ -10,7 +11,7 @@ export const fleetTpMismatch = defineCheck({
   },
   run(ctx) {
     return ctx.after.services
-      .filter((s) => s.engine === "vllm" && s.gpus.length > 0 && s.gpus.length !== s.tp)
+      .filter((s) => tpNeedsCards(ctx.pack, s) && s.gpus.length > 0 && s.gpus.length !== s.tp)
       .map((s): Report => ({
         message: "mismatch",
         data: { service: s.name, tp: s.tp, gpus: s.gpus.join(","), count: s.gpus.length },

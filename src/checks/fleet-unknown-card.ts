@@ -1,3 +1,4 @@
+import { holdsGpus } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
 
 export const fleetUnknownCard = defineCheck({
@@ -11,7 +12,7 @@ export const fleetUnknownCard = defineCheck({
   },
   run(ctx) {
     return ctx.after.services
-      .filter((s) => (s.engine === "vllm" || s.engine === "radiance") && s.host !== null && ctx.policy.fleet.hosts[s.host])
+      .filter((s) => holdsGpus(ctx.pack, s) && s.host !== null && ctx.policy.fleet.hosts[s.host])
       .flatMap((s): Report[] => {
         const host = s.host as string;
         const cards = ctx.after.cards.filter((c) => c.host === host).map((c) => c.index);

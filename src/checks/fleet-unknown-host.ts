@@ -1,3 +1,4 @@
+import { holdsGpus } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
 
 export const fleetUnknownHost = defineCheck({
@@ -12,7 +13,7 @@ export const fleetUnknownHost = defineCheck({
     const hosts = Object.keys(ctx.policy.fleet.hosts);
     if (hosts.length === 0) return [];
     return ctx.after.services
-      .filter((s) => s.engine === "vllm" || s.engine === "radiance")
+      .filter((s) => holdsGpus(ctx.pack, s))
       .flatMap((s): Report[] => {
         if (s.host === null) return [{ message: "missing" as const, data: { service: s.name, hosts: hosts.join(", ") }, file: s.file, line: 1, service: s.name }];
         if (hosts.includes(s.host)) return [];

@@ -14,7 +14,7 @@ export const gpuFits = defineCheck({
   },
   run(ctx) {
     return cardUsage(ctx.after, ctx.policy, ctx.pack).flatMap((l) => {
-      if (l.radiance || l.spare_bytes >= 0) return [];
+      if (l.ledgerSized || l.spare_bytes >= 0) return [];
       const seats = l.entries.flatMap((e) => (e.kind === "seat" ? [e] : []));
       const first = seats[0];
       const where = first ? { file: first.seat.service.file, line: first.seat.service.origins.gpus?.line ?? 1 } : { file: null, line: null };

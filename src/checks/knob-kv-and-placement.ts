@@ -3,7 +3,8 @@
 // every engine, whatever knobs.enforce says.
 import { defineCheck } from "./define.js";
 import { changedPairs } from "../radiance/settings.js";
-import { KV_POOL_SETTINGS, PLACEMENT_SETTING, knobChanges, showValue } from "../radiance/knobs.js";
+import { PLACEMENT_SETTING, knobChanges, showValue } from "../radiance/knobs.js";
+import { kvPoolSettings } from "../model/engine.js";
 
 type Data = {
   kv: { knob: string; before: string; after: string }[];
@@ -20,7 +21,7 @@ export const knobKvAndPlacement = defineCheck({
   },
   run(ctx) {
     return changedPairs(ctx.before, ctx.after).flatMap(({ before, after }) => {
-      const pool = new Set(KV_POOL_SETTINGS[after.engine ?? ""] ?? []);
+      const pool = new Set(kvPoolSettings(ctx.pack, after.engine));
       const changes = knobChanges(before, after, ctx.policy, ctx.pack);
       const placement = changes.find((c) => c.setting === PLACEMENT_SETTING);
       const kv = changes.filter((c) => pool.has(c.setting));

@@ -1,5 +1,6 @@
 // playbook/drift: a playbook the change touches deploys a value the committed env file does not hold,
 // so the repository no longer says what runs. Values of secret-looking keys are never shown.
+import { engineSpec } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
 import { playbooksInUnit } from "../model/playbooks.js";
 import { driftOf, settingKeysOf } from "../playbook/drift.js";
@@ -45,7 +46,7 @@ export const playbookDrift = defineCheck({
           out.push({ message: "no-env", data: { ...base, key: "" }, file: first?.file ?? read.path, line: first?.line ?? 1, service: deploy.service });
           continue;
         }
-        const engine = committed.engine ? ctx.pack.engines.engines[committed.engine] : undefined;
+        const engine = engineSpec(ctx.pack, committed.engine);
         for (const d of driftOf(deploy, committed.env, settingKeysOf(engine))) {
           const hide = SECRET_KEY.test(d.key);
           const data: Data & Record<string, unknown> = { ...base, key: d.key, ...(hide ? {} : { playbook_value: d.playbookValue, committed_value: d.committedValue }) };

@@ -1,5 +1,6 @@
 // radiance/demand-cut: lowering MAX_SEQS or MAX_MODEL_LEN of an under-funded endpoint raises the
 // funded share without adding a token of cache; the lever is the host pool.
+import { sizesKvByLedger } from "../model/engine.js";
 import { defineCheck } from "./define.js";
 import { changedPairs, ledgerEntry, num, lineOf } from "../radiance/settings.js";
 import { fundingFromInputs, fundingInputsOf } from "../radiance/funding.js";
@@ -23,7 +24,7 @@ export const radianceDemandCut = defineCheck({
       `${d.cuts.map((c) => `${c.knob} ${formatInt(c.before)} → ${formatInt(c.after)}`).join(", ")} on an endpoint funded ${(d.funded * 100).toFixed(1)} % (${formatInt(d.tokens)} of ${formatInt(d.demand_tokens)} tokens): demand is not the lever; keep the demand and raise HOST_POOL_MIB in ${formatInt(d.pool_step_mib)}-MiB steps${d.pool_for_full_funding_mib ? ` (about +${formatInt(d.pool_for_full_funding_mib)} MiB funds it all)` : ""}`,
   },
   run(ctx) {
-    return changedPairs(ctx.before, ctx.after, "radiance").flatMap(({ before, after }) => {
+    return changedPairs(ctx.before, ctx.after, (s) => sizesKvByLedger(ctx.pack, s)).flatMap(({ before, after }) => {
       const cuts: Data["cuts"] = [];
       for (const [name, knob] of [["max_seqs", "MAX_SEQS"], ["max_model_len", "MAX_MODEL_LEN"]] as const) {
         const was = num(before, name);

@@ -1,7 +1,7 @@
 // radiance/funding: what the change does to the endpoint's KV funding (contract section 6), as a
 // notice with the numbers, so a resize says its effect before it boots.
 import { defineCheck, type Report } from "./define.js";
-import { radianceServices, ledgerEntry, lineOf } from "../radiance/settings.js";
+import { ledgerSizedServices, ledgerEntry, lineOf } from "../radiance/settings.js";
 import { fundingSides } from "../radiance/explain.js";
 import { FUNDING_KEYS, type Funding } from "../radiance/funding.js";
 import { formatInt } from "../units/bytes.js";
@@ -37,7 +37,7 @@ export const radianceFunding = defineCheck({
   description: "The KV funding of a radiance endpoint (tokens, demand, funded share), before → after when the change moves it.",
   messages,
   run(ctx) {
-    return radianceServices(ctx.after).flatMap((s): R[] => {
+    return ledgerSizedServices(ctx.after, ctx.pack).flatMap((s): R[] => {
       const entry = ledgerEntry(ctx.after, s.name);
       if (!entry?.ok) return []; // radiance/ledger-facts reports a missing or bad facts file
       const b = ctx.before?.services.find((x) => x.name === s.name && x.engine === s.engine) ?? null;

@@ -1,7 +1,7 @@
 // radiance/headroom: the engine's settle floor is built from GPU_HEADROOM_MIB; below the policy's
 // floor (48 MiB: the first rung measured decode-neutral) decode speed is untested.
 import { defineCheck } from "./define.js";
-import { radianceServices, num, lineOf } from "../radiance/settings.js";
+import { ledgerSizedServices, num, lineOf } from "../radiance/settings.js";
 import { formatInt } from "../units/bytes.js";
 
 export const radianceHeadroom = defineCheck({
@@ -14,7 +14,7 @@ export const radianceHeadroom = defineCheck({
   },
   run(ctx) {
     const floor = ctx.policy.radiance.headroom_floor_mib;
-    return radianceServices(ctx.after).flatMap((s) => {
+    return ledgerSizedServices(ctx.after, ctx.pack).flatMap((s) => {
       const headroom = num(s, "gpu_headroom_mib");
       if (headroom === undefined || headroom >= floor) return [];
       return [{ message: "below" as const, service: s.name, file: s.file, line: lineOf(s, "gpu_headroom_mib"), data: { gpu_headroom_mib: headroom, headroom_floor_mib: floor } }];

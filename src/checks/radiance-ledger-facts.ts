@@ -1,7 +1,7 @@
 // radiance/ledger-facts: the facts file the funding formula reads must be whole and well-formed;
 // a funding number from a half-copied ledger would be worse than none.
 import { defineCheck, type Report } from "./define.js";
-import { radianceServices, ledgerEntry } from "../radiance/settings.js";
+import { ledgerSizedServices, ledgerEntry } from "../radiance/settings.js";
 import { ledgerPathOf } from "../parse/ledger-facts.js";
 
 const messages = {
@@ -18,7 +18,7 @@ export const radianceLedgerFacts = defineCheck({
   description: "A radiance endpoint's ledger facts file (scripts/<service>.ledger.yaml) is malformed, or missing (notice).",
   messages,
   run(ctx) {
-    return radianceServices(ctx.after).flatMap((s): R[] => {
+    return ledgerSizedServices(ctx.after, ctx.pack).flatMap((s): R[] => {
       const entry = ledgerEntry(ctx.after, s.name);
       if (!entry) {
         // Only when the endpoint is part of the change (or the whole tree is checked), so an

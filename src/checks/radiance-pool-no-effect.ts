@@ -1,5 +1,6 @@
 // radiance/pool-no-effect: more pinned host RAM buys cache only while experts remain on the card
 // and demand is not yet met; past that, the extra pool is pinned for nothing.
+import { sizesKvByLedger } from "../model/engine.js";
 import { defineCheck } from "./define.js";
 import { changedPairs, ledgerEntry, lineOf } from "../radiance/settings.js";
 import { fundingFromInputs, fundingInputsOf } from "../radiance/funding.js";
@@ -31,7 +32,7 @@ export const radiancePoolNoEffect = defineCheck({
       `HOST_POOL_MIB rises ${formatInt(d.host_pool_before_mib)} → ${formatInt(d.host_pool_mib)} but no card's kv grows: ${why[d.reason](d)}; keep HOST_POOL_MIB at ${formatInt(d.host_pool_before_mib)}, the extra pinned RAM buys nothing`,
   },
   run(ctx) {
-    return changedPairs(ctx.before, ctx.after, "radiance").flatMap(({ before, after }) => {
+    return changedPairs(ctx.before, ctx.after, (s) => sizesKvByLedger(ctx.pack, s)).flatMap(({ before, after }) => {
       const entry = ledgerEntry(ctx.after, after.name);
       const a = fundingInputsOf(after);
       const b = fundingInputsOf(before);

@@ -1,5 +1,6 @@
 // radiance/pool-step: the host pool is resized in whole steps (1024 MiB by default), so a measured
 // ledger can be attributed to a known step and an under-funded endpoint is raised one step at a time.
+import { sizesKvByLedger } from "../model/engine.js";
 import { defineCheck } from "./define.js";
 import { changedPairs, num, lineOf } from "../radiance/settings.js";
 import { formatInt } from "../units/bytes.js";
@@ -22,7 +23,7 @@ export const radiancePoolStep = defineCheck({
   },
   run(ctx) {
     const step = ctx.policy.radiance.pool_step_mib;
-    return changedPairs(ctx.before, ctx.after, "radiance").flatMap(({ before, after }) => {
+    return changedPairs(ctx.before, ctx.after, (s) => sizesKvByLedger(ctx.pack, s)).flatMap(({ before, after }) => {
       const was = num(before, "host_pool_mib");
       const now = num(after, "host_pool_mib");
       if (was === undefined || now === undefined || was === now) return [];

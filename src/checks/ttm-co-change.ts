@@ -1,6 +1,7 @@
 // ttm/co-change: the repo's guard (a bats test) recomputes the pin ledger and asserts TTM_MIN_MIB;
 // a unit that moves the ledger must move TTM_MIN_MIB and the guards with it, or the seam fails on
 // the host instead of in review.
+import { sizesKvByLedger } from "../model/engine.js";
 import { defineCheck } from "./define.js";
 import { changedPairs, lineOf } from "../radiance/settings.js";
 import { ttmLedgerOf } from "../radiance/ttm.js";
@@ -31,7 +32,7 @@ export const ttmCoChange = defineCheck({
   },
   run(ctx) {
     const touched = new Set(ctx.unit.files.flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path])));
-    return changedPairs(ctx.before, ctx.after, "radiance").flatMap(({ before, after }) => {
+    return changedPairs(ctx.before, ctx.after, (s) => sizesKvByLedger(ctx.pack, s)).flatMap(({ before, after }) => {
       const b = ttmLedgerOf(before, ctx.policy);
       const a = ttmLedgerOf(after, ctx.policy);
       if (!a.ok || !b.ok || a.ledger.ledger_mib === b.ledger.ledger_mib) return [];

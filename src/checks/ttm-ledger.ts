@@ -1,7 +1,7 @@
 // ttm/ledger: the serve script refuses to start below TTM_MIN_MIB, and a pin above the TTM limit
 // kills the host; so TTM_MIN_MIB must cover the whole pinned-RAM ledger (contract section 7).
 import { defineCheck, type Report } from "./define.js";
-import { radianceServices, lineOf, num } from "../radiance/settings.js";
+import { ledgerSizedServices, lineOf, num } from "../radiance/settings.js";
 import { ttmData, ttmLedgerOf, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
 
@@ -19,7 +19,7 @@ export const ttmLedger = defineCheck({
   description: "TTM_MIN_MIB of a radiance endpoint is below ceil(the TTM pin ledger), or unset while it pins a host pool.",
   messages,
   run(ctx) {
-    return radianceServices(ctx.after).flatMap((s): R[] => {
+    return ledgerSizedServices(ctx.after, ctx.pack).flatMap((s): R[] => {
       const r = ttmLedgerOf(s, ctx.policy);
       if (!r.ok) return [];
       const l = r.ledger;

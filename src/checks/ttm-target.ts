@@ -1,7 +1,7 @@
 // ttm/target: ttm-preflight raises the TTM limit to TTM_TARGET_MIB, so the target must clear the
 // floor with slack or the first boot after a resize trips the serve script's own gate.
 import { defineCheck } from "./define.js";
-import { radianceServices, lineOf } from "../radiance/settings.js";
+import { ledgerSizedServices, lineOf } from "../radiance/settings.js";
 import { ttmLedgerOf } from "../radiance/ttm.js";
 import { ttmData, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
@@ -15,7 +15,7 @@ export const ttmTarget = defineCheck({
       `TTM_TARGET_MIB ${formatInt(d.ttm_target_mib ?? 0)} is below TTM_MIN_MIB ${formatInt(d.ttm_min_mib ?? 0)} + ${formatInt(d.slack_mib)} MiB slack: set TTM_TARGET_MIB to ${formatInt(d.target_required_mib)} or more`,
   },
   run(ctx) {
-    return radianceServices(ctx.after).flatMap((s) => {
+    return ledgerSizedServices(ctx.after, ctx.pack).flatMap((s) => {
       const r = ttmLedgerOf(s, ctx.policy);
       if (!r.ok) return [];
       const { ttm_min_mib: min, ttm_target_mib: target, slack_mib: slack } = r.ledger;

@@ -4,6 +4,7 @@ import type { FleetState, Service } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { COLORS, PLAIN } from "../report/color.js";
+import { sizesKvByLedger, sizesKvPerSeat } from "../model/engine.js";
 import { formatBytes, formatInt } from "../units/bytes.js";
 import { explainRadianceService } from "../radiance/explain.js";
 import { explainVllm } from "../kv/explain.js";
@@ -49,7 +50,7 @@ function vllmJson(name: string, seats: readonly { name: string }[]): Record<stri
 }
 
 function radianceJson(s: Service, input: ExplainInput): Record<string, unknown> {
-  if (s.engine !== "radiance") return {};
+  if (!sizesKvByLedger(input.pack, s)) return {};
   const x = explainRadianceService(s, input.fleet, input.policy, input.before);
   return { ttm: x.ttm, funding: x.funding, ...(x.problems.length ? { problems: x.problems } : {}) };
 }
@@ -87,9 +88,9 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
       const shown = typeof v.value === "object" ? JSON.stringify(v.value) : String(v.value);
       out.push(`  ${n.padEnd(width)}  ${shown}${shown !== v.raw && v.raw !== "" ? p.dim(` (${v.raw})`) : ""}  ${p.dim(`${v.origin.file}:${v.origin.line} ${v.origin.name}`)}`);
     }
-    const seat = s.engine === "vllm" ? vllm.services.find((x) => x.name === s.name) : undefined;
+    const seat = sizesKvPerSeat(input.pack, s) ? vllm.services.find((x) => x.name === s.name) : undefined;
     if (seat?.kv) out.push(...kvLines(seat, input.policy.kv.round_bytes).map((l) => `  ${p.bold("kv")}  ${l}`));
-    if (s.engine === "radiance") {
+    if (sizesKvByLedger(input.pack, s)) {
       const x = explainRadianceService(s, input.fleet, input.policy, input.before);
       out.push(x.text);
       for (const prob of x.problems) out.push(`  ${p.yellow("!")} ${prob}`);

@@ -3,7 +3,8 @@
 import type { Policy } from "../config/policy.js";
 import type { Card, FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
-import { isVllm, seatCardsOf, seatFootprint, vllmSeats, type VllmSeat } from "./seat.js";
+import { seatCardsOf, seatFootprint, vllmSeats, type VllmSeat } from "./seat.js";
+import { sizesKvByLedger, sizesKvPerSeat } from "../model/engine.js";
 
 export interface SeatEntry {
   kind: "seat";
@@ -24,7 +25,7 @@ export interface TenantEntry {
   pin: boolean;
 }
 
-/** A service of another engine (radiance) on the card: its footprint is not a vLLM figure. */
+/** A service of an engine not sized per seat (radiance) on the card: its footprint is not a seat figure. */
 export interface OtherEntry {
   kind: "other";
   name: string;
@@ -45,8 +46,8 @@ export interface CardUsage {
   spare_bytes: number;
   /** More than one occupant of any kind. */
   shared: boolean;
-  /** A radiance endpoint lives here: section 6 checks this card, not gpu/fits. */
-  radiance: boolean;
+  /** An endpoint funded by its boot ledger (radiance) lives here: section 6 checks this card, not gpu/fits. */
+  ledgerSized: boolean;
 }
 
 export function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
@@ -61,11 +62,11 @@ export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): C
     const entries: CardEntry[] = [];
     for (const seat of seats) if (seat.host === card.host && seat.cards.includes(card.index)) entries.push(seatEntry(seat, card));
     for (const t of state.tenants) if (t.host === card.host && t.gpu === card.index) entries.push({ kind: "tenant", name: t.name, footprint_bytes: t.vramBytes, pin: t.pin });
-    let radiance = false;
+    let ledgerSized = false;
     for (const s of state.services) {
-      if (isVllm(s) || s.host !== card.host || !seatCardsOf(s).includes(card.index)) continue;
+      if (sizesKvPerSeat(pack, s) || s.host !== card.host || !seatCardsOf(s).includes(card.index)) continue;
       if (s.engine === null && s.gpus.length === 0) continue;
-      if (s.engine === "radiance") radiance = true;
+      if (sizesKvByLedger(pack, s)) ledgerSized = true;
       entries.push({ kind: "other", name: s.name, engine: s.engine });
     }
     let used = 0;
@@ -79,7 +80,7 @@ export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): C
       used_bytes: used,
       spare_bytes: card.totalBytes - card.reserveBytes - used,
       shared: entries.length > 1,
-      radiance,
+      ledgerSized,
     };
   });
 }

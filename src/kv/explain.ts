@@ -56,7 +56,7 @@ export function gpuJson(l: CardUsage): GpuExplain {
           ? { kind: "tenant", name: e.name, footprint_bytes: e.footprint_bytes }
           : { kind: "other", name: e.name, footprint_bytes: null },
     ),
-    radiance: l.radiance,
+    radiance: l.ledgerSized,
   };
 }
 

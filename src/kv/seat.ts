@@ -1,9 +1,10 @@
-// Everything the KV rules, the card table and the planner need about one vLLM seat, computed once
-// from the service's settings, the policy and the model catalog.
+// Everything the KV rules, the card table and the planner need about one seat (a service whose engine
+// sizes its KV per seat: vLLM), computed once from the service's settings, the policy and the catalog.
 import type { ModelSpec, Policy, SeatPolicy } from "../config/policy.js";
 import type { Card, FleetState, Origin, Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { lookupModel } from "../rules/models.js";
+import { sizesKvPerSeat } from "../model/engine.js";
 import { MiB } from "../units/bytes.js";
 import { bytesPerToken, requiredKv, type PerToken } from "./bytes.js";
 import { compact, formatInt, size } from "./format.js";
@@ -33,9 +34,6 @@ export interface VllmSeat {
   ownerPinned: boolean;
 }
 
-export function isVllm(s: Service): boolean {
-  return s.engine === "vllm";
-}
 
 function numSetting(s: Service, name: string): number | undefined {
   const v = s.settings[name]?.value;
@@ -80,7 +78,7 @@ export function seatOf(service: Service, policy: Policy, pack: RulesPack): VllmS
 }
 
 export function vllmSeats(state: FleetState, policy: Policy, pack: RulesPack): VllmSeat[] {
-  return state.services.filter(isVllm).map((s) => seatOf(s, policy, pack));
+  return state.services.filter((s) => sizesKvPerSeat(pack, s)).map((s) => seatOf(s, policy, pack));
 }
 
 /** On one of its cards: weights / TP + pin + overhead; a seat without a pin takes utilization × total. */

@@ -3,6 +3,7 @@ import type { Card, FleetState, Origin, ParsedEnv, Service, Tenant } from "./typ
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { lastFlag, originOfEntry, originOfFlag, readSettings } from "./settings.js";
+import { engineSpec, recogniseEngine } from "./engine.js";
 
 /** `scripts/voices.env` → `voices`. */
 export function serviceNameOf(path: string): string {
@@ -20,7 +21,7 @@ function firstOf(parsed: ParsedEnv, keys: string[], flags: string[]): { value: s
   return null;
 }
 
-/** The word after `serve` in a `vllm serve MODEL` command. */
+/** The word after `serve` in a command key (`vllm serve MODEL`). */
 function servedModel(parsed: ParsedEnv): { value: string; origin: Origin } | null {
   const p = parsed.positionals;
   for (let i = 0; i + 1 < p.length; i++) {
@@ -52,8 +53,8 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
   if (engine) {
     service.engine = engine.value.trim().toLowerCase();
     service.origins.engine = engine.origin;
-  } else if (servedModel(parsed) || parsed.positionals.some((p) => p.word === "vllm")) {
-    service.engine = "vllm";
+  } else {
+    service.engine = recogniseEngine(pack, parsed, servedModel(parsed) !== null);
   }
   const host = firstOf(parsed, ["HOST"], []);
   const hosts = Object.keys(policy.fleet.hosts);
@@ -81,7 +82,7 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
     else service.invalid.push({ name: "tp", raw: tp.value, origin: tp.origin, message: `"${tp.value}" is not a tensor-parallel size: write a whole number like 2` });
     service.origins.tp = tp.origin;
   }
-  const spec = service.engine ? pack.engines.engines[service.engine] : undefined;
+  const spec = engineSpec(pack, service.engine);
   if (spec) readSettings(parsed, spec, service);
   return service;
 }

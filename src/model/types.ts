@@ -35,7 +35,8 @@ export interface Setting {
   shadowed: Origin[];
 }
 
-export type EngineName = "vllm" | "radiance" | (string & {});
+/** An engine of rules/engines.yaml (or a name it does not know, as written). */
+export type EngineName = string;
 
 /** One service: an env file (or a playbook's deploy of one), with its typed settings. */
 export interface Service {

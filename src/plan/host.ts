@@ -15,7 +15,7 @@ import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./typ
 export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
   const notes: string[] = [];
   const usages = cardUsage(state, policy, pack).filter((l) => l.host === host);
-  const radiance = new Set(usages.filter((l) => l.radiance).map((l) => l.index));
+  const radiance = new Set(usages.filter((l) => l.ledgerSized).map((l) => l.index));
   for (const i of radiance) notes.push(`gpu ${i} holds a radiance endpoint (sized by its ledger): left out of the plan`);
   const cardsFull = state.cards.filter((c) => c.host === host && !radiance.has(c.index)).sort((a, b) => a.index - b.index);
   const cards: PlanCard[] = cardsFull.map((c) => ({ index: c.index, total_bytes: c.totalBytes, reserve_bytes: c.reserveBytes }));

@@ -5,6 +5,7 @@
 import type { Policy } from "../config/policy.js";
 import type { Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
+import { engineSpec, extraKnobs, settingDefault } from "../model/engine.js";
 
 export interface KnobValue {
   /** How users name it: the env key (`HOST_POOL_MIB`), or `TP` / `GPU`. */
@@ -24,36 +25,10 @@ export interface KnobChange {
   line: number | null;
 }
 
-/**
- * The value an unset knob has, where the contract (or the engine) gives one. Knobs without a known
- * default compare as "unset", so adding or removing them is a change.
- */
-function defaultOf(engine: string, setting: string, policy: Policy): unknown {
-  if (engine === "vllm") {
-    if (setting === "gpu_memory_utilization") return policy.vllm.default_utilization;
-    if (setting === "kv_cache_dtype") return "auto";
-  }
-  if (engine === "radiance") {
-    if (setting === "ple_table_mib" || setting === "prefix_cache_mib" || setting === "checkpoint_retain") return 0;
-    if (setting === "checkpoint_slots") return "auto";
-  }
-  return undefined;
-}
-
-/** TP is a knob of every engine; which cards (GPU) only where the engine's list names it (vLLM). */
-const EXTRA_KNOBS: Record<string, ("tp" | "gpus")[]> = { radiance: ["tp"], vllm: ["tp", "gpus"] };
-
-/** The KV pool of each engine, for knob/kv-and-placement. radiance: the settings the funding
- * formula turns into the `kv cache` line (demand, headroom, host pool); vLLM: the byte pin. */
-export const KV_POOL_SETTINGS: Record<string, string[]> = {
-  radiance: ["gpu_headroom_mib", "host_pool_mib", "max_seqs", "max_model_len"],
-  vllm: ["kv_pin"],
-};
 export const PLACEMENT_SETTING = "placement";
 
 export function knobValues(service: Service, policy: Policy, pack: RulesPack): KnobValue[] {
-  const engine = service.engine ?? "";
-  const spec = pack.engines.engines[engine];
+  const spec = engineSpec(pack, service.engine);
   const out: KnobValue[] = [];
   for (const [name, s] of Object.entries(spec?.settings ?? {})) {
     if (!s.knob) continue;
@@ -61,11 +36,13 @@ export function knobValues(service: Service, policy: Policy, pack: RulesPack): K
     out.push({
       knob: s.env ?? s.flags?.[0] ?? name,
       setting: name,
-      value: setting === undefined ? defaultOf(engine, name, policy) : setting.value,
+      // An unset knob has the engine's default where it gives one; without one it compares as "unset",
+      // so adding or removing it is a change.
+      value: setting === undefined ? settingDefault(s, policy) : setting.value,
       line: setting?.origin.line ?? null,
     });
   }
-  for (const extra of EXTRA_KNOBS[engine] ?? ["tp", "gpus"]) {
+  for (const extra of extraKnobs(pack, service.engine)) {
     if (extra === "tp") out.push({ knob: "TP", setting: "tp", value: service.tp, line: service.origins.tp?.line ?? null });
     else out.push({ knob: "GPU", setting: "gpus", value: [...service.gpus], line: service.origins.gpus?.line ?? null });
   }

@@ -2,6 +2,8 @@
 // change, shared by the radiance, ttm and knob checks.
 import type { FleetState, Origin, Service } from "../model/types.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
+import type { RulesPack } from "../rules/pack.js";
+import { sizesKvByLedger } from "../model/engine.js";
 
 /** A numeric setting's value, or undefined when unset (the settings pipeline already typed it). */
 export function num(service: Service, name: string): number | undefined {
@@ -18,8 +20,9 @@ export function originOf(service: Service, name: string): Origin | undefined {
   return service.settings[name]?.origin;
 }
 
-export function radianceServices(state: FleetState): Service[] {
-  return state.services.filter((s) => s.engine === "radiance");
+/** The services whose KV cache the engine's boot ledger funds (radiance endpoints). */
+export function ledgerSizedServices(state: FleetState, pack: RulesPack): Service[] {
+  return state.services.filter((s) => sizesKvByLedger(pack, s));
 }
 
 export interface ServicePair {
@@ -32,11 +35,11 @@ export interface ServicePair {
  * after (a new file) has no before, and one whose engine changed is a different endpoint: neither
  * can move a knob or a ledger.
  */
-export function changedPairs(before: FleetState | null, after: FleetState, engine?: string): ServicePair[] {
+export function changedPairs(before: FleetState | null, after: FleetState, only?: (s: Service) => boolean): ServicePair[] {
   if (!before) return [];
   const out: ServicePair[] = [];
   for (const a of after.services) {
-    if (engine !== undefined && a.engine !== engine) continue;
+    if (only && !only(a)) continue;
     const b = before.services.find((s) => s.name === a.name);
     if (b && b.engine === a.engine) out.push({ before: b, after: a });
   }

@@ -33,7 +33,7 @@ export function renderCardTable(usages: CardUsage[], opts: { color: boolean }): 
   const out: string[] = [];
   const heads = ["", "weights", "KV", "overhead", "footprint"];
   for (const l of usages) {
-    out.push(`${p.bold(`${l.host} gpu ${l.index}`)}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.radiance ? p.dim("  (radiance: sized by its ledger)") : ""}`);
+    out.push(`${p.bold(`${l.host} gpu ${l.index}`)}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.ledgerSized ? p.dim("  (radiance: sized by its ledger)") : ""}`);
     const seatW = Math.max(12, ...l.entries.map((e) => e.name.length + 12));
     const rows = l.entries.map((e) => row(e, seatW));
     const widths = heads.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));

@@ -169,9 +169,9 @@ describe("card rows from the kv ledger", () => {
   test("a vLLM card shows used and spare; a radiance card shows neither", () => {
     const GiB = 2 ** 30;
     const rows = cardRowsOf([
-      { host: "h", index: 0, total_bytes: 96 * GiB, reserve_bytes: GiB, used_bytes: 40 * GiB, spare_bytes: 55 * GiB, shared: true, radiance: false,
+      { host: "h", index: 0, total_bytes: 96 * GiB, reserve_bytes: GiB, used_bytes: 40 * GiB, spare_bytes: 55 * GiB, shared: true, ledgerSized: false,
         entries: [{ kind: "tenant", name: "asr", footprint_bytes: 3 * GiB, pin: false }] },
-      { host: "h", index: 1, total_bytes: 96 * GiB, reserve_bytes: 0, used_bytes: 0, spare_bytes: 96 * GiB, shared: false, radiance: true,
+      { host: "h", index: 1, total_bytes: 96 * GiB, reserve_bytes: 0, used_bytes: 0, spare_bytes: 96 * GiB, shared: false, ledgerSized: true,
         entries: [{ kind: "other", name: "r", engine: "radiance" }] },
     ]);
     expect(rows.map((r) => [r.index, r.used_bytes, r.spare_bytes, r.tenants])).toEqual([

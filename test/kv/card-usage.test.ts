@@ -11,7 +11,7 @@ describe("cardUsage", () => {
     const coder = seat("coder", { MODEL: "Qwen/Qwen2.5-Coder-7B-Instruct", GPU_MEMORY_UTILIZATION: "0.2" });
     const [g0, g1] = cardUsage(fleet([voices(), coder], [tenant("parakeet-nemo", 0, 3 * GiB)]), policyOf(), pack);
     const unpinned = Math.round(0.2 * 96 * GiB);
-    expect(g0).toMatchObject({ host: "fv-ml1", index: 0, total_bytes: 96 * GiB, reserve_bytes: GiB, shared: true, radiance: false });
+    expect(g0).toMatchObject({ host: "fv-ml1", index: 0, total_bytes: 96 * GiB, reserve_bytes: GiB, shared: true, ledgerSized: false });
     expect(g0?.entries.map((e) => [e.name, e.kind === "other" ? null : e.footprint_bytes])).toEqual([
       ["voices", W8 + 7.5 * GiB + 2 * GiB],
       ["coder", unpinned],

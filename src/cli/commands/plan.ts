@@ -5,6 +5,7 @@ import { GateError } from "../../errors.js";
 import { loadWorkingFleet } from "../working-fleet.js";
 import { planForHost, planHosts } from "../../plan/host.js";
 import { renderPlan } from "../../report/plan.js";
+import { sizesKvPerSeat } from "../../model/engine.js";
 import { useColor } from "../../report/color.js";
 
 const OPTIONS = { host: { type: "string" }, repo: { type: "string" }, format: { type: "string" }, config: { type: "string" } } as const;
@@ -17,7 +18,7 @@ export async function planCommand(argv: string[]): Promise<number> {
   if (known.length === 0) throw new GateError("no hosts to plan: kvgate.yaml has no fleet.hosts", { hint: "list the hosts and their cards under fleet.hosts" });
   if (values.host !== undefined && !known.includes(values.host)) throw new GateError(`unknown host "${values.host}"`, { hint: `name one of: ${known.join(", ")}` });
   // Without --host, the hosts that hold something the plan can move.
-  const movable = known.filter((h) => fleet.services.some((s) => s.engine === "vllm" && s.host === h) || fleet.tenants.some((t) => t.host === h));
+  const movable = known.filter((h) => fleet.services.some((s) => sizesKvPerSeat(pack, s) && s.host === h) || fleet.tenants.some((t) => t.host === h));
   const hosts = values.host !== undefined ? [values.host] : movable;
   const results = hosts.map((h) => planForHost(fleet, policy, pack, h));
   if (format === "json") {

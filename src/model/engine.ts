@@ -1,0 +1,65 @@
+// The engine adapter: what the rest of kvgate may ask about a service's engine, answered from
+// rules/engines.yaml. Checks and the domain math ask for traits (holds GPUs, sizes its KV per seat or
+// by its boot ledger, ...) and never compare an engine's name, so a new engine is a block of that file.
+import type { Policy } from "../config/policy.js";
+import type { EngineSpec, KvSizing, SettingSpec } from "../rules/engines.js";
+import type { RulesPack } from "../rules/pack.js";
+import type { ParsedEnv, Service } from "./types.js";
+
+/** The rules pack's entry for the service's engine; undefined for none or an engine it does not know. */
+export function engineSpec(pack: RulesPack, engine: string | null): EngineSpec | undefined {
+  return engine === null ? undefined : pack.engines.engines[engine];
+}
+
+/** The engine runs on GPUs: its HOST and GPU are checked against the inventory. */
+export function holdsGpus(pack: RulesPack, s: Pick<Service, "engine">): boolean {
+  return engineSpec(pack, s.engine)?.gpus === true;
+}
+
+export function kvSizingOf(pack: RulesPack, s: Pick<Service, "engine">): KvSizing | undefined {
+  return engineSpec(pack, s.engine)?.kv_sizing;
+}
+
+/** The KV cache is sized per seat, by a byte pin or a share of the card (the kv/* rules, gpu/fits). */
+export function sizesKvPerSeat(pack: RulesPack, s: Pick<Service, "engine">): boolean {
+  return kvSizingOf(pack, s) === "seat";
+}
+
+/** The KV cache is funded by the engine's boot ledger (the radiance/* and ttm/* rules). */
+export function sizesKvByLedger(pack: RulesPack, s: Pick<Service, "engine">): boolean {
+  return kvSizingOf(pack, s) === "ledger";
+}
+
+/** Each tensor-parallel rank takes one listed card (fleet/tp-mismatch). */
+export function tpNeedsCards(pack: RulesPack, s: Pick<Service, "engine">): boolean {
+  return engineSpec(pack, s.engine)?.tp_needs_cards === true;
+}
+
+/** The knobs beyond the settings marked `knob` (TP, GPU); every engine's TP and GPU when unknown. */
+export function extraKnobs(pack: RulesPack, engine: string | null): readonly ("tp" | "gpus")[] {
+  return engineSpec(pack, engine)?.knobs.extra ?? ["tp", "gpus"];
+}
+
+/** The settings that size the engine's KV pool (knob/kv-and-placement). */
+export function kvPoolSettings(pack: RulesPack, engine: string | null): readonly string[] {
+  return engineSpec(pack, engine)?.knobs.kv_pool ?? [];
+}
+
+/** The value a setting has when the file does not set it; undefined when the engine gives none. */
+export function settingDefault(spec: SettingSpec, policy: Policy): unknown {
+  if (spec.default_from === "vllm.default_utilization") return policy.vllm.default_utilization;
+  return spec.default;
+}
+
+/**
+ * The engine a service runs when ENGINE is not set: the first engine of rules/engines.yaml whose
+ * command word is a word of a command key, or that serves `serve MODEL`; null otherwise.
+ */
+export function recogniseEngine(pack: RulesPack, parsed: ParsedEnv, servesModel: boolean): string | null {
+  for (const [name, spec] of Object.entries(pack.engines.engines)) {
+    const r = spec.recognise;
+    if (!r) continue;
+    if ((r.serves_model && servesModel) || parsed.positionals.some((p) => r.command_words.includes(p.word))) return name;
+  }
+  return null;
+}
