@@ -1,16 +1,24 @@
-// The usage text, printed by --help and after a usage error.
+// The usage text, printed by --help and after a usage error. The formats of `check` come from the
+// reporter table (src/report/index.ts); the README's CLI section is this text (a docs test).
+import { FORMATS, REPORTERS } from "../report/index.js";
+
+const formats = FORMATS.map((f) => `  ${f.padEnd(8)} ${REPORTERS[f].describe}`).join("\n");
+
 export const USAGE = `usage: kvgate <command> [options]
 
 commands:
   check    [--staged | --commit REV | --range A..B | --all] [--unit commit|range] [--repo DIR]
-           [--config FILE] [--format text|json|sarif|github] [--output FILE] [--fail-on error|warning|never]
-  audit    --range A..B [--repo DIR] [--format text|json]
-  explain  [SERVICE] [--repo DIR] [--format text|json]
-  plan     [--host H] [--repo DIR] [--format text|json]
+           [--config FILE] [--format ${FORMATS.join("|")}] [--output FILE] [--fail-on error|warning|never]
+  audit    --range A..B [--repo DIR] [--config FILE] [--format text|json] [--output FILE]
+  explain  [SERVICE] [--repo DIR] [--config FILE] [--format text|json]
+  plan     [--host H] [--repo DIR] [--config FILE] [--format text|json]
   init     [--repo DIR]
   hook     prepare-commit-msg FILE [SOURCE [SHA]]
   schema   print the JSON Schema of kvgate.yaml
   rules    [--format text|json|markdown]  every rule id, severity and description
+
+check --format:
+${formats}
 
 options:
   -h, --help     this text

@@ -4,12 +4,7 @@
 import type { CheckResult } from "../engine/result.js";
 import type { Finding } from "../model/types.js";
 import { COLORS, PLAIN, type Paint } from "./color.js";
-
-export interface TextOptions {
-  color: boolean;
-  /** The override variable's name, for the "allowed" explanation. */
-  overrideName?: string;
-}
+import type { ReportContext } from "./reporter.js";
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -28,7 +23,7 @@ export function summaryLine(result: CheckResult, p: Paint): string {
   return `kvgate ${result.mode}: ${parts.join(", ")} — ${verdict}`;
 }
 
-export function formatText(result: CheckResult, opts: TextOptions): string {
+export function formatText(result: CheckResult, opts: ReportContext): string {
   const p = opts.color ? COLORS : PLAIN;
   if (result.findings.length === 0) {
     return `kvgate ${result.mode}: ${p.green("pass")} (${plural(result.filesChecked, "file")} checked, no findings)\n`;
@@ -52,7 +47,7 @@ export function formatText(result: CheckResult, opts: TextOptions): string {
   }
   const allowed = result.findings.filter((f) => f.status === "allowed");
   if (allowed.length > 0) {
-    const name = opts.overrideName ?? "ALLOW_SECRETS";
+    const name = opts.overrideName;
     lines.push("");
     lines.push(p.yellow(`${name}=1 let ${plural(allowed.length, "secret finding")} through. The commit records each (Kvgate-Allowed-Secret trailers) so \`kvgate audit\` can re-check it; if a value is real, rotate it.`));
   }

@@ -4,6 +4,8 @@ import { describe, expect, test } from "vitest";
 import { readFileSync } from "node:fs";
 import { RULES, CHECKS } from "../../src/checks/registry.js";
 import { rulesMarkdown, ruleAnchor } from "../../src/report/rules-doc.js";
+import { USAGE } from "../../src/cli/usage.js";
+import { FORMATS, REPORTERS } from "../../src/report/index.js";
 
 const readme = readFileSync("README.md", "utf8");
 
@@ -11,6 +13,15 @@ describe("README", () => {
   test("the rule list is the registry's (regenerate: npm run docs:rules)", () => {
     const block = /<!-- rules:start -->\n([\s\S]*?)\n<!-- rules:end -->/.exec(readme)?.[1];
     expect(block).toBe(rulesMarkdown());
+  });
+  test("the CLI section is the usage text (regenerate: npm run docs:rules)", () => {
+    const block = /<!-- usage:start -->\n```\n([\s\S]*?)```\n<!-- usage:end -->/.exec(readme)?.[1];
+    expect(block).toBe(USAGE);
+  });
+  test("the usage text lists every reporter of the table, and only those, as check's formats", () => {
+    expect(USAGE).toContain(`[--format ${FORMATS.join("|")}]`);
+    for (const f of FORMATS) expect(USAGE).toContain(`  ${f.padEnd(8)} ${REPORTERS[f].describe}`);
+    expect(FORMATS).toEqual(Object.keys(REPORTERS));
   });
   test.each(RULES.map((r) => r.id))("%s has an anchor", (id) => {
     expect(readme).toContain(`<a id="${ruleAnchor(id)}"></a>`);

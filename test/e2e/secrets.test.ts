@@ -32,6 +32,22 @@ function commit(r: TempRepo, message: string, opts: { env?: Record<string, strin
 
 const lastMessage = (r: TempRepo) => r.git("log", "-1", "--format=%B");
 
+describe("the override's configured name", () => {
+  test("with secrets.override: LET_IT_PASS the text says LET_IT_PASS=1 let the finding through", async () => {
+    const r = await makeRepo();
+    made.push(r);
+    r.write("kvgate.yaml", "secrets: { override: LET_IT_PASS }\n");
+    r.write("docs/aws.md", `a key: ${REAL}\n`);
+    r.stage();
+    const run = kvgate(["check", "--staged"], { cwd: r.dir, env: { LET_IT_PASS: "1", NO_COLOR: "1" } });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/docs\/aws\.md:1 error \(allowed\) secret\/aws-access-key-id/);
+    expect(run.stdout).toContain("LET_IT_PASS=1 let 1 secret finding through");
+    expect(run.stdout).not.toContain("ALLOW_SECRETS");
+    expect(run.stdout).not.toContain(REAL);
+  });
+});
+
 describe("secrets through the hooks", () => {
   test("placeholders pass as exempt; a real key is refused; ALLOW_SECRETS=1 records it; --no-verify is not-run; audit classifies each", async () => {
     const r = await makeRepo();

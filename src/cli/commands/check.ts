@@ -9,6 +9,13 @@ import { openSource } from "../source.js";
 import type { Selection } from "../../git/types.js";
 import type { Mode } from "../../engine/result.js";
 import { startVerdictRecording } from "./check-hooks.js";
+import { useColor } from "../../report/color.js";
+import { createFleetLoader, type FleetLoader } from "../../load/fleet.js";
+import { loadPolicy } from "../../config/load.js";
+import type { CheckResult } from "../../engine/result.js";
+import type { Policy } from "../../config/policy.js";
+import type { RulesPack } from "../../rules/pack.js";
+import type { DeployUnit } from "../../git/types.js";
 
 const OPTIONS = {
   staged: { type: "boolean" },
@@ -52,8 +59,21 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const recording = startVerdictRecording(source, selection);
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
   const mode: Mode = selection.mode;
-  const result = await checkUnits(units, { mode, failOn, pack, env: process.env, ...(policy ? { policy } : {}) });
+  const loader = createFleetLoader();
+  const result = await checkUnits(units, { mode, failOn, pack, env: process.env, loader, ...(policy ? { policy } : {}) });
   await recording.save(result);
-  emit(formatResult(result, format, { stream: values.output === undefined ? process.stdout : {}, env: process.env }), values.output);
+  const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
+  emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack) }), values.output);
   return result.verdict === "fail" ? 1 : 0;
+}
+
+/**
+ * The override variable as kvgate.yaml names it, for the text that explains allowed findings:
+ * --config's, else the newest unit's kvgate.yaml (read only when something was allowed).
+ */
+async function overrideNameOf(result: CheckResult, policy: Policy | undefined, units: DeployUnit[], loader: FleetLoader, pack: RulesPack): Promise<string> {
+  const newest = units[units.length - 1];
+  if (policy) return policy.secrets.override;
+  if (result.counts.allowed > 0 && newest) return (await loader.policy(newest.after, pack)).secrets.override;
+  return loadPolicy(null, "kvgate.yaml", pack).secrets.override;
 }
