@@ -11,8 +11,8 @@ import { redactSecret } from "../secrets/redact.js";
 import { MiB } from "../units/bytes.js";
 
 /** Files above this size are not scanned (contract section 9). */
-export const SECRET_SCAN_MAX_BYTES = 5 * MiB;
-export const SKIPPED_RULE = "secret/skipped";
+const SECRET_SCAN_MAX_BYTES = 5 * MiB;
+const SKIPPED_RULE = "secret/skipped";
 
 function placeholderReason(hit: PlaceholderHit): string {
   const what = hit.kind === "value" ? "a listed placeholder value" : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;

@@ -14,7 +14,7 @@ import type { MessageContext, Report } from "../model/rule.js";
 import type { AnyRule } from "../checks/define.js";
 import type { Masker } from "../secrets/mask.js";
 import { ruleById } from "../checks/registry.js";
-import { scrubData, scrubText, secretFingerprint } from "../secrets/redact.js";
+import { redactFinding, secretFingerprint } from "../secrets/redact.js";
 import type { Waiver } from "./waivers.js";
 
 /** A report on its way to a finding: the rule module whose messages render it, and what is known so far. */
@@ -90,13 +90,7 @@ const render: Step = {
 /** The report's own secret, replaced by its redacted form in every text of the finding. */
 const redact: Step = {
   name: "redact",
-  run: map("redact", (d) => {
-    if (!d.report.secret) return d;
-    const secrets = [d.report.secret];
-    const f: Finding = { ...d.finding, message: scrubText(d.finding.message, secrets), data: scrubData(d.finding.data, secrets) };
-    if (f.reason !== undefined) f.reason = scrubText(f.reason, secrets);
-    return { ...d, finding: f };
-  }),
+  run: map("redact", (d) => (d.report.secret ? { ...d, finding: redactFinding(d.finding, d.report.secret) } : d)),
 };
 
 export function sha256(text: string): string {
