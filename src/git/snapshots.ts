@@ -103,26 +103,34 @@ function listingSource(list: (specs: string[]) => Promise<Entries>, place: Pick<
 export function indexSource(place: RepoPlace, known?: Known): EntrySource {
   // The index honours GIT_INDEX_FILE, so a hook sees the index being committed; stage 0 only.
   return listingSource(async (specs) => {
-    const out = await place.git.run(["ls-files", "-s", "-z", "--full-name", "--", ...specs]);
-    const map: Entries = new Map();
-    for (const rec of out.split("\0")) {
-      const m = /^(\d+) ([0-9a-f]+) (\d)\t([\s\S]*)$/.exec(rec);
-      const path = m && m[3] === "0" ? strip(place, m[4] as string) : null;
-      if (m && path !== null && path !== "") map.set(path, { mode: m[1] as string, oid: m[2] as string });
-    }
-    return map;
+    // `<mode> <oid> <stage>\t<path>`; a conflict's stages 1-3 are left out.
+    return parseListing(place, await place.git.run(["ls-files", "-s", "-z", "--full-name", "--", ...specs]), (head) => head.endsWith(" 0"));
   }, place, known);
 }
 
 export async function treeEntries(place: RepoPlace, sha: string, specs: string[] = pathspecs(place)): Promise<Entries> {
   // ls-tree takes literal paths, not pathspec magic.
   const paths = specs.map((s) => s.replace(/^:\(top,literal\)/, ""));
-  const out = await place.git.run(["ls-tree", "-r", "-z", "--full-tree", sha, "--", ...paths]);
+  // `<mode> <type> <oid>\t<path>`
+  return parseListing(place, await place.git.run(["ls-tree", "-r", "-z", "--full-tree", sha, "--", ...paths]), () => true);
+}
+
+/**
+ * `ls-files -s` / `ls-tree -r` records (mode first, object id last before the tab): 10,000 of them
+ * per listing, so split by hand rather than by a regular expression each.
+ */
+function parseListing(place: Pick<RepoPlace, "prefix">, out: string, keep: (head: string) => boolean): Entries {
   const map: Entries = new Map();
   for (const rec of out.split("\0")) {
-    const m = /^(\d+) \w+ ([0-9a-f]+)\t([\s\S]*)$/.exec(rec);
-    const path = m ? strip(place, m[3] as string) : null;
-    if (m && path !== null && path !== "") map.set(path, { mode: m[1] as string, oid: m[2] as string });
+    const tab = rec.indexOf("\t");
+    if (tab < 0) continue;
+    const head = rec.slice(0, tab);
+    if (!keep(head)) continue;
+    const path = strip(place, rec.slice(tab + 1));
+    if (path === null || path === "") continue;
+    const space = head.indexOf(" ");
+    const oid = /[0-9a-f]{40,64}/.exec(head.slice(space + 1))?.[0];
+    if (oid !== undefined) map.set(path, { mode: head.slice(0, space), oid });
   }
   return map;
 }
@@ -160,10 +168,23 @@ export function headSource(index: EntrySource, raw: RawEntry[], before: Known, f
 
 /** The index's entries with the staged raw diff undone (new sides removed, old sides put back), in git's order. */
 function undoStaged(index: Entries, raw: RawEntry[]): Entries {
-  const head: Entries = new Map(index);
-  for (const e of raw) if (modeKind(e.newMode) !== "absent") head.delete(e.path);
-  for (const e of raw) if (modeKind(e.oldMode) !== "absent") head.set(e.oldPath, { mode: e.oldMode, oid: e.oldOid });
-  return new Map([...head].sort(([a], [b]) => comparePaths(a, b)));
+  const gone = new Set<string>();
+  for (const e of raw) if (modeKind(e.newMode) !== "absent") gone.add(e.path);
+  const back = new Map<string, Entry>();
+  for (const e of raw) if (modeKind(e.oldMode) !== "absent") back.set(e.oldPath, { mode: e.oldMode, oid: e.oldOid });
+  // The index is listed in git's order already: merge the few old sides in, no sort of 10,000 paths.
+  const inserts = [...back].sort(([a], [b]) => comparePaths(a, b));
+  const head: Entries = new Map();
+  let i = 0;
+  for (const [path, e] of index) {
+    while (i < inserts.length && comparePaths((inserts[i] as [string, Entry])[0], path) <= 0) {
+      const [p, x] = inserts[i++] as [string, Entry];
+      head.set(p, x);
+    }
+    if (!gone.has(path) && !back.has(path)) head.set(path, e);
+  }
+  for (; i < inserts.length; i++) head.set(...(inserts[i] as [string, Entry]));
+  return head;
 }
 
 /** A snapshot read from git: listed by its source, read by object id. */
