@@ -115,6 +115,35 @@ describe("cost of --staged", () => {
   });
 });
 
+describe("a conflicted index", () => {
+  it("the unmerged path is a notice; HEAD still reads it from HEAD's tree, the index has no entry for it", async () => {
+    const r = await makeRepo();
+    temps.push(r);
+    r.write("a.env", "A=0\n");
+    r.write("b.env", "B=0\n");
+    r.stage();
+    r.commit("base");
+    r.git("checkout", "-q", "-b", "side");
+    r.write("a.env", "A=side\n");
+    r.stage();
+    r.commit("side");
+    r.git("checkout", "-q", "main");
+    r.write("a.env", "A=main\n");
+    r.write("b.env", "B=1\n");
+    r.stage();
+    const head = r.commit("main");
+    expect(() => r.git("merge", "-q", "side")).toThrow();
+    const [u] = await (await openRepo(r.dir)).units({ mode: "staged" });
+    expect(u!.notices).toEqual([{ path: "a.env", message: expect.stringMatching(/^unmerged/) }]);
+    expect(u!.files).toEqual([]);
+    const before = await u!.before!.read(["a.env", "b.env"]);
+    expect([...before].map(([p, b]) => [p, b?.toString()])).toEqual([["a.env", "A=main\n"], ["b.env", "B=1\n"]]);
+    expect((await u!.after.read(["a.env"])).get("a.env")).toBeNull();
+    expect(await u!.before!.list()).toEqual(r.git("ls-tree", "-r", "--name-only", "-z", head).split("\0").filter(Boolean));
+    expect(await u!.after.list()).toEqual(["b.env"]);
+  });
+});
+
 describe("user config that reshapes diff output does not change the answer", () => {
   it("diff.interHunkContext, diff.noprefix, diff.algorithm, color.ui=always, diff.renames=false", async () => {
     const r = await makeRepo();
