@@ -49,15 +49,15 @@ const UNREADABLE = /\b(unable to read|unable to unpack|is corrupt|bad object|inf
 function failure(cmd: "log" | "diff", parser: DiffParser, stderr: string, code: number): GateError {
   const oid = UNREADABLE.test(stderr) ? /\b([0-9a-f]{40}|[0-9a-f]{64})\b/.exec(stderr)?.[1] : undefined;
   if (oid !== undefined) return corruptObject(oid, parser.pathOf(oid), stderr);
-  return new GateError(`git ${cmd} failed: ${firstLine(stderr) || `exit code ${code}`}`, { hint: cmd === "log" ? LOG_HINT : DIFF_HINT, cause: stderr });
+  const hint = cmd === "log" ? LOG_HINT : DIFF_HINT;
+  return new GateError(`git ${cmd} failed: ${firstLine(stderr) || `exit code ${code}`}`, { hint, cause: stderr });
 }
 
 /** Streams `git log` of `revs` (e.g. `base..tip`), one LogCommit per commit, oldest first. */
 export async function* streamLog(cwd: string, revs: string[]): AsyncGenerator<LogCommit> {
   const parser = new DiffParser("log");
-  for await (const chunk of streamGit(cwd, [...LOG_ARGS, ...revs, "--"], (stderr, code) => failure("log", parser, stderr, code))) {
-    yield* parser.feed(chunk) as LogCommit[];
-  }
+  const args = [...LOG_ARGS, ...revs, "--"];
+  for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("log", parser, stderr, code))) yield* parser.feed(chunk) as LogCommit[];
   yield* parser.end() as LogCommit[];
 }
 
@@ -68,9 +68,8 @@ export async function* streamLog(cwd: string, revs: string[]): AsyncGenerator<Lo
 export async function readDiff(cwd: string, what: string[], paths: string[] = []): Promise<DiffRecord> {
   const parser = new DiffParser("diff");
   const got: DiffRecord[] = [];
-  for await (const chunk of streamGit(cwd, ["diff", ...DIFF_ARGS, ...what, "--", ...paths], (stderr, code) => failure("diff", parser, stderr, code))) {
-    got.push(...parser.feed(chunk));
-  }
+  const args = ["diff", ...DIFF_ARGS, ...what, "--", ...paths];
+  for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("diff", parser, stderr, code))) got.push(...parser.feed(chunk));
   got.push(...parser.end());
   return got[0] ?? { raw: [], patch: "" };
 }

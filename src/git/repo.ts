@@ -182,7 +182,10 @@ class GitRepo implements Repo {
     }
   }
 
-  /** One diff of the index against HEAD (against the empty tree before the first commit). */
+  /**
+   * One diff, in one process: `--cached` (the index against HEAD; against the empty tree before the
+   * first commit), or two commits.
+   */
   private async changes(what: string[]): Promise<Changes> {
     return fullChanges(this.prefix, this.place.blobs, await readDiff(this.root, what, pathspecs(this.place)));
   }
@@ -223,7 +226,8 @@ class GitRepo implements Repo {
     if (per === "range") {
       const commits = await this.commitsBetween(base, tip, range);
       const changes = await this.changes([base, tip]);
-      return [unit("range", range, null, commits, this.treeSnapshot(base, base, changes.before), this.treeSnapshot(tip, tip, changes.after), changes)];
+      const before = this.treeSnapshot(base, base, changes.before);
+      return [unit("range", range, null, commits, before, this.treeSnapshot(tip, tip, changes.after), changes)];
     }
     const units: DeployUnit[] = [];
     for await (const u of this.streamUnits(base, tip, range)) units.push(u);
