@@ -1,5 +1,5 @@
-// Times the per-commit units of a whole range: git's own `git log -p` (the floor), the old
-// one-diff-per-commit path, the streaming path, the streaming path plus what the engine reads
+// Times the per-commit units of a whole range: git's own `git log -p` (the floor), one commit
+// unit per commit (one `git diff` each), the streaming path, the streaming path plus what the engine reads
 // (kvgate.yaml and every env file, before and after, for every unit), and addedLinesInRange.
 // In-process times (no node start-up), median of RUNS (old path: OLD_RUNS) after nothing is warm
 // but the OS cache. Make the repo, bundle, run:
@@ -43,9 +43,16 @@ async function envsOf(snapshot) {
 const cases = [
   ["git log -p (the floor)", runs, () => gitDrain(["log", "-p", range])],
   ["git log --raw -p -U0 (what kvgate runs)", runs, () => gitDrain(["log", "--reverse", "--raw", "-p", "-z", "-U0", "-M", "--root", "--no-abbrev", "--diff-merges=first-parent", range])],
-  ["old: one diff per commit", oldRuns, async () => {
+  ["old: one commit unit per commit", oldRuns, async () => {
+    // What the range did before it streamed: one `git diff` per commit, four at a time.
     const g = await openRepo(dir);
-    return (await g.perCommitUnits(range)).length;
+    const commits = await g.commitsInRange(range);
+    let n = 0;
+    for (let i = 0; i < commits.length; i += 4) {
+      const batch = await Promise.all(commits.slice(i, i + 4).map((c) => g.units({ mode: "commit", rev: c.sha })));
+      n += batch.length;
+    }
+    return n;
   }],
   ["new: units (streaming)", runs, async () => {
     const g = await openRepo(dir);

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { GateError } from "../errors.js";
-import { gitRunner, type GitRunner } from "../git/exec.js";
+import { remoteGitRunner, type GitRunner } from "../git/exec.js";
 
 export const FETCH_DEPTH_HINT = "check out the full history: `actions/checkout` with `fetch-depth: 0`";
 
@@ -67,7 +67,7 @@ function describe(need: HistoryNeed, s: State): string {
 
 /** Returns the commit to gate from (null: head alone) once the clone holds everything. */
 export async function ensureHistory(dir: string, need: HistoryNeed, opts: HistoryOptions): Promise<string | null> {
-  const git = gitRunner(dir);
+  const git = remoteGitRunner(dir);
   let depth = opts.firstDepth ?? 50;
   const rounds = opts.rounds ?? 6;
   for (let round = 0; ; round++) {
@@ -99,7 +99,7 @@ export async function ensureHistory(dir: string, need: HistoryNeed, opts: Histor
 
 /** The tip of origin/<branch>, fetched if the clone lacks it; null when the remote has no such branch. */
 export async function remoteBranchTip(dir: string, branch: string, log: (m: string) => void): Promise<string | null> {
-  const git = gitRunner(dir);
+  const git = remoteGitRunner(dir);
   const ref = `refs/remotes/origin/${branch}`;
   const tip = async () => (await git.tryRun(["rev-parse", "--verify", "-q", `${ref}^{commit}`]))?.trim() || null;
   const known = await tip();

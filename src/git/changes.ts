@@ -1,22 +1,24 @@
-// Turns two git diffs (`--raw -z` for the file list, `-U0` for added-line numbers) and one cat-file
-// batch into ChangedFiles. Symlinks, submodules and unmerged paths are skipped with a notice.
+// Turns one parsed diff (raw entries and patch, from diffstream.ts) into ChangedFiles, the same way
+// for the staged change, a commit, a range and each commit of a streamed range. Symlinks, submodules
+// and unmerged paths are skipped with a notice.
 import { posix } from "node:path";
 import type { AddedLine, ChangedFile, ChangeNotice, FileStatus } from "./types.js";
-import { modeKind, parseRawDiff, type RawEntry } from "./rawdiff.js";
-import { parsePatch, type PatchFile } from "./patch.js";
-import { pathspec, type Entries, type RepoPlace } from "./snapshots.js";
+import { modeKind, type RawEntry } from "./raw.js";
+import { parsePatch } from "./patch.js";
+import type { DiffRecord } from "./diffstream.js";
+import type { BlobReader } from "./blobs.js";
+import type { Known } from "./snapshots.js";
 
 export interface Changes {
   files: ChangedFile[];
   notices: ChangeNotice[];
   /** Every raw entry (skipped ones too), paths relative to the opened folder. */
   raw: RawEntry[];
-  /** Object ids the diff already gave, per side (null: no regular file on that side), for snapshot reads. */
-  beforeOids: Map<string, string | null>;
-  afterOids: Map<string, string | null>;
+  /** What the diff already says of each side (null: no entry there), so reads need no listing. */
+  before: Known;
+  after: Known;
 }
 
-const COMMON = ["-M", "--no-relative", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none"];
 const STATUS: Record<string, FileStatus> = {
   A: "added",
   M: "modified",
@@ -26,79 +28,52 @@ const STATUS: Record<string, FileStatus> = {
   T: "typechange",
 };
 
-/** Anything that hands out blobs by object name (the per-repo BlobCache, the range's shared reader). */
-export interface BlobSource {
-  /** `paths` (object name → file) names the file when an object cannot be read. */
-  get(names: string[], paths?: ReadonlyMap<string, string>): Promise<Map<string, Buffer | null>>;
-}
-
-/** `what` is the diff's operands: `["--cached"]` for the staged change, or `[beforeTree, afterCommit]`. */
-export async function diffChanges(place: RepoPlace, cache: BlobSource, what: string[]): Promise<Changes> {
-  const spec = pathspec(place);
-  const [raw, patch] = await Promise.all([
-    place.git.run(["diff", "--raw", "-z", "--no-abbrev", ...COMMON, ...what, ...spec]),
-    place.git.run([
-      "diff", "-U0", "--inter-hunk-context=0", "--no-color", "--submodule=short",
-      "--src-prefix=a/", "--dst-prefix=b/", ...COMMON, ...what, ...spec,
-    ]),
-  ]);
-  return buildChanges(place, cache, parseRawDiff(raw), parsePatch(patch));
-}
-
-/** The raw entries sorted out: those to check, the skipped ones as notices, and the oids per side. */
-export interface Sorted {
-  /** Entries to check (toplevel paths, as given). */
-  kept: RawEntry[];
-  notices: ChangeNotice[];
-  raw: RawEntry[];
-  beforeOids: Map<string, string | null>;
-  afterOids: Map<string, string | null>;
-}
-
 export function relativeTo(prefix: string): (p: string) => string {
   return (p) => (p.startsWith(prefix) ? p.slice(prefix.length) : posix.relative(prefix, p));
 }
 
-export function sortEntries(place: Pick<RepoPlace, "prefix">, all: RawEntry[]): Sorted {
-  const rel = relativeTo(place.prefix);
+/** The raw entries sorted out: those to check (toplevel paths), the skipped ones as notices, and each side. */
+interface Sorted extends Omit<Changes, "files"> {
+  kept: RawEntry[];
+}
+
+function sortEntries(prefix: string, all: RawEntry[]): Sorted {
+  const rel = relativeTo(prefix);
   const notices: ChangeNotice[] = [];
   const kept: RawEntry[] = [];
   const raw: RawEntry[] = [];
-  const beforeOids = new Map<string, string | null>();
-  const afterOids = new Map<string, string | null>();
+  const before: Known = new Map();
+  const after: Known = new Map();
   for (const e of all) {
     const r = { ...e, path: rel(e.path), oldPath: rel(e.oldPath) };
     raw.push(r);
-    afterOids.set(r.path, modeKind(e.newMode) === "file" ? e.newOid : null);
-    beforeOids.set(r.oldPath, modeKind(e.oldMode) === "file" ? e.oldOid : null);
+    after.set(r.path, modeKind(e.newMode) === "absent" ? null : { mode: e.newMode, oid: e.newOid });
+    before.set(r.oldPath, modeKind(e.oldMode) === "absent" ? null : { mode: e.oldMode, oid: e.oldOid });
     const skip = skipReason(e);
     if (skip) notices.push({ path: r.path, message: skip });
     else kept.push(e);
   }
-  return { kept, notices, raw, beforeOids, afterOids };
+  return { kept, notices, raw, before, after };
 }
 
-export function statusOf(e: RawEntry): FileStatus {
+function statusOf(e: RawEntry): FileStatus {
   return STATUS[e.status] ?? "modified";
 }
 
-export async function buildChanges(
-  place: Pick<RepoPlace, "prefix">, cache: BlobSource, all: RawEntry[], patch: Map<string, PatchFile>,
-): Promise<Changes> {
-  const rel = relativeTo(place.prefix);
-  const { kept, notices, raw, beforeOids, afterOids } = sortEntries(place, all);
+/** Files with their contents read (both sides, by object id, in one batch). */
+export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffRecord): Promise<Changes> {
+  const rel = relativeTo(prefix);
+  const patch = parsePatch(diff.patch);
+  const sorted = sortEntries(prefix, diff.raw);
   const paths = new Map<string, string>();
-  for (const e of kept) {
+  for (const e of sorted.kept) {
     if (modeKind(e.oldMode) === "file") paths.set(e.oldOid, rel(e.oldPath));
     if (modeKind(e.newMode) === "file") paths.set(e.newOid, rel(e.path));
   }
-  const oids = kept.flatMap((e) => [e.oldOid, e.newOid]).filter((o) => !/^0+$/.test(o));
-  const blobs = await cache.get(oids, paths);
-  const files = kept.map((e): ChangedFile => {
-    const hadFile = modeKind(e.oldMode) === "file";
-    const hasFile = modeKind(e.newMode) === "file";
-    const beforeBuf = hadFile ? (blobs.get(e.oldOid) ?? null) : null;
-    const afterBuf = hasFile ? (blobs.get(e.newOid) ?? null) : null;
+  const read = await blobs.contents([...paths.keys()], paths);
+  const files = sorted.kept.map((e): ChangedFile => {
+    const beforeBuf = modeKind(e.oldMode) === "file" ? (read.get(e.oldOid) ?? null) : null;
+    const afterBuf = modeKind(e.newMode) === "file" ? (read.get(e.newOid) ?? null) : null;
     const fromPatch = patch.get(e.path);
     const binary = (fromPatch?.binary ?? false) || looksBinary(afterBuf ?? beforeBuf);
     const after = afterBuf && !binary ? afterBuf.toString("utf8") : null;
@@ -113,19 +88,32 @@ export async function buildChanges(
       addedLines: after === null ? [] : linesAt(after, fromPatch?.added ?? []),
     };
   });
-  return { files, notices, raw, beforeOids, afterOids };
+  return { ...sorted, files };
 }
 
 /**
- * HEAD's entries without listing HEAD: the index, with the staged diff undone. null when the index
- * holds a conflict (the diff then does not describe it fully).
+ * Files without contents (`before`/`after` null) for secrets-only work: added lines from the patch,
+ * sizes of the after blobs from the blob reader without reading them.
  */
-export function headFromIndex(index: Entries, raw: RawEntry[]): Entries | null {
-  if (raw.some((e) => e.status === "U")) return null;
-  const head: Entries = new Map(index);
-  for (const e of raw) if (modeKind(e.newMode) !== "absent") head.delete(e.path);
-  for (const e of raw) if (modeKind(e.oldMode) !== "absent") head.set(e.oldPath, { mode: e.oldMode, oid: e.oldOid });
-  return new Map([...head].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+export async function lightChanges(prefix: string, blobs: BlobReader, diff: DiffRecord): Promise<Changes> {
+  const rel = relativeTo(prefix);
+  const patch = parsePatch(diff.patch, { texts: true });
+  const sorted = sortEntries(prefix, diff.raw);
+  const present = sorted.kept.filter((e) => modeKind(e.newMode) === "file");
+  const sizes = await blobs.sizes(present.map((e) => e.newOid), new Map(present.map((e) => [e.newOid, rel(e.path)])));
+  const files = sorted.kept.map((e): ChangedFile => {
+    const hasFile = modeKind(e.newMode) === "file";
+    const p = patch.get(e.path);
+    const texts = p?.texts ?? [];
+    // git decides binary for the patch; a NUL in an added line means a text diff was forced on it.
+    const binary = (p?.binary ?? false) || texts.some((t) => t.includes("\0"));
+    const addedLines: AddedLine[] = hasFile && !binary ? (p?.added ?? []).map((line, i) => ({ line, text: texts[i] ?? "" })) : [];
+    return {
+      path: rel(e.path), oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null, status: statusOf(e),
+      before: null, after: null, binary, size: hasFile ? (sizes.get(e.newOid) ?? 0) : 0, addedLines,
+    };
+  });
+  return { ...sorted, files };
 }
 
 function skipReason(e: RawEntry): string | null {

@@ -11,7 +11,7 @@ export async function readCommits(git: GitRunner, revArgs: string[]): Promise<Co
   return parseCommitLog(out);
 }
 
-export function parseCommitLog(out: string): CommitInfo[] {
+function parseCommitLog(out: string): CommitInfo[] {
   const fields = out.split("\0");
   const commits: CommitInfo[] = [];
   for (let i = 0; i + 3 < fields.length; i += 4) {

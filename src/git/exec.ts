@@ -1,5 +1,13 @@
-// The one door to git commands. Every failure becomes a GateError carrying git's stderr as `cause`,
-// so a broken repository, a missing object or a bad revision ends in a clear exit 2.
+// The one door to git: every git process kvgate starts is started here, with one environment and one
+// fixed config, and every failure becomes a GateError (git's stderr as `cause`), so a broken
+// repository, a missing object or a bad revision ends in a clear exit 2.
+//
+// Local commands spawn git directly: simple-git's completion step waits a fixed 50 ms after a
+// process that printed nothing, and keeps a 50 ms timer alive after every exit, which a pre-commit
+// hook pays on each of its processes. simple-git stays for the Action's `git fetch`, the one command
+// that talks to a remote: there its guards against unsafe options (`--upload-pack`, `ext::` URLs)
+// serve, and 50 ms is noise next to the network.
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
@@ -15,15 +23,16 @@ const PASSED_GIT_ENV = [
   "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_TRACE", "GIT_TRACE_PERFORMANCE",
 ];
 /** What local, read-only git needs besides: finding itself, its config, a locale and a temp dir. */
-const PASSED_ENV = /^(PATH|HOME|USER|LOGNAME|LANG|LANGUAGE|LC_\w+|TZ|TERM|TMPDIR|TEMP|TMP|XDG_\w+|SYSTEMROOT|WINDIR|COMSPEC|PATHEXT|APPDATA|LOCALAPPDATA|PROGRAMDATA|USERPROFILE|HOMEDRIVE|HOMEPATH)$/i;
+const PASSED_ENV =
+  /^(PATH|HOME|USER|LOGNAME|LANG|LANGUAGE|LC_\w+|TZ|TERM|TMPDIR|TEMP|TMP|XDG_\w+|SYSTEMROOT|WINDIR|COMSPEC|PATHEXT|APPDATA|LOCALAPPDATA|PROGRAMDATA|USERPROFILE|HOMEDRIVE|HOMEPATH)$/i;
 const PATH_ENV = new Set(["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"]);
 
 /**
- * The environment every git process runs with (simple-git's and the cat-file spawn alike, so both
- * see one repository and one index): a short allow-list, with relative repository paths made
- * absolute because we run git from the toplevel, not from where kvgate was started.
+ * The environment every git process runs with, so all of them see one repository and one index:
+ * a short allow-list, with relative repository paths made absolute because we run git from the
+ * toplevel, not from where kvgate was started.
  */
-export function gitEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+function gitEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     const key = k.toUpperCase();
@@ -38,16 +47,9 @@ export function gitEnv(env: NodeJS.ProcessEnv = process.env): Record<string, str
  * nothing from the user's config that would reshape the output we parse.
  */
 const FIXED_CONFIG = ["core.quotePath=false", "diff.noprefix=false", "diff.mnemonicPrefix=false", "color.ui=false"];
+const FIXED_CONFIG_ARGS: string[] = FIXED_CONFIG.flatMap((c) => ["-c", c]);
 
-export interface GitRunner {
-  readonly cwd: string;
-  /** Runs `git ...args`; resolves with stdout, rejects with a GateError on any non-zero exit. */
-  run(args: string[]): Promise<string>;
-  /** Like run, but a failure resolves to null (for "does this exist?" questions). */
-  tryRun(args: string[]): Promise<string | null>;
-}
-
-export const NEEDS_GIT_HINT = "install git, or put the folder that holds it on PATH";
+const NEEDS_GIT_HINT = "install git, or put the folder that holds it on PATH";
 
 /**
  * Why a git process could not start, as a GateError. Node says `spawn git ENOENT` both when git is
@@ -57,7 +59,9 @@ export function spawnFailure(cwd: string, err: unknown, what = "git"): GateError
   const code = (err as { code?: unknown } | null)?.code;
   const text = err instanceof Error ? err.message : String(err);
   if (code === "ENOENT" || /\bENOENT\b/.test(text)) {
-    if (!existsSync(cwd)) return new GateError(`cannot run ${what}: the folder ${cwd} does not exist`, { hint: "pass --repo with an existing folder", cause: err });
+    if (!existsSync(cwd)) {
+      return new GateError(`cannot run ${what}: the folder ${cwd} does not exist`, { hint: "pass --repo with an existing folder", cause: err });
+    }
     return new GateError("kvgate needs git, and git is not on PATH", { hint: NEEDS_GIT_HINT, cause: err });
   }
   if (code === "EACCES" || /\bspawn git EACCES\b/.test(text)) {
@@ -66,16 +70,139 @@ export function spawnFailure(cwd: string, err: unknown, what = "git"): GateError
   return new GateError(`cannot run ${what}: ${firstLine(err)}`, { cause: err });
 }
 
+function gitFailure(args: string[], err: unknown): GateError {
+  const stderr = err instanceof Error ? err.message : String(err);
+  return new GateError(`git ${args[0] ?? ""} failed: ${firstLine(stderr)}`, { cause: stderr });
+}
+
+export function firstLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.trim().split("\n")[0] ?? "";
+}
+
+/** A line GIT_TRACE / GIT_TRACE_PERFORMANCE print to stderr when set to 1 or 2: not an error. */
+const TRACE_LINE = /^\d\d:\d\d:\d\d\.\d+ \S+:\d+ +(?:trace|performance):/;
+
+/** git's stderr without trace lines: what is left is git saying something went wrong. */
+export function meaningfulStderr(stderr: string): string {
+  if (!stderr.includes("trace") && !stderr.includes("performance")) return stderr.trim();
+  return stderr.split("\n").filter((l) => !TRACE_LINE.test(l)).join("\n").trim();
+}
+
+/** Starts `git <fixed config> ...args` at `cwd`; stdin is a pipe only when asked for. */
+function startGit(cwd: string, args: string[], opts: { stdin?: boolean; env?: Record<string, string> } = {}): ChildProcess {
+  return spawn("git", [...FIXED_CONFIG_ARGS, ...args], {
+    cwd,
+    env: { ...gitEnv(), ...opts.env },
+    stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+  });
+}
+
+/** A long-lived git process talked to over stdin/stdout (cat-file's batch protocol). */
+export function startPipe(cwd: string, args: string[]): ChildProcessWithoutNullStreams {
+  return startGit(cwd, args, { stdin: true }) as ChildProcessWithoutNullStreams;
+}
+
+export interface GitResult {
+  stdout: Buffer;
+  /** Without trace lines. */
+  stderr: string;
+  /** The exit code; -1 when git was ended by a signal. */
+  code: number;
+}
+
+/** Runs one git command to its end. Rejects only when git cannot start; any exit code resolves. */
+export function runGit(cwd: string, args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<GitResult> {
+  return new Promise((resolvePromise, reject) => {
+    let child: ChildProcess;
+    try {
+      child = startGit(cwd, args, { stdin: opts.input !== undefined, env: opts.env });
+    } catch (err) {
+      reject(spawnFailure(cwd, err));
+      return;
+    }
+    const out: Buffer[] = [];
+    const errs: Buffer[] = [];
+    child.stdout?.on("data", (c: Buffer) => out.push(c));
+    child.stderr?.on("data", (c: Buffer) => errs.push(c));
+    child.on("error", (err) => reject(spawnFailure(cwd, err)));
+    child.on("close", (code) => {
+      resolvePromise({ stdout: Buffer.concat(out), stderr: meaningfulStderr(Buffer.concat(errs).toString("utf8")), code: code ?? -1 });
+    });
+    if (opts.input !== undefined && child.stdin) {
+      child.stdin.on("error", () => undefined); // git may exit before reading it all; the exit code says why
+      child.stdin.end(opts.input);
+    }
+  });
+}
+
+/**
+ * Streams a command's stdout, chunk by chunk. A non-zero exit becomes `fail(stderr, code)`; a
+ * consumer that stops early ends the process.
+ */
+export async function* streamGit(cwd: string, args: string[], fail: (stderr: string, code: number) => GateError): AsyncGenerator<Buffer> {
+  let child: ChildProcess;
+  try {
+    child = startGit(cwd, args);
+  } catch (err) {
+    throw spawnFailure(cwd, err);
+  }
+  let stderr = "";
+  child.stderr?.on("data", (c: Buffer) => {
+    stderr += c.toString("utf8");
+  });
+  const closed = new Promise<number | null>((res) => child.on("close", res));
+  const spawnError = new Promise<Error>((res) => child.on("error", res));
+  let done = false;
+  try {
+    if (child.stdout) for await (const chunk of child.stdout) yield chunk as Buffer;
+    const code = await Promise.race([closed, spawnError]);
+    if (code instanceof Error) throw spawnFailure(cwd, code);
+    if (code !== 0) throw fail(meaningfulStderr(stderr), code ?? -1);
+    done = true;
+  } finally {
+    // The consumer stopped early (or parsing failed): the rest of the output is not wanted.
+    if (!done && child.exitCode === null) child.kill();
+  }
+}
+
+export interface GitRunner {
+  readonly cwd: string;
+  /** Runs `git ...args`; resolves with stdout, rejects with a GateError on any non-zero exit. */
+  run(args: string[]): Promise<string>;
+  /** Like run, but a failure resolves to null (for "does this exist?" questions). */
+  tryRun(args: string[]): Promise<string | null>;
+}
+
+/**
+ * The runner for local commands (no simple-git, no completion wait).
+ * `quietExit1`: exit 1 with nothing on stderr is success (rev-parse `--verify -q` of an absent rev).
+ * `env`: variables set on top of gitEnv() (e.g. GIT_INDEX_FILE for a private copy of the index).
+ */
+export function gitRunner(cwd: string, opts: { quietExit1?: boolean; env?: Record<string, string> } = {}): GitRunner {
+  const ok = (r: GitResult): boolean => r.code === 0 || (opts.quietExit1 === true && r.code === 1 && r.stderr === "");
+  return {
+    cwd,
+    async run(args) {
+      const r = await runGit(cwd, args, { env: opts.env });
+      if (!ok(r)) throw gitFailure(args, r.stderr || `git exited with code ${r.code}`);
+      return r.stdout.toString("utf8");
+    },
+    async tryRun(args) {
+      // "Does this exist?" must not answer "no" when git itself is missing: runGit rejects then.
+      const r = await runGit(cwd, args, { env: opts.env });
+      return ok(r) ? r.stdout.toString("utf8") : null;
+    },
+  };
+}
+
 /** A spawn error (as opposed to git running and failing), as simple-git reports it. */
 function isSpawnError(err: unknown): boolean {
   return /\bspawn git (ENOENT|EACCES)\b/.test(err instanceof Error ? err.message : String(err));
 }
 
-/**
- * `quietExit1`: exit 1 with nothing on stderr is success (rev-parse `--verify -q` of an absent rev).
- * `env`: variables set on top of gitEnv() (e.g. GIT_INDEX_FILE for a private copy of the index).
- */
-export function gitRunner(cwd: string, opts: { quietExit1?: boolean; env?: Record<string, string> } = {}): GitRunner {
+/** The runner for commands that reach a remote (`git fetch`): simple-git, see the top of this file. */
+export function remoteGitRunner(cwd: string): GitRunner {
   let client: SimpleGit;
   try {
     client = simpleGit({
@@ -86,47 +213,31 @@ export function gitRunner(cwd: string, opts: { quietExit1?: boolean; env?: Recor
       // simple-git resolves a non-zero exit that wrote nothing to stderr; we want every failure.
       errors(error, result) {
         if (error) return error;
-        const stderr = Buffer.concat(result.stdErr).toString("utf8");
-        if (result.exitCode === 0 || (opts.quietExit1 && result.exitCode === 1 && stderr === "")) return undefined;
+        const stderr = meaningfulStderr(Buffer.concat(result.stdErr).toString("utf8"));
+        if (result.exitCode === 0) return undefined;
         return Buffer.from(stderr || `git exited with code ${result.exitCode}`);
       },
     });
   } catch (err) {
     throw new GateError(`cannot run git in ${cwd}: ${firstLine(err)}`, { cause: err });
   }
-  const env = { ...gitEnv(), ...opts.env };
-  client.env(env);
-  const run = async (args: string[]): Promise<string> => {
-    try {
-      return await client.raw(args);
-    } catch (err) {
-      throw isSpawnError(err) ? spawnFailure(cwd, err) : gitFailure(args, err);
-    }
-  };
+  client.env(gitEnv());
   return {
     cwd,
-    run,
+    async run(args) {
+      try {
+        return await client.raw(args);
+      } catch (err) {
+        throw isSpawnError(err) ? spawnFailure(cwd, err) : gitFailure(args, err);
+      }
+    },
     async tryRun(args) {
       try {
         return await client.raw(args);
       } catch (err) {
-        // "Does this exist?" must not answer "no" when git itself is missing.
         if (isSpawnError(err)) throw spawnFailure(cwd, err);
         return null;
       }
     },
   };
 }
-
-export function gitFailure(args: string[], err: unknown): GateError {
-  const stderr = err instanceof Error ? err.message : String(err);
-  return new GateError(`git ${args[0] ?? ""} failed: ${firstLine(stderr)}`, { cause: stderr });
-}
-
-function firstLine(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.trim().split("\n")[0] ?? "";
-}
-
-/** `-c` pairs for a raw spawn (cat-file) so it sees the same config as simple-git's commands. */
-export const FIXED_CONFIG_ARGS: string[] = FIXED_CONFIG.flatMap((c) => ["-c", c]);

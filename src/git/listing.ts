@@ -1,7 +1,7 @@
 // A tree's listing as sorted arrays, so a commit's listing is its first parent's plus the commit's
 // raw diff: a merge of a few changes into 10,000 entries (array slices) instead of an `ls-tree` process.
 import type { Entries } from "./snapshots.js";
-import { modeKind, type RawEntry } from "./rawdiff.js";
+import { modeKind, type RawEntry } from "./raw.js";
 
 export interface ListedEntry {
   path: string;

@@ -1,14 +1,13 @@
-// Per-commit units of a range from ONE streaming `git log` and ONE shared cat-file process, with each
-// commit's listing derived from its first parent's (no `ls-tree` per commit). Same DeployUnits as
-// the one-diff-per-commit path; see test/git/range.test.ts, which compares the two.
-import type { AddedLine, ChangedFile, ChangeNotice, CommitInfo, DeployUnit } from "./types.js";
-import { modeKind, type RawEntry } from "./rawdiff.js";
-import { parsePatch } from "./patch.js";
-import { buildChanges, diffChanges, sortEntries, statusOf, relativeTo, type BlobSource, type Changes } from "./changes.js";
-import { streamLog, type LogCommit } from "./logstream.js";
-import { BatchReader, BlobLru } from "./batch.js";
+// Per-commit units of a range from ONE streaming `git log` and the repository's one blob reader,
+// with each commit's listing derived from its first parent's (no `ls-tree` per commit). The same
+// DeployUnits as one commit unit per commit; see test/git/range.test.ts, which compares the two.
+import type { ChangedFile, ChangeNotice, CommitInfo, DeployUnit } from "./types.js";
+import type { RawEntry } from "./raw.js";
+import { fullChanges, lightChanges, relativeTo, type Changes } from "./changes.js";
+import { readDiff, streamLog, type LogCommit } from "./diffstream.js";
+import { globFilter } from "./globs.js";
 import { applyRaw, EMPTY_LISTING, listingFromEntries, lookup, type Listing } from "./listing.js";
-import { emptySnapshot, filesByName, treeEntries, type ListedSnapshot, type RepoPlace } from "./snapshots.js";
+import { emptySnapshot, filesByOid, pathspecs, treeEntries, type ListedSnapshot, type RepoPlace } from "./snapshots.js";
 
 /** One commit of a range for secrets-only work: no contents, only what the scanner needs. */
 export interface RangeCommit {
@@ -38,8 +37,6 @@ const LISTINGS_KEPT = 4;
 const CHECKPOINT_EVERY = 64;
 
 export class RangeReader {
-  private readonly reader: BatchReader;
-  readonly blobs: BlobLru;
   private readonly nodes = new Map<string, Node>();
   private readonly listings = new Map<string, Listing>();
   private readonly checkpoints = new Map<string, Listing>();
@@ -47,14 +44,7 @@ export class RangeReader {
   private readonly emptyNode: Node = { sha: "empty", from: null, diff: [], load: async () => EMPTY_LISTING, ordinal: 0 };
   private streamed = 0;
 
-  constructor(private readonly place: RepoPlace, private readonly emptyTree: string) {
-    this.reader = new BatchReader(place.root);
-    this.blobs = new BlobLru(this.reader);
-  }
-
-  close(): void {
-    this.reader.close();
-  }
+  constructor(private readonly place: RepoPlace, private readonly emptyTree: string) {}
 
   /** `revs` like `["base..tip"]`. */
   async *units(revs: string[]): AsyncGenerator<DeployUnit> {
@@ -69,7 +59,7 @@ export class RangeReader {
     const { info } = c;
     const parent = info.parents[0] ?? null;
     const node = this.track(c);
-    const changes = await this.changesOf(c, parent, () => buildChanges(this.place, this.blobs, this.inScope(c.raw), parsePatch(c.patch)));
+    const changes = await this.changesOf(c, parent, fullChanges);
     const before = parent ? this.snapshot(this.nodeOf(parent), parent) : emptySnapshot();
     return {
       kind: "commit", id: info.sha, commit: info, commits: [info], before, after: this.snapshot(node, info.sha),
@@ -78,27 +68,7 @@ export class RangeReader {
   }
 
   private async lightOf(c: LogCommit): Promise<RangeCommit> {
-    const parent = c.info.parents[0] ?? null;
-    const changes = await this.changesOf(c, parent, async () => {
-      const patch = parsePatch(c.patch, { texts: true });
-      const rel = relativeTo(this.place.prefix);
-      const sorted = sortEntries(this.place, this.inScope(c.raw));
-      const present = sorted.kept.filter((e) => modeKind(e.newMode) === "file").map((e) => e.newOid);
-      const sizes = present.length > 0 ? await this.reader.sizes(present, new Map(sorted.kept.map((e) => [e.newOid, rel(e.path)]))) : new Map<string, number | null>();
-      const files = sorted.kept.map((e): ChangedFile => {
-        const hasFile = modeKind(e.newMode) === "file";
-        const p = patch.get(e.path);
-        const texts = p?.texts ?? [];
-        // git decides binary for the patch; a NUL in an added line means a text diff was forced on it.
-        const binary = (p?.binary ?? false) || texts.some((t) => t.includes("\0"));
-        const addedLines: AddedLine[] = hasFile && !binary ? (p?.added ?? []).map((line, i) => ({ line, text: texts[i] ?? "" })) : [];
-        return {
-          path: rel(e.path), oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null, status: statusOf(e),
-          before: null, after: null, binary, size: hasFile ? (sizes.get(e.newOid) ?? 0) : 0, addedLines,
-        };
-      });
-      return { files, notices: sorted.notices, raw: sorted.raw, beforeOids: sorted.beforeOids, afterOids: sorted.afterOids };
-    });
+    const changes = await this.changesOf(c, c.info.parents[0] ?? null, lightChanges);
     // A fallback diff read the contents; drop them so every commit looks alike.
     return { commit: c.info, files: changes.files.map((f) => ({ ...f, before: null, after: null })), notices: changes.notices };
   }
@@ -107,11 +77,11 @@ export class RangeReader {
    * A rename across the opened folder's edge reads as an add or a delete to a diff limited to the
    * folder, with every line added: only a diff with that pathspec says so, so such a commit gets one.
    */
-  private changesOf(c: LogCommit, parent: string | null, streamed: () => Promise<Changes>): Promise<Changes> {
-    const prefix = this.place.prefix;
+  private async changesOf(c: LogCommit, parent: string | null, build: typeof fullChanges): Promise<Changes> {
+    const { prefix, root, blobs } = this.place;
     const crosses = prefix !== "" && c.raw.some((e) => e.path.startsWith(prefix) !== e.oldPath.startsWith(prefix));
-    if (!crosses) return streamed();
-    return diffChanges(this.place, this.blobs as BlobSource, [parent ?? this.emptyTree, c.info.sha]);
+    if (!crosses) return build(prefix, blobs, { raw: this.inScope(c.raw), patch: c.patch });
+    return fullChanges(prefix, blobs, await readDiff(root, [parent ?? this.emptyTree, c.info.sha], pathspecs(this.place)));
   }
 
   private inScope(raw: RawEntry[]): RawEntry[] {
@@ -214,28 +184,25 @@ export class RangeReader {
     }
   }
 
-  /** Cheap now: this listing, or its first parent's, is in memory (the engine's order makes it so). */
-  private cheap(node: Node): boolean {
-    return this.peek(node) !== undefined || (node.from !== null && this.peek(node.from) !== undefined);
-  }
-
+  /** A commit's tree: its listing derived in memory, its blobs read by id. */
   snapshot(node: Node, label: string): ListedSnapshot {
-    const prefix = this.place.prefix;
     return {
       label,
-      // A copy: the listing's own array is shared with the next commit's derivation.
-      list: async () => (await this.listing(node)).files.slice(),
+      list: async (globs) => {
+        const files = (await this.listing(node)).files;
+        if (globs === undefined) return files.slice(); // a copy: the listing's own array is shared with the next commit's
+        const filter = globFilter(globs);
+        return files.filter(filter.matches);
+      },
       read: async (paths) => {
-        const l = this.peek(node) ?? (this.cheap(node) ? await this.listing(node) : undefined);
-        const names = new Map<string, string | null>();
+        const l = await this.listing(node);
+        const oids = new Map<string, string | null>();
         for (const p of paths) {
-          if (l) {
-            const e = lookup(l, p);
-            names.set(p, e && e.mode.startsWith("100") ? e.oid : null);
-          } else names.set(p, `${node.sha}:${prefix}${p}`);
+          const e = lookup(l, p);
+          oids.set(p, e && e.mode.startsWith("100") ? e.oid : null);
         }
-        const blobs = await this.blobs.get([...names.values()].filter((n): n is string => n !== null), filesByName(names));
-        return new Map(paths.map((p) => [p, blobs.get(names.get(p) ?? "") ?? null]));
+        const blobs = await this.place.blobs.contents([...oids.values()].filter((o): o is string => o !== null), filesByOid(oids));
+        return new Map(paths.map((p) => [p, blobs.get(oids.get(p) ?? "") ?? null]));
       },
       notices: () => [],
     };

@@ -7,13 +7,14 @@ import { GateError } from "../errors.js";
 import type { CommitInfo, DeployUnit, Selection, Snapshot } from "./types.js";
 import { gitRunner, type GitRunner } from "./exec.js";
 import { readCommits } from "./commits.js";
-import { diffChanges, type Changes } from "./changes.js";
+import { fullChanges, type Changes } from "./changes.js";
+import { readDiff } from "./diffstream.js";
 import { allUnit } from "./all.js";
+import { BlobReader } from "./blobs.js";
 import { RangeReader, type RangeCommit } from "./range.js";
-import { headFromIndex } from "./changes.js";
+import { folderSnapshot, worktreeSnapshot } from "./disk.js";
 import {
-  BlobCache, emptySnapshot, folderSnapshot, gitSnapshot, indexEntries, treeEntries, treeSnapshot, worktreeSnapshot,
-  type Entries, type RepoPlace,
+  emptySnapshot, gitSnapshot, headSource, indexSource, pathspecs, treeSource, type Known, type ListedSnapshot, type RepoPlace,
 } from "./snapshots.js";
 
 /** `--git-path` names the opening probe answers (see findRepo). */
@@ -136,7 +137,8 @@ async function findRepo(dir: string): Promise<Repo | null> {
   const lines = out.split("\n");
   const [root = "", prefix = "", shallow = "", format = "sha1"] = lines;
   const head = lines[4 + PROBED_PATHS.length] ?? "";
-  const repo = new GitRepo({ git: gitRunner(root), root, prefix }, shallow === "true", EMPTY_TREE[format] ?? SHA1_EMPTY_TREE);
+  const place: RepoPlace = { git: gitRunner(root), root, prefix, blobs: new BlobReader(root) };
+  const repo = new GitRepo(place, shallow === "true", EMPTY_TREE[format] ?? SHA1_EMPTY_TREE);
   repo.knowHead(/^[0-9a-f]{40,64}$/.test(head) ? head : null);
   PROBED_PATHS.forEach((name, i) => {
     const path = lines[4 + i];
@@ -150,7 +152,6 @@ class GitRepo implements Repo {
   readonly prefix: string;
   private shallowSet: Promise<Set<string>> | null = null;
   private head: Promise<string | null> | null = null;
-  private readonly cache: BlobCache;
   private ranges: RangeReader | null = null;
 
   constructor(
@@ -160,7 +161,6 @@ class GitRepo implements Repo {
   ) {
     this.root = place.root;
     this.prefix = place.prefix;
-    this.cache = new BlobCache(place.root);
   }
 
   private get git(): GitRunner {
@@ -182,30 +182,34 @@ class GitRepo implements Repo {
     }
   }
 
+  /**
+   * One diff, in one process: `--cached` (the index against HEAD; against the empty tree before the
+   * first commit), or two commits.
+   */
+  private async changes(what: string[]): Promise<Changes> {
+    return fullChanges(this.prefix, this.place.blobs, await readDiff(this.root, what, pathspecs(this.place)));
+  }
+
   private async stagedUnit(): Promise<DeployUnit> {
-    // `git diff --cached` compares with the empty tree itself when there is no HEAD yet.
-    const [head, changes] = await Promise.all([this.headSha(), diffChanges(this.place, this.cache, ["--cached"])]);
-    let index: Promise<Entries> | null = null;
-    const loadIndex = (): Promise<Entries> => (index ??= indexEntries(this.place));
-    const after = gitSnapshot(this.place, this.cache, { label: "index", entries: loadIndex, known: changes.afterOids, nameOf: (p) => `:${p}` });
-    // HEAD is the index minus the staged diff, so once the index is listed HEAD costs no process.
+    const [head, changes] = await Promise.all([this.headSha(), this.changes(["--cached"])]);
+    const index = indexSource(this.place, changes.after);
+    const after = gitSnapshot(this.place, "index", index);
+    // HEAD is the index minus the staged change: its reads and listing cost no process of their own.
     const before = head
-      ? gitSnapshot(this.place, this.cache, {
-          label: "HEAD",
-          entries: async () => headFromIndex(await loadIndex(), changes.raw) ?? treeEntries(this.place, head),
-          known: changes.beforeOids,
-          nameOf: (p) => `${head}:${p}`,
-          eager: () => index !== null,
-        })
+      ? gitSnapshot(this.place, "HEAD", headSource(index, changes.raw, changes.before, () => treeSource(this.place, head, changes.before)))
       : emptySnapshot();
     return unit("staged", "staged", null, [], before, after, changes);
   }
 
   private async commitUnit(info: CommitInfo): Promise<DeployUnit> {
     const parent = await this.firstParent(info);
-    const changes = await diffChanges(this.place, this.cache, [parent ?? this.emptyTree, info.sha]);
-    const before = parent ? treeSnapshot(this.place, this.cache, parent, parent, changes.beforeOids) : emptySnapshot();
-    return unit("commit", info.sha, info, [info], before, treeSnapshot(this.place, this.cache, info.sha, info.sha, changes.afterOids), changes);
+    const changes = await this.changes([parent ?? this.emptyTree, info.sha]);
+    const before = parent ? this.treeSnapshot(parent, parent, changes.before) : emptySnapshot();
+    return unit("commit", info.sha, info, [info], before, this.treeSnapshot(info.sha, info.sha, changes.after), changes);
+  }
+
+  private treeSnapshot(sha: string, label: string, known?: Known): ListedSnapshot {
+    return gitSnapshot(this.place, label, treeSource(this.place, sha, known));
   }
 
   /** The first parent, null for a true root; GateError when a shallow clone cut it off. */
@@ -221,23 +225,12 @@ class GitRepo implements Repo {
     const { base, tip } = await this.resolveRange(range);
     if (per === "range") {
       const commits = await this.commitsBetween(base, tip, range);
-      const changes = await diffChanges(this.place, this.cache, [base, tip]);
-      const before = treeSnapshot(this.place, this.cache, base, base, changes.beforeOids);
-      return [unit("range", range, null, commits, before, treeSnapshot(this.place, this.cache, tip, tip, changes.afterOids), changes)];
+      const changes = await this.changes([base, tip]);
+      const before = this.treeSnapshot(base, base, changes.before);
+      return [unit("range", range, null, commits, before, this.treeSnapshot(tip, tip, changes.after), changes)];
     }
     const units: DeployUnit[] = [];
     for await (const u of this.streamUnits(base, tip, range)) units.push(u);
-    return units;
-  }
-
-  /** The range's commits one diff (two processes and a cat-file) each: the path before streaming. */
-  async perCommitUnits(range: string): Promise<DeployUnit[]> {
-    const { base, tip } = await this.resolveRange(range);
-    const commits = await this.commitsBetween(base, tip, range);
-    const units: DeployUnit[] = [];
-    for (let i = 0; i < commits.length; i += 4) {
-      units.push(...(await Promise.all(commits.slice(i, i + 4).map((c) => this.commitUnit(c)))));
-    }
     return units;
   }
 
@@ -313,13 +306,11 @@ class GitRepo implements Repo {
   }
 
   async snapshot(name: string): Promise<Snapshot> {
-    if (name === "index") {
-      return gitSnapshot(this.place, this.cache, { label: "index", entries: () => indexEntries(this.place), nameOf: (p) => `:${p}` });
-    }
+    if (name === "index") return gitSnapshot(this.place, "index", indexSource(this.place));
     if (name === "worktree") return worktreeSnapshot(this.place);
     if (name === "empty") return emptySnapshot();
     const sha = await this.revParse(name);
-    return treeSnapshot(this.place, this.cache, sha, name === "HEAD" ? "HEAD" : sha);
+    return this.treeSnapshot(sha, name === "HEAD" ? "HEAD" : sha);
   }
 
   /** Seeds headSha() from openRepo's probe. */
@@ -402,8 +393,7 @@ class GitRepo implements Repo {
 
   async readConfigAt(rev: string, path: string): Promise<string | null> {
     const sha = await this.revParse(rev);
-    const name = `${sha}:${this.prefix}${path}`;
-    const blob = (await this.cache.get([name])).get(name);
+    const blob = (await this.treeSnapshot(sha, sha).read([path])).get(path);
     return blob ? blob.toString("utf8") : null;
   }
 }

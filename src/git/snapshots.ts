@@ -1,17 +1,22 @@
-// The states a deploy unit compares: a commit's tree, the index, the working tree, a plain folder,
-// and the empty tree. Paths are relative to the folder the user named (`--repo`), `/`-separated.
-import { lstat, readdir, readFile } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
-import { GateError } from "../errors.js";
+// The states a deploy unit compares that live in git: the index, a commit's tree, and HEAD as the
+// index minus the staged change. Paths are relative to the folder the user named (`--repo`),
+// `/`-separated. A read resolves each path to its object id first (from the diff, a listing, or a
+// lookup of just those paths), then reads by id through the repository's one blob reader: a path
+// git does not have is null, an object it cannot read is a GateError.
 import type { ChangeNotice, Snapshot } from "./types.js";
 import type { GitRunner } from "./exec.js";
-import { readBlobs } from "./catfile.js";
+import type { BlobReader } from "./blobs.js";
+import type { RawEntry } from "./raw.js";
+import { globFilter } from "./globs.js";
+import { comparePaths } from "./listing.js";
+import { modeKind } from "./raw.js";
 
-/** Where a snapshot lives: the toplevel, and the folder inside it (`sub/` or "") paths are relative to. */
+/** Where a snapshot lives: the toplevel, the folder inside it (`sub/` or "") paths are relative to, and its readers. */
 export interface RepoPlace {
   git: GitRunner;
   root: string;
   prefix: string;
+  blobs: BlobReader;
 }
 
 /** A snapshot that may have found things to skip while listing (symlinks, submodules). */
@@ -19,19 +24,27 @@ export interface ListedSnapshot extends Snapshot {
   notices(): ChangeNotice[];
 }
 
-const SKIP_DIRS = new Set([".git", "node_modules"]);
-
-export function pathspec(place: RepoPlace): string[] {
-  return place.prefix === "" ? [] : ["--", `:(top,literal)${place.prefix}`];
+export interface Entry {
+  mode: string;
+  oid: string;
 }
+/** A tree's or the index's entries under the prefix: relative path → mode and object id (all modes). */
+export type Entries = Map<string, Entry>;
+/** What a diff already told about paths: the entry on one side, or null where that side has none. */
+export type Known = Map<string, Entry | null>;
 
-function strip(place: RepoPlace, full: string): string {
-  return full.startsWith(place.prefix) ? full.slice(place.prefix.length) : full;
-}
+const isRegular = (mode: string): boolean => mode.startsWith("100");
 
-function cached<T>(make: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | null = null;
-  return () => (p ??= make());
+/** A lookup of more paths than this lists everything instead (a command line has limits). */
+const MAX_LOOKUP = 64;
+
+/** How a snapshot finds entries: all of them, those at some paths, or those under some folders. */
+export interface EntrySource {
+  all(): Promise<Entries>;
+  /** The entries at exactly these paths (absent ones left out of the map). */
+  at(paths: readonly string[]): Promise<Entries>;
+  /** At least every entry under these folders ("" = all). */
+  under(folders: readonly string[]): Promise<Entries>;
 }
 
 export function emptySnapshot(): ListedSnapshot {
@@ -43,190 +56,169 @@ export function emptySnapshot(): ListedSnapshot {
   };
 }
 
-/** Blobs by object name, shared by one repository's snapshots: a blob is fetched once. */
-export class BlobCache {
-  private readonly blobs = new Map<string, Buffer | null>();
-  constructor(private readonly root: string) {}
-
-  async get(names: string[], paths?: ReadonlyMap<string, string>): Promise<Map<string, Buffer | null>> {
-    const missing = [...new Set(names.filter((n) => !this.blobs.has(n)))];
-    const fetched = missing.length > 0 ? await readBlobs(this.root, missing, paths) : new Map<string, Buffer | null>();
-    // `:path` names the index, which can change under a long-lived Repo: never keep those.
-    for (const [n, b] of fetched) if (!n.startsWith(":")) this.blobs.set(n, b);
-    return new Map(names.map((n) => [n, this.blobs.get(n) ?? fetched.get(n) ?? null]));
-  }
+/** The pathspecs for paths or folders relative to the opened folder: literal, from the toplevel. */
+export function pathspecs(place: Pick<RepoPlace, "prefix">, rel: readonly string[] = [""]): string[] {
+  if (rel.length === 1 && rel[0] === "" && place.prefix === "") return [];
+  return rel.map((p) => `:(top,literal)${(place.prefix + p).replace(/\/$/, "") || "."}`);
 }
 
-/** A tree's or the index's entries under the prefix: relative path → mode and object id (all modes). */
-export type Entries = Map<string, { mode: string; oid: string }>;
-
-const isRegular = (mode: string): boolean => mode.startsWith("100");
-
-export interface GitSnapshotSource {
-  label: string;
-  /** The full listing; loaded once, and only when list() is called (or `eager()` says it is cheap). */
-  entries: () => Promise<Entries>;
-  /** Object ids already known from the diff (null: no regular file there), used before any listing. */
-  known?: Map<string, string | null>;
-  /** The object name to read a path by when neither the listing nor `known` has it. */
-  nameOf: (fullPath: string) => string;
-  eager?: () => boolean;
+function strip(place: Pick<RepoPlace, "prefix">, full: string): string | null {
+  return full.startsWith(place.prefix) ? full.slice(place.prefix.length) : null;
 }
 
-export function gitSnapshot(place: RepoPlace, cache: BlobCache, src: GitSnapshotSource): ListedSnapshot {
-  const load = cached(src.entries);
-  let listed: Entries | null = null;
-  const list = async (): Promise<Entries> => (listed ??= await load());
+/**
+ * A source over one git listing command; `list(specs)` runs it limited to pathspecs. Lookups are
+ * remembered per path, and once everything is listed every question is answered from that.
+ */
+function listingSource(list: (specs: string[]) => Promise<Entries>, place: Pick<RepoPlace, "prefix">, known?: Known): EntrySource {
+  let everything: Promise<Entries> | null = null;
+  const looked = new Map<string, Entry | null>(known ?? []);
+  const narrowed = new Map<string, Promise<Entries>>();
+  const all = (): Promise<Entries> => (everything ??= list(pathspecs(place)));
   return {
-    label: src.label,
-    list: async () => [...(await list())].filter(([, e]) => isRegular(e.mode)).map(([p]) => p),
-    read: async (paths) => {
-      if (!listed && src.eager?.()) await list();
-      const names = new Map<string, string | null>();
-      for (const p of paths) {
-        if (listed) {
-          const e = listed.get(p);
-          names.set(p, e && isRegular(e.mode) ? e.oid : null);
-        } else if (src.known?.has(p)) names.set(p, src.known.get(p) ?? null);
-        else names.set(p, src.nameOf(place.prefix + p));
+    all,
+    async at(paths) {
+      const missing = [...new Set(paths.filter((p) => !looked.has(p)))];
+      if (missing.length > 0) {
+        const found = everything || missing.length > MAX_LOOKUP ? await all() : await list(pathspecs(place, missing));
+        for (const p of missing) looked.set(p, found.get(p) ?? null);
       }
-      const blobs = await cache.get([...names.values()].filter((n): n is string => n !== null), filesByName(names));
-      return new Map(paths.map((p) => [p, blobs.get(names.get(p) ?? "") ?? null]));
+      const out: Entries = new Map();
+      for (const p of paths) {
+        const e = looked.get(p);
+        if (e) out.set(p, e);
+      }
+      return out;
+    },
+    async under(folders) {
+      if (everything || folders.includes("")) return all();
+      const key = folders.join("\0");
+      let got = narrowed.get(key);
+      if (!got) narrowed.set(key, (got = list(pathspecs(place, folders))));
+      return got;
+    },
+  };
+}
+
+export function indexSource(place: RepoPlace, known?: Known): EntrySource {
+  // The index honours GIT_INDEX_FILE, so a hook sees the index being committed; stage 0 only.
+  return listingSource(async (specs) => {
+    // `<mode> <oid> <stage>\t<path>`; a conflict's stages 1-3 are left out.
+    return parseListing(place, await place.git.run(["ls-files", "-s", "-z", "--full-name", "--", ...specs]), (head) => head.endsWith(" 0"));
+  }, place, known);
+}
+
+export async function treeEntries(place: RepoPlace, sha: string, specs: string[] = pathspecs(place)): Promise<Entries> {
+  // ls-tree takes literal paths, not pathspec magic.
+  const paths = specs.map((s) => s.replace(/^:\(top,literal\)/, ""));
+  // `<mode> <type> <oid>\t<path>`
+  return parseListing(place, await place.git.run(["ls-tree", "-r", "-z", "--full-tree", sha, "--", ...paths]), () => true);
+}
+
+/**
+ * `ls-files -s` / `ls-tree -r` records (mode first, object id last before the tab): 10,000 of them
+ * per listing, so split by hand rather than by a regular expression each.
+ */
+function parseListing(place: Pick<RepoPlace, "prefix">, out: string, keep: (head: string) => boolean): Entries {
+  const map: Entries = new Map();
+  for (const rec of out.split("\0")) {
+    const tab = rec.indexOf("\t");
+    if (tab < 0) continue;
+    const head = rec.slice(0, tab);
+    if (!keep(head)) continue;
+    const path = strip(place, rec.slice(tab + 1));
+    if (path === null || path === "") continue;
+    const space = head.indexOf(" ");
+    const oid = /[0-9a-f]{40,64}/.exec(head.slice(space + 1))?.[0];
+    if (oid !== undefined) map.set(path, { mode: head.slice(0, space), oid });
+  }
+  return map;
+}
+
+export function treeSource(place: RepoPlace, sha: string, known?: Known): EntrySource {
+  return listingSource((specs) => treeEntries(place, sha, specs), place, known);
+}
+
+/**
+ * HEAD without listing HEAD: the index with the staged change undone. `fallback` (HEAD's own tree)
+ * answers when the index holds a conflict, which the diff does not describe fully.
+ */
+export function headSource(index: EntrySource, raw: RawEntry[], before: Known, fallback: () => EntrySource): EntrySource {
+  const conflicted = raw.some((e) => e.status === "U");
+  let tree: EntrySource | null = null;
+  const head = (): EntrySource => (tree ??= fallback());
+  const changed = new Set(raw.map((e) => e.path));
+  return {
+    all: async () => (conflicted ? head().all() : undoStaged(await index.all(), raw)),
+    under: async (folders) => (conflicted ? head().under(folders) : undoStaged(await index.under(folders), raw)),
+    async at(paths) {
+      if (conflicted) return head().at(paths);
+      const out: Entries = new Map();
+      // A path the change touched: the diff's before side. Any other: HEAD has what the index has.
+      const rest = paths.filter((p) => !before.has(p) && !changed.has(p));
+      const same = rest.length > 0 ? await index.at(rest) : new Map<string, Entry>();
+      for (const p of paths) {
+        const e = before.has(p) ? before.get(p) : changed.has(p) ? null : same.get(p);
+        if (e) out.set(p, e);
+      }
+      return out;
+    },
+  };
+}
+
+/** The index's entries with the staged raw diff undone (new sides removed, old sides put back), in git's order. */
+function undoStaged(index: Entries, raw: RawEntry[]): Entries {
+  const gone = new Set<string>();
+  for (const e of raw) if (modeKind(e.newMode) !== "absent") gone.add(e.path);
+  const back = new Map<string, Entry>();
+  for (const e of raw) if (modeKind(e.oldMode) !== "absent") back.set(e.oldPath, { mode: e.oldMode, oid: e.oldOid });
+  // The index is listed in git's order already: merge the few old sides in, no sort of 10,000 paths.
+  const inserts = [...back].sort(([a], [b]) => comparePaths(a, b));
+  const head: Entries = new Map();
+  let i = 0;
+  for (const [path, e] of index) {
+    while (i < inserts.length && comparePaths((inserts[i] as [string, Entry])[0], path) <= 0) {
+      const [p, x] = inserts[i++] as [string, Entry];
+      head.set(p, x);
+    }
+    if (!gone.has(path) && !back.has(path)) head.set(path, e);
+  }
+  for (; i < inserts.length; i++) head.set(...(inserts[i] as [string, Entry]));
+  return head;
+}
+
+/** A snapshot read from git: listed by its source, read by object id. */
+export function gitSnapshot(place: RepoPlace, label: string, source: EntrySource): ListedSnapshot {
+  return {
+    label,
+    async list(globs) {
+      if (globs === undefined) return regularPaths(await source.all());
+      const filter = globFilter(globs);
+      return regularPaths(await source.under(filter.folders)).filter(filter.matches);
+    },
+    async read(paths) {
+      const entries = await source.at(paths);
+      const oids = new Map<string, string | null>();
+      for (const p of paths) {
+        const e = entries.get(p);
+        oids.set(p, e && isRegular(e.mode) ? e.oid : null);
+      }
+      const blobs = await place.blobs.contents([...oids.values()].filter((o): o is string => o !== null), filesByOid(oids));
+      return new Map(paths.map((p) => [p, blobs.get(oids.get(p) ?? "") ?? null]));
     },
     notices: () => [],
   };
 }
 
-/** path → object name, turned round for messages about an object that cannot be read. */
-export function filesByName(names: ReadonlyMap<string, string | null>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [path, name] of names) if (name !== null && !out.has(name)) out.set(name, path);
+function regularPaths(entries: Entries): string[] {
+  const out: string[] = [];
+  for (const [p, e] of entries) if (isRegular(e.mode)) out.push(p);
   return out;
 }
 
-export async function treeEntries(place: RepoPlace, sha: string): Promise<Entries> {
-  const out = await place.git.run(["ls-tree", "-r", "-z", "--full-tree", sha, ...(place.prefix ? ["--", place.prefix] : [])]);
-  const map: Entries = new Map();
-  for (const rec of out.split("\0")) {
-    const m = /^(\d+) \w+ ([0-9a-f]+)\t([\s\S]*)$/.exec(rec);
-    if (m && (m[3] as string).startsWith(place.prefix)) map.set(strip(place, m[3] as string), { mode: m[1] as string, oid: m[2] as string });
-  }
-  return map;
-}
-
-/** The index (honours GIT_INDEX_FILE, so a hook sees the index being committed); stage 0 only. */
-export async function indexEntries(place: RepoPlace): Promise<Entries> {
-  const out = await place.git.run(["ls-files", "-s", "-z", "--full-name", ...pathspec(place)]);
-  const map: Entries = new Map();
-  for (const rec of out.split("\0")) {
-    const m = /^(\d+) ([0-9a-f]+) (\d)\t([\s\S]*)$/.exec(rec);
-    if (m && m[3] === "0") map.set(strip(place, m[4] as string), { mode: m[1] as string, oid: m[2] as string });
-  }
-  return map;
-}
-
-export function treeSnapshot(place: RepoPlace, cache: BlobCache, sha: string, label: string = sha, known?: Map<string, string | null>): ListedSnapshot {
-  return gitSnapshot(place, cache, { label, entries: () => treeEntries(place, sha), known, nameOf: (p) => `${sha}:${p}` });
-}
-
-/** Files on disk: read with fs, listed by a lister (git ls-files, or a folder walk). */
-function diskSnapshot(base: string, label: string, lister: () => Promise<{ files: string[]; notices: ChangeNotice[] }>): ListedSnapshot {
-  const listing = cached(lister);
-  let notices: ChangeNotice[] = [];
-  return {
-    label,
-    list: async () => {
-      const l = await listing();
-      notices = l.notices;
-      return l.files;
-    },
-    read: async (paths) => {
-      const out = new Map<string, Buffer | null>();
-      await Promise.all(
-        paths.map(async (p) => {
-          out.set(p, await readDiskFile(base, p));
-        }),
-      );
-      return new Map(paths.map((p) => [p, out.get(p) ?? null]));
-    },
-    notices: () => notices,
-  };
-}
-
-/** Errors that mean "no file there" (absent, or a parent is not a folder): null, like a tree's absent path. */
-const ABSENT = new Set(["ENOENT", "ENOTDIR"]);
-const WHY: Record<string, string> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EISDIR: "it is a folder",
-  ELOOP: "too many levels of symlinks",
-  EIO: "input/output error",
-};
-
-/**
- * A file that is there but cannot be read stops the gate (exit 2): dropping it would check a fleet
- * without it, and an unreadable kvgate.yaml would silently fall back to the defaults.
- */
-async function readDiskFile(base: string, path: string): Promise<Buffer | null> {
-  try {
-    return await readFile(join(base, path));
-  } catch (err) {
-    const code = String((err as NodeJS.ErrnoException).code ?? "");
-    if (ABSENT.has(code)) return null;
-    throw new GateError(`${path} cannot be read: ${code || (err as Error).message}${WHY[code] ? ` (${WHY[code]})` : ""}`, {
-      hint: `make ${path} readable by the user running kvgate (e.g. chmod a+r ${path}), or remove it from the folder being checked`,
-      cause: err,
-    });
-  }
-}
-
-/** Tracked plus untracked-not-ignored files of a working tree. */
-export function worktreeSnapshot(place: RepoPlace): ListedSnapshot {
-  const base = join(place.root, place.prefix);
-  return diskSnapshot(base, "worktree", async () => {
-    const out = await place.git.run(["ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", ...pathspec(place)]);
-    const paths = [...new Set(out.split("\0").filter((p) => p !== "" && p.startsWith(place.prefix)).map((p) => strip(place, p)))].sort();
-    return classify(base, paths.filter((p) => !p.split("/").some((s) => SKIP_DIRS.has(s))));
-  });
-}
-
-/** Every regular file under a folder that is not in a git repository. */
-export function folderSnapshot(dir: string): ListedSnapshot {
-  return diskSnapshot(dir, "worktree", async () => {
-    const found: string[] = [];
-    const notices: ChangeNotice[] = [];
-    const walk = async (abs: string): Promise<void> => {
-      const entries = await readdir(abs, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-        const rel = relative(dir, abs).split(sep).join("/") || ".";
-        throw new GateError(`the folder ${rel} cannot be listed: ${err.code ?? err.message}${WHY[err.code ?? ""] ? ` (${WHY[err.code ?? ""]})` : ""}`, {
-          hint: `make ${rel} readable by the user running kvgate (chmod a+rx), or check a folder you can read`,
-          cause: err,
-        });
-      });
-      for (const e of entries) {
-        const full = join(abs, e.name);
-        const rel = relative(dir, full).split(sep).join("/");
-        if (e.isDirectory()) {
-          if (!SKIP_DIRS.has(e.name)) await walk(full);
-        } else if (e.isSymbolicLink()) notices.push({ path: rel, message: "symlink: skipped (only regular files are checked)" });
-        else if (e.isFile()) found.push(rel);
-      }
-    };
-    await walk(dir);
-    return { files: found.sort(), notices };
-  });
-}
-
-async function classify(base: string, paths: string[]): Promise<{ files: string[]; notices: ChangeNotice[] }> {
-  const kinds = await Promise.all(paths.map((p) => lstat(join(base, p)).catch(() => null)));
-  const files: string[] = [];
-  const notices: ChangeNotice[] = [];
-  paths.forEach((p, i) => {
-    const st = kinds[i];
-    if (!st) return; // tracked but deleted on disk: nothing to check
-    if (st.isFile()) files.push(p);
-    else if (st.isSymbolicLink()) notices.push({ path: p, message: "symlink: skipped (only regular files are checked)" });
-    else if (st.isDirectory()) notices.push({ path: p.replace(/\/$/, ""), message: "submodule: skipped (check it in its own repository)" });
-  });
-  return { files, notices };
+/** path → object id, turned round for messages about an object that cannot be read. */
+export function filesByOid(oids: ReadonlyMap<string, string | null>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, oid] of oids) if (oid !== null && !out.has(oid)) out.set(oid, path);
+  return out;
 }

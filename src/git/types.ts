@@ -1,5 +1,5 @@
-// The change model: what the rest of kvgate knows of git. Only src/git/ runs git (through simple-git,
-// and `git cat-file --batch` for blobs); everything else reads these plain types.
+// The change model: what the rest of kvgate knows of git. Only src/git/ runs git (every process
+// through src/git/exec.ts); everything else reads these plain types.
 
 export type FileStatus = "added" | "modified" | "deleted" | "renamed" | "copied" | "typechange";
 
@@ -49,9 +49,14 @@ export interface ChangeNotice {
 export interface Snapshot {
   /** `HEAD`, `index`, a commit sha, `worktree`, or `empty`. */
   label: string;
-  /** Every regular file's path (symlinks and submodules left out). Cached after the first call. */
-  list(): Promise<string[]>;
-  /** Read many files in one batch; a path missing from the snapshot maps to null. */
+  /**
+   * Every regular file's path (symlinks and submodules left out). Cached after the first call.
+   * With `globs` (picomatch, `dot: true`, relative paths): only the files matching one of them, and
+   * git is asked only for the folders the globs start with, so the cost follows what matches, not
+   * the size of the repository.
+   */
+  list(globs?: readonly string[]): Promise<string[]>;
+  /** Read many files in one batch; a path missing from the snapshot maps to null. Needs no list() first. */
   read(paths: string[]): Promise<Map<string, Buffer | null>>;
 }
 

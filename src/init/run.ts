@@ -1,11 +1,10 @@
 // `kvgate init` in a user's repository: the hooks, a starter kvgate.yaml and the workflow. It never
 // overwrites a file the user has (hooks get kvgate's line appended, once), so a second run changes
 // nothing and says so.
-import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { GateError } from "../errors.js";
-import { gitRunner } from "../git/exec.js";
+import { gitRunner, type GitRunner } from "../git/exec.js";
 import { CONFIG_NAMES, parseConfig } from "../config/load.js";
 import { mergeHook, type HookName } from "./hooks.js";
 import { scanService, starterConfig } from "./starter.js";
@@ -41,7 +40,7 @@ function usesHusky(root: string): boolean {
   }
 }
 
-async function defaultBranch(git: ReturnType<typeof gitRunner>): Promise<string> {
+async function defaultBranch(git: GitRunner): Promise<string> {
   const remote = (await git.tryRun(["symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD"]))?.trim();
   if (remote) return remote.replace(/^origin\//, "");
   return (await git.tryRun(["symbolic-ref", "--short", "-q", "HEAD"]))?.trim() || "main";
@@ -56,15 +55,13 @@ function serviceFiles(root: string): { file: string; text: string }[] {
     .map((n) => ({ file: `scripts/${n}`, text: readFileSync(join(dir, n), "utf8") }));
 }
 
-/**
- * simple-git refuses to write core.hooksPath (a guard against repositories that redirect hooks), so
- * this one deliberate write runs git directly.
- */
-function setHooksPath(root: string): void {
+/** The one write init makes to git's config: the hooks folder git runs when husky is not there to set it. */
+async function setHooksPath(git: GitRunner): Promise<void> {
   try {
-    execFileSync("git", ["config", "core.hooksPath", ".husky"], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+    await git.run(["config", "core.hooksPath", ".husky"]);
   } catch (e) {
-    throw new GateError(`cannot set core.hooksPath: ${String((e as { stderr?: Buffer }).stderr ?? e).trim()}`, { hint: "run `git config core.hooksPath .husky` yourself" });
+    const stderr = e instanceof GateError ? String(e.cause) : String(e);
+    throw new GateError(`cannot set core.hooksPath: ${stderr.trim()}`, { hint: "run `git config core.hooksPath .husky` yourself" });
   }
 }
 
@@ -95,7 +92,7 @@ export async function runInit(dir: string): Promise<InitReport> {
     lines.push(hooksPath === ".husky/_" ? "hooks     husky runs them (core.hooksPath=.husky/_)" : "hooks     husky is a dependency: run `npx husky` (or `npm install` with \"prepare\": \"husky\") to activate them");
   } else if (hooksPath === "" || hooksPath === ".husky") {
     if (hooksPath !== ".husky") {
-      setHooksPath(root);
+      await setHooksPath(git);
       changed++;
       lines.push("set       git config core.hooksPath .husky (no husky here: git runs the .husky scripts itself; with husky later, `npx husky` takes over)");
     } else {

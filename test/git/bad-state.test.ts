@@ -4,10 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openRepo, openTree } from "../../src/git/index.js";
-import { readBlobs, parseBatch } from "../../src/git/catfile.js";
-import { BatchReader } from "../../src/git/batch.js";
-import { gitRunner, spawnFailure } from "../../src/git/exec.js";
-import { folderSnapshot } from "../../src/git/snapshots.js";
+import { BlobReader } from "../../src/git/blobs.js";
+import { gitRunner, remoteGitRunner, spawnFailure } from "../../src/git/exec.js";
+import { folderSnapshot } from "../../src/git/disk.js";
 import { GateError } from "../../src/errors.js";
 import { makeFolder, makeRepo, type TempFolder, type TempRepo } from "../helpers/repo.js";
 
@@ -49,41 +48,62 @@ async function twoVersions(): Promise<{ r: TempRepo; old: string; staged: string
 const CORRUPT = /^the repository is corrupt: object ([0-9a-f]{40}) for (\S+) cannot be read; run git fsck/;
 
 describe("a corrupt object is never an absent file", () => {
-  it("parseBatch tells missing from not-a-blob, and a short answer is an error", () => {
-    const out = Buffer.from("aaaa blob 2\nhi\nbbbb missing\ncccc tree 0\n\n");
-    expect(parseBatch(out, 3).map((a) => a.kind)).toEqual(["blob", "missing", "other"]);
-    expect(() => parseBatch(out, 4)).toThrow(/1 of 4 answers missing/);
-    expect(() => parseBatch(Buffer.from("aaaa blob 9\nhi\n"), 1)).toThrow(/truncated/);
-  });
-
-  it("one-shot read: an absent path is null; a corrupt object, by id or by path, names the object and the file", async () => {
-    const { r, staged } = await twoVersions();
-    expect((await readBlobs(r.dir, ["HEAD:nope.env", ":a.env"])).get("HEAD:nope.env")).toBeNull();
+  it("every snapshot read by path: an absent path is null; a corrupt or deleted object names the object and the file", async () => {
+    const { r, old, staged } = await twoVersions();
+    const g = await openRepo(r.dir);
+    for (const name of ["index", "HEAD"]) expect((await (await g.snapshot(name)).read(["nope.env"])).get("nope.env")).toBeNull();
     corrupt(r, staged);
-    const byId = await failure(readBlobs(r.dir, [staged], new Map([[staged, "a.env"]])));
-    expect(byId.message).toMatch(CORRUPT);
-    expect(CORRUPT.exec(byId.message)?.slice(1)).toEqual([staged, "a.env"]);
-    expect(byId.message).toMatch(/inflate/);
-    expect(byId.hint).toMatch(/git fsck/);
-    const byPath = await failure(readBlobs(r.dir, [":a.env"]));
-    expect(CORRUPT.exec(byPath.message)?.slice(1)).toEqual([staged, "a.env"]);
+    const err = await failure((await g.snapshot("index")).read(["a.env"]));
+    expect(CORRUPT.exec(err.message)?.slice(1)).toEqual([staged, "a.env"]);
+    expect(err.hint).toMatch(/git fsck/);
+    // Deleted outright (what a broken partial clone looks like): cat-file says "missing", as for an
+    // absent path, but the path was found in the tree first, so it cannot be taken for "no file".
+    r.remove(`.git/objects/${old.slice(0, 2)}/${old.slice(2)}`);
+    for (const read of [async () => (await g.snapshot("HEAD")).read(["a.env"]), () => g.units({ mode: "staged" })]) {
+      const err = await failure(read());
+      expect(CORRUPT.exec(err.message)?.slice(1)).toEqual([old, "a.env"]);
+    }
+    expect((await failure(g.readConfigAt("HEAD", "a.env"))).message).toMatch(CORRUPT);
   });
 
-  it("the shared process: an absent path is null; a corrupt object by id or by path is a GateError", async () => {
+  it("the blob reader: a corrupt object by id is a GateError naming the file, sizes too", async () => {
     const { r, old } = await twoVersions();
-    const head = r.git("rev-parse", "HEAD").trim();
-    const reader = new BatchReader(r.dir);
+    const reader = new BlobReader(r.dir);
     try {
-      expect((await reader.contents([`${head}:nope.env`])).get(`${head}:nope.env`)).toBeNull();
       corrupt(r, old);
-      for (const names of [[old], [`${head}:a.env`]]) {
-        const err = await failure(reader.contents(names, new Map([[names[0] as string, "a.env"]])));
-        expect(CORRUPT.exec(err.message)?.slice(1)).toEqual([old, "a.env"]);
-        reader.close();
-      }
+      const err = await failure(reader.contents([old], new Map([[old, "a.env"]])));
+      expect(CORRUPT.exec(err.message)?.slice(1)).toEqual([old, "a.env"]);
+      reader.close();
       expect((await failure(reader.sizes([old]))).message).toMatch(new RegExp(`^the repository is corrupt: object ${old} cannot be read; run git fsck`));
     } finally {
       reader.close();
+    }
+  });
+
+  it("a missing object in `git diff` or `git log` names the object, the file and the fix", async () => {
+    const r = await repo();
+    r.write("scripts/a.env", "A=1\n");
+    r.write("b.env", "B=1\n");
+    r.stage();
+    const first = r.commit("one");
+    r.write("scripts/a.env", "A=1\nA2=2\n");
+    r.stage();
+    const second = r.commit("two");
+    const oid = r.git("rev-parse", "HEAD:scripts/a.env").trim();
+    r.remove(`.git/objects/${oid.slice(0, 2)}/${oid.slice(2)}`);
+    const g = await openRepo(r.dir);
+    const runs: [string, () => Promise<unknown>][] = [
+      ["commit", () => g.units({ mode: "commit", rev: second })],
+      ["range", () => g.units({ mode: "range", range: `${first}..${second}`, unit: "range" })],
+      ["log", () => g.units({ mode: "range", range: `${first}..${second}`, unit: "commit" })],
+      ["audit", async () => {
+        for await (const c of g.addedLinesInRange(`${first}..${second}`)) void c;
+      }],
+    ];
+    for (const [what, run] of runs) {
+      const err = await failure(run());
+      expect([what, CORRUPT.exec(err.message)?.slice(1)]).toEqual([what, [oid, "scripts/a.env"]]);
+      expect(err.hint).toMatch(/git fsck/);
     }
   });
 
@@ -158,12 +178,13 @@ describe("git missing", () => {
     expect(spawnFailure("/no/such/folder", enoent).message).toBe("cannot run git: the folder /no/such/folder does not exist");
   });
 
-  it("every door to git (simple-git, one-shot cat-file, the shared process, git log) says git is needed", async () => {
+  it("every door to git (the local runner, simple-git, the blob reader, git diff, git log) says git is needed", async () => {
     const r = await repo();
     r.write("a.env", "A=1\n");
     r.stage();
     r.commit("one");
     const g = await openRepo(r.dir);
+    const blob = r.git("rev-parse", "HEAD:a.env").trim();
     const saved = process.env.PATH;
     const empty = join(r.dir, ".empty-bin");
     mkdirSync(empty);
@@ -172,8 +193,10 @@ describe("git missing", () => {
       const doors: (() => Promise<unknown>)[] = [
         () => gitRunner(r.dir).run(["status"]),
         () => gitRunner(r.dir).tryRun(["rev-parse", "--verify", "-q", "nope"]),
-        () => readBlobs(r.dir, ["HEAD:a.env"]),
-        () => new BatchReader(r.dir).contents(["HEAD:a.env"]),
+        () => remoteGitRunner(r.dir).run(["status"]),
+        () => remoteGitRunner(r.dir).tryRun(["rev-parse", "--verify", "-q", "nope"]),
+        () => new BlobReader(r.dir).contents([blob]),
+        () => g.units({ mode: "staged" }),
         () => g.units({ mode: "range", range: "HEAD~0..HEAD", unit: "commit" }),
         () => openRepo(r.dir),
       ];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePatch, unquote } from "../../src/git/patch.js";
-import { parseRawDiff } from "../../src/git/rawdiff.js";
+import { DiffParser } from "../../src/git/diffstream.js";
 
 describe("unquote", () => {
   it.each([
@@ -61,14 +61,35 @@ describe("parsePatch", () => {
   });
 });
 
-describe("parseRawDiff", () => {
-  it("reads renames (two paths) and plain records", () => {
-    const z = "0".repeat(40);
-    const a = "a".repeat(40);
-    const out = `:100644 100644 ${a} ${a} R087\0old name\0new name\0:000000 120000 ${z} ${a} A\0link\0`;
-    expect(parseRawDiff(out)).toEqual([
+describe("DiffParser on one diff (`git diff --raw -p -z`)", () => {
+  const z = "0".repeat(40);
+  const a = "a".repeat(40);
+  const out = `:100644 100644 ${a} ${a} R087\0old name\0new name\0:000000 120000 ${z} ${a} A\0link\0\0diff --git a/old name b/new name\n@@ -1 +1 @@\n-x\n+y\n`;
+
+  it("reads renames (two paths) and plain records, then the patch; fed a byte at a time the same", () => {
+    const whole = new DiffParser("diff");
+    const records = [...whole.feed(Buffer.from(out)), ...whole.end()];
+    const bytewise = new DiffParser("diff");
+    const bytes = Buffer.from(out);
+    const one: ReturnType<DiffParser["end"]> = [];
+    for (let i = 0; i < bytes.length; i++) one.push(...bytewise.feed(bytes.subarray(i, i + 1)));
+    one.push(...bytewise.end());
+    expect(one).toEqual(records);
+    expect(records).toHaveLength(1);
+    expect(records[0]?.patch).toBe("diff --git a/old name b/new name\n@@ -1 +1 @@\n-x\n+y\n");
+    expect(records[0]?.raw).toEqual([
       { oldMode: "100644", newMode: "100644", oldOid: a, newOid: a, status: "R", oldPath: "old name", path: "new name" },
       { oldMode: "000000", newMode: "120000", oldOid: z, newOid: a, status: "A", oldPath: "link", path: "link" },
     ]);
+  });
+
+  it("an empty diff is one record with nothing in it; a cut-off record is an error with a hint", () => {
+    const empty = new DiffParser("diff");
+    expect([...empty.feed(Buffer.alloc(0)), ...empty.end()]).toEqual([{ raw: [], patch: "" }]);
+    const cut = new DiffParser("diff");
+    cut.feed(Buffer.from(out.slice(0, 60)));
+    expect(() => cut.end()).toThrow(/git diff: truncated raw diff/);
+    const junk = new DiffParser("diff");
+    expect(() => junk.feed(Buffer.from("not a record\0"))).toThrow(/git diff: unexpected raw record/);
   });
 });

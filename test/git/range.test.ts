@@ -1,16 +1,23 @@
-// The streaming range path (one `git log`, one cat-file) against the one-diff-per-commit path, on a
-// history holding every awkward case, plus its process budget and the log parser on its own.
+// The streaming range path (one `git log`, one cat-file) against one commit unit per commit (one
+// `git diff` each, listings by ls-tree), on a history holding every awkward case, plus its process
+// budget and the log parser on its own.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { openRepo, type Repo } from "../../src/git/index.js";
 import type { ChangedFile, DeployUnit } from "../../src/git/index.js";
-import { LogParser, streamLog } from "../../src/git/logstream.js";
+import { DiffParser, LOG_ARGS, streamLog, type LogCommit } from "../../src/git/diffstream.js";
+import { BlobReader } from "../../src/git/blobs.js";
 import { applyRaw, comparePaths, listingFromEntries } from "../../src/git/listing.js";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 
-type Legacy = Repo & { perCommitUnits(range: string): Promise<DeployUnit[]> };
+/** The range one commit unit at a time: every commit on its own diff and listings, no stream. */
+async function perCommitUnits(g: Repo, range: string): Promise<DeployUnit[]> {
+  const units: DeployUnit[] = [];
+  for (const c of await g.commitsInRange(range)) units.push(...(await g.units({ mode: "commit", rev: c.sha })));
+  return units;
+}
 
 let r: TempRepo;
 let base: string;
@@ -110,9 +117,9 @@ const light = (f: ChangedFile) => ({ ...f, before: null, after: null });
 
 describe.each([["the toplevel", ""], ["a sub-folder", "sub"]])("streaming range units at %s equal the per-commit path", (_name, sub) => {
   it("units, snapshots and reads, commit by commit", async () => {
-    const g = (await openRepo(join(r.dir, sub))) as Legacy;
+    const g = await openRepo(join(r.dir, sub));
     const range = `${base}..main`;
-    const old = await g.perCommitUnits(range);
+    const old = await perCommitUnits(g, range);
     const streamed = await g.units({ mode: "range", range, unit: "commit" });
     expect(streamed.map((u) => u.commit?.subject)).toEqual(old.map((u) => u.commit?.subject));
     expect(streamed).toHaveLength(12);
@@ -134,9 +141,9 @@ describe.each([["the toplevel", ""], ["a sub-folder", "sub"]])("streaming range 
   });
 
   it("addedLinesInRange: the same files without contents, sizes and added lines kept", async () => {
-    const g = (await openRepo(join(r.dir, sub))) as Legacy;
+    const g = await openRepo(join(r.dir, sub));
     const range = `${base}..main`;
-    const old = await g.perCommitUnits(range);
+    const old = await perCommitUnits(g, range);
     const got = await collect(g.addedLinesInRange(range));
     expect(got.map((c) => c.commit)).toEqual(old.map((u) => u.commit));
     expect(got.map((c) => c.notices)).toEqual(old.map((u) => u.notices));
@@ -155,7 +162,7 @@ describe("snapshots of streamed units", () => {
     for (const u of [...units].reverse()) expect(await u.before!.list()).toEqual(u.before!.label === "empty" ? [] : lsTree(u.before!.label));
   });
 
-  it("a read before any listing names the blob by commit and path", async () => {
+  it("a read before any listing finds the blob through the derived listing", async () => {
     const g = await openRepo(r.dir);
     const units = await collect(g.unitsInRange(`${base}..main`));
     const last = units[units.length - 1]!;
@@ -208,17 +215,16 @@ describe("the process budget of a range", () => {
   });
 });
 
-describe("LogParser", () => {
+describe("DiffParser on a log", () => {
   it("gives the same commits fed a byte at a time as fed whole; crafted content cannot fake a commit", async () => {
     const whole: Buffer[] = [];
     const { spawnSync } = await import("node:child_process");
-    const { LOG_ARGS } = await import("../../src/git/logstream.js");
     const out = spawnSync("git", ["-c", "core.quotePath=false", ...LOG_ARGS, `${base}..main`, "--"], { cwd: r.dir }).stdout as Buffer;
     whole.push(out);
-    const once = new LogParser();
-    const a = [...once.feed(out), ...once.end()];
-    const bytewise = new LogParser();
-    const b: ReturnType<LogParser["end"]> = [];
+    const once = new DiffParser("log");
+    const a = [...once.feed(out), ...once.end()] as LogCommit[];
+    const bytewise = new DiffParser("log");
+    const b: ReturnType<DiffParser["end"]> = [];
     for (let i = 0; i < out.length; i++) b.push(...bytewise.feed(out.subarray(i, i + 1)));
     b.push(...bytewise.end());
     expect(b).toEqual(a);
@@ -241,18 +247,23 @@ describe("LogParser", () => {
   });
 });
 
-describe("the shared cat-file process", () => {
-  it("contents and sizes in one process; missing names and trees are null; it restarts after idling", async () => {
-    const { BatchReader } = await import("../../src/git/batch.js");
-    const reader = new BatchReader(r.dir);
-    const blob = r.git("rev-parse", "main:sub/new.env").trim();
-    const tree = r.git("rev-parse", "main^{tree}").trim();
-    const names = [blob, `main:scripts/café-ü.env`, "main:no such file", tree, "main:scripts/tab\there.env"];
-    const got = await reader.contents(names);
-    expect(names.map((n) => got.get(n)?.toString() ?? null)).toEqual(["N=1\n", "É=1\n", null, null, "T=1\n"]);
+describe("the one blob reader", () => {
+  it("contents and sizes by id in one process; a tree is null; an unknown id is corruption; it restarts after idling", async () => {
+    const reader = new BlobReader(r.dir);
+    const id = (rev: string) => r.git("rev-parse", rev).trim();
+    const blob = id("main:sub/new.env");
+    const tree = id("main^{tree}");
+    const ids = [blob, id("main:scripts/café-ü.env"), tree, id("main:scripts/tab\there.env")];
+    const got = await reader.contents(ids);
+    expect(ids.map((n) => got.get(n)?.toString() ?? null)).toEqual(["N=1\n", "É=1\n", null, "T=1\n"]);
     reader.close();
-    const sizes = await reader.sizes([blob, tree, "0".repeat(40)]);
-    expect([...sizes.values()]).toEqual([4, null, null]);
+    const sizes = await reader.sizes([blob, tree]);
+    expect([...sizes.values()]).toEqual([4, null]);
+    const unknown = "1".repeat(40);
+    const err = (await reader.contents([unknown], new Map([[unknown, "scripts/x.env"]])).then(() => null, (e: unknown) => e)) as Error;
+    expect(err.message).toBe(`the repository is corrupt: object ${unknown} for scripts/x.env cannot be read; run git fsck`);
+    // Paths are never object names: a snapshot resolves them to ids first.
+    await expect(reader.contents(["main:sub/new.env"])).rejects.toThrow(/by object id/);
     await new Promise((res) => setTimeout(res, 400)); // past the idle spell: the process ended
     expect((await reader.contents([blob])).get(blob)?.toString()).toBe("N=1\n");
     reader.close();

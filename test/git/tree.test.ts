@@ -75,8 +75,9 @@ describe("cost of --staged", () => {
     }
     const commands = readFileSync(trace, "utf8").split("\n").flatMap((l) => /trace: built-in: git (\S+)/.exec(l)?.slice(1) ?? []);
     rmSync(trace, { force: true });
-    // rev-parse (open, HEAD too), diff --raw, diff -U0, cat-file (the change), ls-files, cat-file (unchanged files).
-    expect(commands.sort()).toEqual(["cat-file", "cat-file", "diff", "diff", "ls-files", "rev-parse"]);
+    // rev-parse (open, HEAD too), ONE diff (raw and patch), ls-files (the index; HEAD is derived from
+    // it), and ONE cat-file for every blob: the change's, then the unchanged files on both sides.
+    expect(commands.sort()).toEqual(["cat-file", "diff", "ls-files", "rev-parse"]);
   });
 
   it("HEAD derived from the index and the staged diff equals HEAD's own listing", async () => {
@@ -111,6 +112,35 @@ describe("cost of --staged", () => {
     expect((await u!.after.read(["was-link", "was-file"])).get("was-link")?.toString()).toBe("now a file\n");
     expect(u!.files.find((f) => f.path === "was-link")).toMatchObject({ status: "typechange", before: null, addedLines: [{ line: 1, text: "now a file" }] });
     expect(u!.notices.map((n) => n.path)).toEqual(["was-file"]);
+  });
+});
+
+describe("a conflicted index", () => {
+  it("the unmerged path is a notice; HEAD still reads it from HEAD's tree, the index has no entry for it", async () => {
+    const r = await makeRepo();
+    temps.push(r);
+    r.write("a.env", "A=0\n");
+    r.write("b.env", "B=0\n");
+    r.stage();
+    r.commit("base");
+    r.git("checkout", "-q", "-b", "side");
+    r.write("a.env", "A=side\n");
+    r.stage();
+    r.commit("side");
+    r.git("checkout", "-q", "main");
+    r.write("a.env", "A=main\n");
+    r.write("b.env", "B=1\n");
+    r.stage();
+    const head = r.commit("main");
+    expect(() => r.git("merge", "-q", "side")).toThrow();
+    const [u] = await (await openRepo(r.dir)).units({ mode: "staged" });
+    expect(u!.notices).toEqual([{ path: "a.env", message: expect.stringMatching(/^unmerged/) }]);
+    expect(u!.files).toEqual([]);
+    const before = await u!.before!.read(["a.env", "b.env"]);
+    expect([...before].map(([p, b]) => [p, b?.toString()])).toEqual([["a.env", "A=main\n"], ["b.env", "B=1\n"]]);
+    expect((await u!.after.read(["a.env"])).get("a.env")).toBeNull();
+    expect(await u!.before!.list()).toEqual(r.git("ls-tree", "-r", "--name-only", "-z", head).split("\0").filter(Boolean));
+    expect(await u!.after.list()).toEqual(["b.env"]);
   });
 });
 

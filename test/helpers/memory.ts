@@ -1,5 +1,6 @@
 // In-memory snapshots for table tests of checks through the real engine pipeline (parse → model →
 // checks → findings). Git itself is exercised by the end-to-end tests in real temp repos.
+import picomatch from "picomatch";
 import type { ChangedFile, Snapshot } from "../../src/git/types.js";
 import type { Finding } from "../../src/model/types.js";
 import { runCase, type Case } from "./rule-tester.js";
@@ -7,8 +8,11 @@ import { runCase, type Case } from "./rule-tester.js";
 export function memorySnapshot(files: Record<string, string>, label = "memory"): Snapshot {
   return {
     label,
-    async list() {
-      return Object.keys(files).sort();
+    async list(globs) {
+      const all = Object.keys(files).sort();
+      if (globs === undefined) return all;
+      const isMatch = picomatch([...globs], { dot: true });
+      return all.filter((p) => isMatch(p));
     },
     async read(paths) {
       return new Map(paths.map((p) => [p, files[p] === undefined ? null : Buffer.from(files[p] as string)]));

@@ -1,0 +1,292 @@
+// The one diff reader: `git diff` (the staged change, a commit against its parent, a range as one)
+// and `git log` (every commit of a range, from ONE process) both print `--raw -p -z` output, and
+// both are parsed here as they stream: per diff its raw entries (modes, blob ids, renames) and its
+// patch text (added lines, binary markers). A log's root commits diff against the empty tree
+// (--root), merges against their first parent.
+//
+// Layout with -z: (log only: SENTINEL sha \0 parents \0 author \0 message \0, then \0, then \n when
+// the commit changes anything) the raw records (\0-separated), an empty record, and the patch.
+// A commit boundary is looked for only at a line start outside a hunk (hunk bodies are counted by
+// their headers), so no file content, however crafted, can fake one.
+import { GateError } from "../errors.js";
+import type { CommitInfo } from "./types.js";
+import { commitFromFields } from "./commits.js";
+import { hasTwoPaths, rawMeta, type RawEntry } from "./raw.js";
+import { corruptObject } from "./blobs.js";
+import { firstLine, streamGit } from "./exec.js";
+
+export interface DiffRecord {
+  /** Toplevel-relative paths, as git printed them. */
+  raw: RawEntry[];
+  /** The `-U0` patch, for parsePatch. */
+  patch: string;
+}
+
+export interface LogCommit extends DiffRecord {
+  info: CommitInfo;
+}
+
+const SENTINEL = Buffer.from("\x01kvgate-commit\x02");
+const FORMAT = "--format=%x01kvgate-commit%x02%H%x00%P%x00%an <%ae>%x00%B%x00";
+
+/** What every diff prints: raw records and a zero-context patch, in a shape no user config changes. */
+const DIFF_ARGS = [
+  "--raw", "-p", "-z", "--no-abbrev", "-U0", "--inter-hunk-context=0", "--no-color", "--submodule=short",
+  "--src-prefix=a/", "--dst-prefix=b/", "-M", "--no-relative", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none",
+];
+
+/** A log adds what it needs to print every commit's diff, oldest first. */
+export const LOG_ARGS = [
+  "log", "--reverse", "--encoding=UTF-8", "--no-show-signature", FORMAT, "--root", "--diff-merges=first-parent", ...DIFF_ARGS,
+];
+
+const LOG_HINT = "run the same range with `git log --raw -p` to see git's own error; kvgate needs git 2.31 or newer";
+const DIFF_HINT = "run `git diff --raw -p` on the same revisions to see git's own error";
+
+/** git's words for an object it could not read (`unable to read <oid>`, `loose object <oid> ... is corrupt`). */
+const UNREADABLE = /\b(unable to read|unable to unpack|is corrupt|bad object|inflate|missing blob)\b/;
+
+function failure(cmd: "log" | "diff", parser: DiffParser, stderr: string, code: number): GateError {
+  const oid = UNREADABLE.test(stderr) ? /\b([0-9a-f]{40}|[0-9a-f]{64})\b/.exec(stderr)?.[1] : undefined;
+  if (oid !== undefined) return corruptObject(oid, parser.pathOf(oid), stderr);
+  const hint = cmd === "log" ? LOG_HINT : DIFF_HINT;
+  return new GateError(`git ${cmd} failed: ${firstLine(stderr) || `exit code ${code}`}`, { hint, cause: stderr });
+}
+
+/** Streams `git log` of `revs` (e.g. `base..tip`), one LogCommit per commit, oldest first. */
+export async function* streamLog(cwd: string, revs: string[]): AsyncGenerator<LogCommit> {
+  const parser = new DiffParser("log");
+  const args = [...LOG_ARGS, ...revs, "--"];
+  for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("log", parser, stderr, code))) yield* parser.feed(chunk) as LogCommit[];
+  yield* parser.end() as LogCommit[];
+}
+
+/**
+ * One `git diff` (e.g. `["--cached"]`, or `[before, after]`), limited by `paths` (pathspecs), in
+ * ONE process: the same records a log prints per commit.
+ */
+export async function readDiff(cwd: string, what: string[], paths: string[] = []): Promise<DiffRecord> {
+  const parser = new DiffParser("diff");
+  const got: DiffRecord[] = [];
+  const args = ["diff", ...DIFF_ARGS, ...what, "--", ...paths];
+  for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("diff", parser, stderr, code))) got.push(...parser.feed(chunk));
+  got.push(...parser.end());
+  return got[0] ?? { raw: [], patch: "" };
+}
+
+type State = "header" | "raw" | "patch";
+interface Current {
+  info: CommitInfo | null;
+  raw: RawEntry[];
+  patch: Buffer[];
+}
+
+/** Push parser: feed it chunks, it returns the diffs (log: commits) completed so far. */
+export class DiffParser {
+  private buf: Buffer = Buffer.alloc(0);
+  private state: State;
+  private current: Current | null;
+  /** The raw entries of the last diff handed out (a failure may name one of its objects). */
+  private lastRaw: RawEntry[] = [];
+  /** Lines still owed by the hunk being read (old side, new side). */
+  private oldLeft = 0;
+  private newLeft = 0;
+  private pendingMeta: string | null = null;
+  private pendingFirst: string | null = null;
+  /** The byte the parser stopped short of (a NUL or a newline); null when it needs just more bytes. */
+  private waitFor: number | null = null;
+  private parked: Buffer[] = [];
+
+  /** `log`: commits with headers; `diff`: one headerless diff. */
+  constructor(private readonly kind: "log" | "diff" = "log") {
+    this.state = kind === "log" ? "header" : "raw";
+    this.current = kind === "log" ? null : { info: null, raw: [], patch: [] };
+  }
+
+  feed(chunk: Buffer): (DiffRecord | LogCommit)[] {
+    // Waiting for the end of a long line (a 50 MB one-line file): chunks are kept aside and joined
+    // once it comes, not copied again with every chunk.
+    if (this.waitFor !== null && !chunk.includes(this.waitFor)) {
+      this.parked.push(chunk);
+      return [];
+    }
+    this.unpark(chunk);
+    const out: (DiffRecord | LogCommit)[] = [];
+    const used = this.run(out, false);
+    this.buf = this.buf.subarray(used);
+    return out;
+  }
+
+  end(): (DiffRecord | LogCommit)[] {
+    this.unpark(Buffer.alloc(0));
+    const out: (DiffRecord | LogCommit)[] = [];
+    const used = this.run(out, true);
+    if (used < this.buf.length && this.buf.subarray(used).some((b) => b !== 0 && b !== 0x0a)) {
+      throw new GateError(`git ${this.kind}: truncated output`, { hint: this.hint });
+    }
+    this.buf = Buffer.alloc(0);
+    this.finish(out);
+    return out;
+  }
+
+  private unpark(chunk: Buffer): void {
+    const parts = [this.buf, ...this.parked.splice(0), chunk].filter((p) => p.length > 0);
+    this.buf = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+  }
+
+  /** The toplevel path an object id belongs to in the diff being read (or the last one read). */
+  pathOf(oid: string): string | undefined {
+    for (const raw of [this.current?.raw ?? [], this.lastRaw]) {
+      const e = raw.find((r) => r.newOid === oid || r.oldOid === oid);
+      if (e) return e.newOid === oid ? e.path : e.oldPath;
+    }
+    return undefined;
+  }
+
+  private get hint(): string {
+    return this.kind === "log" ? LOG_HINT : DIFF_HINT;
+  }
+
+  private atCommit(b: Buffer, pos: number): boolean {
+    return this.kind === "log" && startsWith(b, pos, SENTINEL);
+  }
+
+  /** Consumes what it can; returns how many bytes of buf it used. */
+  private run(out: (DiffRecord | LogCommit)[], eof: boolean): number {
+    const b = this.buf;
+    let pos = 0;
+    this.waitFor = null;
+    for (;;) {
+      if (this.state === "header") {
+        while (pos < b.length && (b[pos] === 0 || b[pos] === 0x0a)) pos++; // separators
+        if (pos >= b.length) return pos;
+        if (b.length - pos < SENTINEL.length && !eof) return pos;
+        if (!startsWith(b, pos, SENTINEL)) throw new GateError("git log: unexpected output (no commit header)", { hint: LOG_HINT });
+        let at = pos + SENTINEL.length;
+        const fields: string[] = [];
+        for (let k = 0; k < 4; k++) {
+          const nul = b.indexOf(0, at);
+          if (nul < 0) {
+            if (eof) throw new GateError("git log: truncated commit header", { hint: LOG_HINT });
+            this.waitFor = 0;
+            return pos;
+          }
+          fields.push(b.toString("utf8", at, nul));
+          at = nul + 1;
+        }
+        // After the header: \0, then \n when a diff follows.
+        if (b.length - at < 2 && !eof) return pos;
+        const [sha = "", parents = "", author = "", message = ""] = fields;
+        if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new GateError(`git log: unexpected commit id ${JSON.stringify(sha.slice(0, 80))}`, { hint: LOG_HINT });
+        this.finish(out);
+        this.current = { info: commitFromFields(sha, parents, author, message), raw: [], patch: [] };
+        if (b[at] === 0) at++;
+        if (b[at] === 0x0a) {
+          at++;
+          this.state = "raw";
+        }
+        pos = at;
+        continue;
+      }
+      if (this.state === "raw") {
+        if (this.pendingMeta === null && b.length - pos >= SENTINEL.length && this.atCommit(b, pos)) {
+          this.state = "header";
+          continue;
+        }
+        const nul = b.indexOf(0, pos);
+        if (nul < 0) {
+          if (eof && pos < b.length) throw new GateError(`git ${this.kind}: truncated raw diff`, { hint: this.hint });
+          this.waitFor = 0;
+          return pos;
+        }
+        const token = b.toString("utf8", pos, nul);
+        pos = nul + 1;
+        this.rawToken(token);
+        continue;
+      }
+      // patch
+      if (this.oldLeft === 0 && this.newLeft === 0 && this.kind === "log") {
+        if (b.length - pos < SENTINEL.length && !eof) return pos;
+        if (this.atCommit(b, pos)) {
+          this.state = "header";
+          continue;
+        }
+      }
+      if (pos >= b.length) return pos;
+      let eol = b.indexOf(0x0a, pos);
+      if (eol < 0) {
+        if (!eof) {
+          this.waitFor = 0x0a;
+          return pos;
+        }
+        eol = b.length;
+      }
+      this.patchLine(b.subarray(pos, Math.min(eol + 1, b.length)));
+      pos = eol + 1;
+    }
+  }
+
+  private rawToken(token: string): void {
+    const cur = this.current;
+    if (!cur) throw new GateError("git log: raw diff outside a commit", { hint: this.hint });
+    if (this.pendingMeta === null) {
+      if (token === "") {
+        this.state = "patch";
+        this.oldLeft = this.newLeft = 0;
+        return;
+      }
+      if (!token.startsWith(":")) throw new GateError(`git ${this.kind}: unexpected raw record ${JSON.stringify(token.slice(0, 80))}`, { hint: this.hint });
+      this.pendingMeta = token;
+      return;
+    }
+    const meta = rawMeta(this.pendingMeta);
+    if (!meta) throw new GateError(`git ${this.kind}: unexpected raw record ${JSON.stringify(this.pendingMeta.slice(0, 80))}`, { hint: this.hint });
+    if (hasTwoPaths(meta.status) && this.pendingFirst === null) {
+      this.pendingFirst = token;
+      return;
+    }
+    cur.raw.push({ ...meta, oldPath: this.pendingFirst ?? token, path: token });
+    this.pendingMeta = null;
+    this.pendingFirst = null;
+  }
+
+  private patchLine(line: Buffer): void {
+    this.current?.patch.push(line);
+    const first = line[0];
+    if (this.oldLeft > 0 || this.newLeft > 0) {
+      if (first === 0x2b) this.newLeft--; // +
+      else if (first === 0x2d) this.oldLeft--; // -
+      else if (first === 0x20) {
+        this.oldLeft--;
+        this.newLeft--;
+      }
+      // `\ No newline at end of file` owes nothing.
+      return;
+    }
+    if (first === 0x40 && line[1] === 0x40) {
+      const m = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line.toString("latin1"));
+      if (m) {
+        this.oldLeft = m[1] === undefined ? 1 : Number(m[1]);
+        this.newLeft = m[2] === undefined ? 1 : Number(m[2]);
+      }
+    }
+  }
+
+  private finish(out: (DiffRecord | LogCommit)[]): void {
+    const cur = this.current;
+    if (!cur) return;
+    if (this.pendingMeta !== null) throw new GateError(`git ${this.kind}: truncated raw diff`, { hint: this.hint });
+    const patch = Buffer.concat(cur.patch).toString("utf8");
+    out.push(cur.info ? { info: cur.info, raw: cur.raw, patch } : { raw: cur.raw, patch });
+    this.lastRaw = cur.raw;
+    this.current = null;
+    this.state = "header";
+    this.oldLeft = this.newLeft = 0;
+  }
+}
+
+function startsWith(b: Buffer, pos: number, s: Buffer): boolean {
+  if (b.length - pos < s.length) return false;
+  for (let i = 0; i < s.length; i++) if (b[pos + i] !== s[i]) return false;
+  return true;
+}

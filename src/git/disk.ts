@@ -1,0 +1,126 @@
+// The states a deploy unit reads from disk: the working tree of a repository (`--all`) and a plain
+// folder that is not in one. Paths are relative to the folder the user named, `/`-separated.
+import { lstat, readdir, readFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { GateError } from "../errors.js";
+import type { ChangeNotice } from "./types.js";
+import { globFilter, isUnder } from "./globs.js";
+import { pathspecs, type ListedSnapshot, type RepoPlace } from "./snapshots.js";
+
+const SKIP_DIRS = new Set([".git", "node_modules"]);
+
+interface Found {
+  files: string[];
+  notices: ChangeNotice[];
+}
+
+/** Files on disk: read with fs, listed by a lister (git ls-files, or a folder walk) limited to some folders. */
+function diskSnapshot(base: string, lister: (folders: readonly string[]) => Promise<Found>): ListedSnapshot {
+  let everything: Promise<Found> | null = null;
+  let notices: ChangeNotice[] = [];
+  return {
+    label: "worktree",
+    async list(globs) {
+      if (globs === undefined) {
+        const l = await (everything ??= lister([""]));
+        notices = l.notices;
+        return l.files;
+      }
+      const filter = globFilter(globs);
+      const l = await (everything ?? lister(filter.folders));
+      return l.files.filter(filter.matches);
+    },
+    async read(paths) {
+      const out = new Map<string, Buffer | null>();
+      await Promise.all(
+        paths.map(async (p) => {
+          out.set(p, await readDiskFile(base, p));
+        }),
+      );
+      return new Map(paths.map((p) => [p, out.get(p) ?? null]));
+    },
+    notices: () => notices,
+  };
+}
+
+/** Errors that mean "no file there" (absent, or a parent is not a folder): null, like a tree's absent path. */
+const ABSENT = new Set(["ENOENT", "ENOTDIR"]);
+const WHY: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "it is a folder",
+  ELOOP: "too many levels of symlinks",
+  EIO: "input/output error",
+};
+
+/**
+ * A file that is there but cannot be read stops the gate (exit 2): dropping it would check a fleet
+ * without it, and an unreadable kvgate.yaml would silently fall back to the defaults.
+ */
+async function readDiskFile(base: string, path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(join(base, path));
+  } catch (err) {
+    const code = String((err as NodeJS.ErrnoException).code ?? "");
+    if (ABSENT.has(code)) return null;
+    throw new GateError(`${path} cannot be read: ${code || (err as Error).message}${WHY[code] ? ` (${WHY[code]})` : ""}`, {
+      hint: `make ${path} readable by the user running kvgate (e.g. chmod a+r ${path}), or remove it from the folder being checked`,
+      cause: err,
+    });
+  }
+}
+
+/** Tracked plus untracked-not-ignored files of a working tree. */
+export function worktreeSnapshot(place: RepoPlace): ListedSnapshot {
+  const base = join(place.root, place.prefix);
+  return diskSnapshot(base, async (folders) => {
+    const args = ["ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--", ...pathspecs(place, folders)];
+    const out = await place.git.run(args);
+    const rel = out.split("\0").filter((p) => p !== "" && p.startsWith(place.prefix)).map((p) => p.slice(place.prefix.length));
+    const paths = [...new Set(rel)].sort();
+    return classify(base, paths.filter((p) => !p.split("/").some((s) => SKIP_DIRS.has(s))));
+  });
+}
+
+/** Every regular file under a folder that is not in a git repository. */
+export function folderSnapshot(dir: string): ListedSnapshot {
+  return diskSnapshot(dir, async (folders) => {
+    const found: string[] = [];
+    const notices: ChangeNotice[] = [];
+    const walk = async (abs: string): Promise<void> => {
+      const entries = await readdir(abs, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+        const rel = relative(dir, abs).split(sep).join("/") || ".";
+        throw new GateError(`the folder ${rel} cannot be listed: ${err.code ?? err.message}${WHY[err.code ?? ""] ? ` (${WHY[err.code ?? ""]})` : ""}`, {
+          hint: `make ${rel} readable by the user running kvgate (chmod a+rx), or check a folder you can read`,
+          cause: err,
+        });
+      });
+      for (const e of entries) {
+        const full = join(abs, e.name);
+        const rel = relative(dir, full).split(sep).join("/");
+        if (e.isDirectory()) {
+          // Only into folders on the way to (or under) the ones asked for.
+          if (!SKIP_DIRS.has(e.name) && (isUnder(rel, folders) || folders.some((f) => f.startsWith(`${rel}/`)))) await walk(full);
+        } else if (!isUnder(rel, folders)) continue;
+        else if (e.isSymbolicLink()) notices.push({ path: rel, message: "symlink: skipped (only regular files are checked)" });
+        else if (e.isFile()) found.push(rel);
+      }
+    };
+    await walk(dir);
+    return { files: found.sort(), notices };
+  });
+}
+
+async function classify(base: string, paths: string[]): Promise<Found> {
+  const kinds = await Promise.all(paths.map((p) => lstat(join(base, p)).catch(() => null)));
+  const files: string[] = [];
+  const notices: ChangeNotice[] = [];
+  paths.forEach((p, i) => {
+    const st = kinds[i];
+    if (!st) return; // tracked but deleted on disk: nothing to check
+    if (st.isFile()) files.push(p);
+    else if (st.isSymbolicLink()) notices.push({ path: p, message: "symlink: skipped (only regular files are checked)" });
+    else if (st.isDirectory()) notices.push({ path: p.replace(/\/$/, ""), message: "submodule: skipped (check it in its own repository)" });
+  });
+  return { files, notices };
+}
