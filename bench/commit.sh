@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real `git commit` (one env file edited) on a 10,000-file fleet repository, with each set of hooks
-# in turn, in the same run: none; AWS git-secrets' (Debian package, `--install` + `--register-aws`);
+# in the same run, round-robin: none; AWS git-secrets' (Debian package, `--install` + `--register-aws`);
 # kvgate's hooks as an earlier `kvgate init` wrote them (`npx --no-install kvgate`, the "before");
 # and the hooks `kvgate init` installs now (bin/kvgate-hook naming the installed binary), both the
 # plain-git ones and husky's. kvgate is installed into the repository from `npm pack`'s tarball, as
@@ -28,7 +28,7 @@ git -C "$repo" commit -q --no-verify -m "package.json"
 (cd "$root" && npm pack --silent --pack-destination "$work" >/dev/null)
 (cd "$repo" && npm install -D --offline --no-audit --no-fund --loglevel=error "$work"/kvgate-*.tgz >/dev/null)
 
-# Each set of hooks in its own folder; commit-time.mjs points core.hooksPath at one in turn.
+# Each set of hooks in its own folder; commit-time.mjs points core.hooksPath at each in turn.
 mkdir -p "$work/none"
 have_gs=0
 if command -v git-secrets >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get install -y -qq git-secrets >/dev/null 2>&1; }; then
@@ -47,13 +47,11 @@ printf '[ "${HUSKY-}" = "0" ] || sh node_modules/kvgate/bin/kvgate-hook check --
 printf '[ "${HUSKY-}" = "0" ] || sh node_modules/kvgate/bin/kvgate-hook hook prepare-commit-msg "$@" || exit $?\n' > "$repo/.husky/prepare-commit-msg"
 (cd "$repo" && node node_modules/husky/bin.js >/dev/null)
 
-t() { node "$here/lib/commit-time.mjs" "$runs" "$repo" "$@" >> "$out"; }
+sets=("commit: no hooks=$work/none")
+[ $have_gs = 1 ] && sets+=("commit: git-secrets' hooks=$work/gs/hooks")
+sets+=("commit: kvgate hooks via npx (before)=$work/npx" "commit: kvgate init's hooks, plain git=$repo/.git/hooks" "commit: kvgate init's hooks, husky=.husky/_")
 export BENCH_JSON=1
-t "commit: no hooks" "$work/none"
-[ $have_gs = 1 ] && t "commit: git-secrets' hooks" "$work/gs/hooks"
-t "commit: kvgate hooks via npx (before)" "$work/npx"
-t "commit: kvgate init's hooks, plain git" "$repo/.git/hooks"
-t "commit: kvgate init's hooks, husky" ".husky/_"
+node "$here/lib/commit-time.mjs" "$runs" "$repo" "${sets[@]}" >> "$out"
 unset BENCH_JSON
 
 if [ -n "${COMMIT_BENCH_JSON:-}" ]; then cat "$out"; exit 0; fi

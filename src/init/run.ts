@@ -73,7 +73,8 @@ export function runInit(dir: string, env: NodeJS.ProcessEnv = process.env): Init
   let changed = 0;
 
   // 1. The hooks, the way this repository already runs hooks.
-  const pick = existsSync(join(root, PRE_COMMIT_CONFIG)) ? preCommitFramework : huskyState(root).declared || huskyState(root).bin ? husky : plainGit;
+  const huskyHere = huskyState(root);
+  const pick = existsSync(join(root, PRE_COMMIT_CONFIG)) ? preCommitFramework : huskyHere.declared || huskyHere.bin ? husky : plainGit;
   const hooks: ModeResult = pick(ctx);
   lines.push(`hooks     ${hooks.mode}`, ...hooks.lines);
   changed += hooks.changed;

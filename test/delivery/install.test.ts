@@ -1,13 +1,14 @@
 // The package as users get it, without the npm registry: the tarball `npm pack` makes, installed
-// into a temp repository (with husky, or with the pre-commit framework), and this repository cloned
-// by the pre-commit framework from a git URL through .pre-commit-hooks.yaml. Real `git commit`s.
-// Offline: the tarballs install from files; pre-commit clones a bare repository in a temp folder.
+// into a temp repository (with husky, or with the pre-commit framework); npm's install from a git URL
+// (a tag of a bare clone of this repository, as `npm i -D github:<owner>/kvgate#v0.1.0` does); and the
+// pre-commit framework cloning that tag through .pre-commit-hooks.yaml. Real `git commit`s, offline.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeRepo, GIT_ENV, type TempRepo } from "../helpers/repo.js";
+import { ROOT } from "../helpers/cli.js";
 import { commitCount, gitCommit, hasCommand, npmInstall, packHusky, packKvgate, snapshotInto } from "../helpers/install.js";
 
 const GOOD = "ENGINE=radiance\nHOST=fv-ml1\nGPU=0\nGPU_HEADROOM_MIB=64\n";
@@ -19,12 +20,17 @@ const requirePreCommit = process.env.KVGATE_REQUIRE_PRE_COMMIT === "1";
 let work: string;
 let tarball: string;
 let huskyTarball: string;
+/** A bare repository holding this working tree as tag v0.1.0, and that commit's sha. */
+let bare: string;
+let sha: string;
 const repos: TempRepo[] = [];
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "kvgate-install-"));
   tarball = packKvgate(join(work, "pack"));
   huskyTarball = packHusky(join(work, "pack"));
+  bare = join(work, "kvgate.git");
+  sha = snapshotInto(bare);
 });
 afterAll(async () => {
   for (const r of repos) await r.cleanup();
@@ -63,7 +69,7 @@ function refusedThenPassed(r: TempRepo, env: Record<string, string> = {}): void 
   expect(r.git("log", "-1", "--format=%B")).toMatch(/Kvgate-Verdict: pass tree=[0-9a-f]{40}/);
 }
 
-describe("the package npm pack makes", () => {
+describe("the package, installed without the registry", () => {
   test("holds the CLI bundle, the hook runner and the rules, and depends on nothing", () => {
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n").sort();
     expect(files).toEqual([
@@ -74,6 +80,8 @@ describe("the package npm pack makes", () => {
     expect(pkg.dependencies).toBeUndefined();
     expect((pkg.scripts as Record<string, string>).prepare).toBeUndefined();
     expect(pkg.bin).toEqual({ kvgate: "bin/kvgate.js" });
+    // npm pack's stdout is the tarball's name alone (tools like pre-commit read it): no script prints there.
+    expect(execFileSync("npm", ["pack", "--dry-run"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })).toBe("kvgate-0.1.0.tgz\n");
   });
 
   test("npm i -D ./kvgate-0.1.0.tgz with husky, npx kvgate init: live at once, a refused and a passing commit", async () => {
@@ -91,9 +99,11 @@ describe("the package npm pack makes", () => {
     refusedThenPassed(r);
   });
 
-  test("without husky: the hooks go into .git/hooks naming node_modules/kvgate", async () => {
+  test("npm i -D from a git URL (a tag), no husky: nothing built, the hooks go into .git/hooks naming node_modules/kvgate", async () => {
     const r = await fleetRepo({ "package.json": JSON.stringify({ name: "fleet", private: true }) });
-    npmInstall(r, [tarball]);
+    npmInstall(r, [`git+file://${bare}#v0.1.0`]);
+    expect(readdirSync(join(r.dir, "node_modules")).filter((n) => !n.startsWith("."))).toEqual(["kvgate"]);
+    expect(existsSync(join(r.dir, "node_modules/kvgate/dist/cli.js"))).toBe(true);
     const init = npxInit(r);
     expect(init.code, init.out).toBe(0);
     expect(init.out).toContain("hooks     plain git (.git/hooks)");
@@ -116,8 +126,6 @@ describe.skipIf(!preCommit && !requirePreCommit)("the pre-commit framework (Debi
   });
 
   test("from a git URL (.pre-commit-hooks.yaml): pre-commit install, then a refused and a passing commit", async () => {
-    const bare = join(work, "kvgate.git");
-    const sha = snapshotInto(bare);
     const r = await fleetRepo({
       ".pre-commit-config.yaml": `repos:\n  - repo: file://${bare}\n    rev: ${sha}\n    hooks:\n      - id: kvgate\n      - id: kvgate-prepare-commit-msg\n`,
     });

@@ -71,7 +71,7 @@ export function packHusky(dest: string): string {
   return join(dest, name);
 }
 
-/** `npm install -D` of local tarballs, offline (kvgate has no dependencies to fetch). */
+/** `npm install -D` of local tarballs or git URLs, offline (kvgate has no dependencies to fetch). */
 export function npmInstall(r: TempRepo, files: string[]): void {
   const env = { ...process.env };
   delete env.HUSKY; // the temp repo's prepare script runs husky, as in a user's install
@@ -80,7 +80,7 @@ export function npmInstall(r: TempRepo, files: string[]): void {
 
 /**
  * A bare repository in `bare` holding one commit: this repository's working tree as it is now
- * (tracked and untracked files, minus ignored ones), on branch main. Made with a private index and
+ * (tracked and untracked files, minus ignored ones), as branch main and tag v0.1.0. Made with a private index and
  * object folder, so the checkout's index, refs and objects are untouched: what the pre-commit
  * framework clones. Returns the commit's sha.
  */
@@ -93,8 +93,8 @@ export function snapshotInto(bare: string): string {
     const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
     git("add", "-A");
     const sha = git("commit-tree", git("write-tree"), "-m", "kvgate working tree, for the pre-commit framework test");
-    execFileSync("git", ["init", "-q", "--bare", bare], { env: GIT_ENV });
-    git("push", "-q", bare, `${sha}:refs/heads/main`);
+    execFileSync("git", ["init", "-q", "--bare", "-b", "main", bare], { env: GIT_ENV });
+    git("push", "-q", bare, `${sha}:refs/heads/main`, `${sha}:refs/tags/v0.1.0`);
     return sha;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
