@@ -89,8 +89,12 @@ export function husky(ctx: Context): ModeResult {
   const lines: string[] = [];
   const base = { mode: "husky (a dependency in package.json)", lines, changed: 0 };
   const state = huskyState(ctx.root);
-  const active = gitOut(ctx.root, ["config", "core.hooksPath"], ctx.env) === ".husky/_";
-  if (!active) {
+  const hooksPath = gitOut(ctx.root, ["config", "core.hooksPath"], ctx.env);
+  const active = hooksPath === ".husky/_";
+  // husky 4–8 pointed core.hooksPath at .husky itself and git runs .husky/<hook> directly: kvgate's
+  // lines go into those files, and nothing needs activating.
+  const legacy = hooksPath === ".husky" || hooksPath === ".husky/";
+  if (!active && !legacy) {
     // husky takes over core.hooksPath: every hook git runs today from the current folder would stop.
     const dir = hooksDirOf(ctx);
     const foreign = liveForeignHooks(dir);
@@ -114,7 +118,7 @@ export function husky(ctx: Context): ModeResult {
     lines.push(`${change.padEnd(9)} .husky/${hook}${change === "appended" ? " (kept its lines; kvgate's runs last, on the index they leave)" : change === "updated" ? " (kvgate's lines now call the installed binary through bin/kvgate-hook)" : ""}`);
   }
   const pkgPath = join(ctx.root, "package.json");
-  if (existsSync(pkgPath)) {
+  if (!legacy && existsSync(pkgPath)) {
     const next = withPrepare(readFileSync(pkgPath, "utf8"));
     if (next) {
       writeFile(pkgPath, next.text);
@@ -124,8 +128,15 @@ export function husky(ctx: Context): ModeResult {
       lines.push(`kept      package.json's prepare script (it runs husky)`);
     }
   }
+  if (legacy) {
+    lines.push("live      husky before 9 (core.hooksPath=.husky): git runs .husky/pre-commit and prepare-commit-msg itself");
+    return { ...base, proof: { kind: "git", hooksDir: hooksDirOf(ctx) }, notLive: null };
+  }
   if (!state.bin) {
-    return { ...base, proof: null, notLive: { reason: "husky is in package.json but not installed (no node_modules/husky)", fix: ["npm install (its prepare script runs husky)", "npx kvgate init (again, to prove the hooks)"] } };
+    const old = existsSync(join(ctx.root, "node_modules", "husky"));
+    return { ...base, proof: null, notLive: old
+      ? { reason: "the husky in node_modules is older than 9 and not active", fix: ["npx husky install (husky 8), or npm i -D husky@9", "npx kvgate init (again, to prove the hooks)"] }
+      : { reason: "husky is in package.json but not installed (no node_modules/husky)", fix: ["npm install (its prepare script runs husky)", "npx kvgate init (again, to prove the hooks)"] } };
   }
   const env = { ...ctx.env };
   delete env.HUSKY;

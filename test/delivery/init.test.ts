@@ -304,6 +304,23 @@ describe("kvgate init, husky", () => {
     expect(readFileSync(join(r.dir, "ran-user"), "utf8")).toBe("user-lint\n");
   });
 
+  test("husky before 9 (core.hooksPath=.husky, git runs .husky/<hook>): kvgate's lines added there, live, nothing activated", async () => {
+    const r = await userRepo({ "scripts/r.env": GOOD, "package.json": JSON.stringify({ devDependencies: { husky: "^8" }, scripts: { prepare: "husky install" } }), ".husky/_/husky.sh": "# husky 8's helper\n" });
+    r.write(".husky/pre-commit", `#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\n\necho husky8-user >> "${join(r.dir, "ran-user")}"\n`);
+    chmodSync(join(r.dir, ".husky/pre-commit"), 0o755);
+    r.git("config", "core.hooksPath", ".husky");
+    const pkg = readFileSync(join(r.dir, "package.json"), "utf8");
+    const out = init(r);
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.stdout).toContain("live      husky before 9 (core.hooksPath=.husky)");
+    expect(out.stdout).not.toContain("ran       husky");
+    expect(readFileSync(join(r.dir, "package.json"), "utf8")).toBe(pkg);
+    expect(r.git("config", "core.hooksPath").trim()).toBe(".husky");
+    setUp(r, BAD);
+    expectRefused(r, gitCommit(r, "bad"), 1);
+    expect(readFileSync(join(r.dir, "ran-user"), "utf8")).toBe("husky8-user\n");
+  });
+
   test("husky in package.json but not installed: NOT LIVE, exit 1, npm install", async () => {
     const r = await userRepo({ "scripts/r.env": GOOD, "package.json": JSON.stringify({ devDependencies: { husky: "^9" } }) });
     const out = init(r);
