@@ -3,7 +3,7 @@
 // and hooks run with a PATH that has no node (what a GUI client gives them).
 import { afterEach, describe, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeRepo, GIT_ENV, type TempRepo } from "../helpers/repo.js";
@@ -341,6 +341,33 @@ describe("kvgate init, husky", () => {
     expect(out.stdout).toContain('`git lfs pre-push "$@"` in .husky/pre-push');
     expect(spawnSync("git", ["config", "core.hooksPath"], { cwd: r.dir, env: GIT_ENV }).status).toBe(1);
     expect(existsSync(join(r.dir, ".husky"))).toBe(false);
+  });
+});
+
+describe("kvgate init, the pre-commit framework (the runs through pre-commit are in install.test.ts)", () => {
+  const CONFIG = "repos:\n- repo: local\n  hooks: []\n";
+
+  test("kvgate not installed in the repository: the shared config cannot name this machine's path; NOT LIVE, config untouched", async () => {
+    const r = await userRepo({ "scripts/r.env": GOOD, ".pre-commit-config.yaml": CONFIG });
+    const out = init(r);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain("hooks     the pre-commit framework (.pre-commit-config.yaml)");
+    expect(out.stdout).toContain("NOT LIVE: the kvgate hooks do not run on your commits yet: kvgate is not installed in this repository");
+    expect(readFileSync(join(r.dir, ".pre-commit-config.yaml"), "utf8")).toBe(CONFIG);
+  });
+
+  test("pre-commit not on PATH: the entry is added (stage commit, which every version accepts), NOT LIVE with what to install", async () => {
+    const r = await userRepo({ "scripts/r.env": GOOD, ".pre-commit-config.yaml": CONFIG });
+    // kvgate as npm installs it into the repository (the files its package ships).
+    for (const f of ["bin/kvgate.js", "bin/kvgate-hook", "dist/cli.js", "rules", "package.json"]) cpSync(join(ROOT, f), join(r.dir, "node_modules/kvgate", f), { recursive: true });
+    const path = scratch("kvgate-path-");
+    for (const tool of ["git", "sh"]) symlinkSync(spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim(), join(path, tool));
+    const res = spawnSync(process.execPath, [join(r.dir, "node_modules/kvgate/bin/kvgate.js"), "init"], { cwd: r.dir, env: { ...GIT_ENV, PATH: path }, encoding: "utf8" });
+    expect(res.status, res.stdout + res.stderr).toBe(1);
+    expect(res.stdout).toContain("appended  .pre-commit-config.yaml: a repo: local entry, hooks kvgate (stage commit) and kvgate-prepare-commit-msg, calling node_modules/kvgate/bin/kvgate-hook");
+    expect(res.stdout).toContain("NOT LIVE: the kvgate hooks do not run on your commits yet: pre-commit is not on PATH");
+    expect(res.stdout).toContain("fix: pre-commit install -t pre-commit -t prepare-commit-msg");
+    expect(readFileSync(join(r.dir, ".pre-commit-config.yaml"), "utf8")).toContain("entry: sh node_modules/kvgate/bin/kvgate-hook check --staged");
   });
 });
 
