@@ -57,4 +57,7 @@ for size in ${PLAN_SIZES:-24 40}; do
   done
 done
 
+echo "commit ..." >&2
+COMMIT_BENCH_JSON=1 RUNS=$runs FILES=$files bash "$here/commit.sh" >> "$out"
+
 node "$here/lib/table.mjs" "$out"

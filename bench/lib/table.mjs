@@ -16,3 +16,7 @@ const audit = by("audit: kvgate audit");
 if (floor && audit) console.log(`target audit ≤ 1.5 × git log -p: ${(audit.median_ms / floor.median_ms).toFixed(2)} × — ${audit.median_ms <= 1.5 * floor.median_ms ? "met" : "NOT met"}`);
 const plan = rows.filter((r) => r.label.startsWith("plan: 24"));
 if (plan.length) console.log(`target plan 24 x 8 < 1 s: worst median ${Math.max(...plan.map((r) => r.median_ms))} ms — ${plan.every((r) => r.median_ms < 1000) ? "met" : "NOT met"}`);
+const gsCommit = by("commit: git-secrets' hooks");
+for (const r of rows.filter((r) => r.label.startsWith("commit: kvgate init's hooks"))) {
+  if (gsCommit) console.log(`target ${r.label.slice(8)} commit ≤ 2 × git-secrets': ${(r.median_ms / gsCommit.median_ms).toFixed(2)} × — ${r.median_ms <= 2 * gsCommit.median_ms ? "met" : "NOT met"}`);
+}

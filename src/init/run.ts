@@ -1,49 +1,39 @@
-// `kvgate init` in a user's repository: the hooks, a starter kvgate.yaml and the workflow. It never
-// overwrites a file the user has (hooks get kvgate's line appended, once), so a second run changes
-// nothing and says so.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+// `kvgate init` in a user's repository: the hooks (live when it exits, and proved so on a canary
+// commit), a starter kvgate.yaml and the workflow. It never overwrites a file the user has (hooks get
+// kvgate's line once, or are chained), so a second run changes nothing and says so.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { GateError } from "../errors.js";
-import { gitRunner, type GitRunner } from "../git/exec.js";
 import { CONFIG_NAMES, parseConfig } from "../config/load.js";
-import { mergeHook, type HookName } from "./hooks.js";
+import { packRoot } from "../rules/root.js";
+import { proveHooks } from "./canary.js";
+import { gitOut, husky, plainGit, preCommitFramework, type Context, type ModeResult } from "./modes.js";
+import { huskyState } from "./husky.js";
+import { PRE_COMMIT_CONFIG } from "./precommit.js";
 import { scanService, starterConfig } from "./starter.js";
 import { workflowYaml } from "./workflow.js";
 
 export interface InitReport {
   root: string;
+  mode: string;
   /** One line per thing done or left alone, for the user. */
   lines: string[];
   changed: number;
+  /** The hooks ran on the canary and did what they must. */
+  live: boolean;
+  /** When not live: why, and what to type. */
+  notLive: { reason: string; fix: string[]; output?: string } | null;
 }
 
-function read(path: string): string | null {
-  return existsSync(path) ? readFileSync(path, "utf8") : null;
-}
-
-function writeFile(path: string, text: string, mode?: number): void {
+function writeFile(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
-  if (mode !== undefined) chmodSync(path, mode);
 }
 
-/** husky is the repo's (a dependency in package.json, or installed): it owns core.hooksPath. */
-function usesHusky(root: string): boolean {
-  if (existsSync(join(root, "node_modules", "husky"))) return true;
-  const pkg = read(join(root, "package.json"));
-  if (pkg === null) return false;
-  try {
-    const json = JSON.parse(pkg) as Record<string, Record<string, string> | undefined>;
-    return Boolean(json.devDependencies?.husky ?? json.dependencies?.husky);
-  } catch {
-    return false;
-  }
-}
-
-async function defaultBranch(git: GitRunner): Promise<string> {
-  const remote = (await git.tryRun(["symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD"]))?.trim();
+function defaultBranch(root: string, env: NodeJS.ProcessEnv): string {
+  const remote = gitOut(root, ["symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD"], env);
   if (remote) return remote.replace(/^origin\//, "");
-  return (await git.tryRun(["symbolic-ref", "--short", "-q", "HEAD"]))?.trim() || "main";
+  return gitOut(root, ["symbolic-ref", "--short", "-q", "HEAD"], env) || "main";
 }
 
 function serviceFiles(root: string): { file: string; text: string }[] {
@@ -55,52 +45,39 @@ function serviceFiles(root: string): { file: string; text: string }[] {
     .map((n) => ({ file: `scripts/${n}`, text: readFileSync(join(dir, n), "utf8") }));
 }
 
-/** The one write init makes to git's config: the hooks folder git runs when husky is not there to set it. */
-async function setHooksPath(git: GitRunner): Promise<void> {
+/** bin/kvgate-hook of the kvgate that is running, named relative to the repository when it lives inside it. */
+export function runnerPath(root: string, pkg: string = packRoot()): string {
+  const abs = join(pkg, "bin", "kvgate-hook");
+  if (!existsSync(abs)) throw new GateError(`kvgate's hook runner ${abs} is missing`, { hint: "reinstall kvgate" });
+  const rel = relative(root, abs);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : abs;
+}
+
+/** The override variable the gate honours (secrets.override), which the proof must not carry. */
+function overrideName(root: string): string {
+  const name = CONFIG_NAMES.find((n) => existsSync(join(root, n)));
+  if (!name) return "ALLOW_SECRETS";
   try {
-    await git.run(["config", "core.hooksPath", ".husky"]);
-  } catch (e) {
-    const stderr = e instanceof GateError ? String(e.cause) : String(e);
-    throw new GateError(`cannot set core.hooksPath: ${stderr.trim()}`, { hint: "run `git config core.hooksPath .husky` yourself" });
+    return parseConfig(readFileSync(join(root, name), "utf8"), name).secrets?.override ?? "ALLOW_SECRETS";
+  } catch {
+    return "ALLOW_SECRETS";
   }
 }
 
-export async function runInit(dir: string): Promise<InitReport> {
-  const probe = gitRunner(dir);
-  const top = await probe.tryRun(["rev-parse", "--show-toplevel"]);
-  if (!top?.trim()) throw new GateError(`${dir} is not in a git repository`, { hint: "run kvgate init inside the repository (git init first), or pass --repo" });
-  const root = top.trim();
-  const git = gitRunner(root);
+export function runInit(dir: string, env: NodeJS.ProcessEnv = process.env): InitReport {
+  const top = gitOut(dir, ["rev-parse", "--show-toplevel"], env);
+  if (!top) throw new GateError(`${dir} is not in a git repository`, { hint: "run kvgate init inside the repository (git init first), or pass --repo" });
+  const root = top;
+  const ctx: Context = { root, runner: runnerPath(root), env };
   const lines: string[] = [];
   let changed = 0;
 
-  // 1. The hooks.
-  for (const hook of ["pre-commit", "prepare-commit-msg"] as HookName[]) {
-    const path = join(root, ".husky", hook);
-    const next = mergeHook(read(path), hook);
-    if (next === null) {
-      lines.push(`kept      .husky/${hook} (it already runs kvgate)`);
-      continue;
-    }
-    const existed = existsSync(path);
-    writeFile(path, next, 0o755);
-    changed++;
-    lines.push(existed ? `appended  .husky/${hook} (kept its lines, added kvgate's)` : `wrote     .husky/${hook}`);
-  }
-  const hooksPath = (await git.tryRun(["config", "--get", "core.hooksPath"]))?.trim() ?? "";
-  if (usesHusky(root)) {
-    lines.push(hooksPath === ".husky/_" ? "hooks     husky runs them (core.hooksPath=.husky/_)" : "hooks     husky is a dependency: run `npx husky` (or `npm install` with \"prepare\": \"husky\") to activate them");
-  } else if (hooksPath === "" || hooksPath === ".husky") {
-    if (hooksPath !== ".husky") {
-      await setHooksPath(git);
-      changed++;
-      lines.push("set       git config core.hooksPath .husky (no husky here: git runs the .husky scripts itself; with husky later, `npx husky` takes over)");
-    } else {
-      lines.push("kept      core.hooksPath=.husky");
-    }
-  } else {
-    lines.push(`warning   core.hooksPath is ${hooksPath}: left alone; call the two .husky scripts from your hooks there`);
-  }
+  // 1. The hooks, the way this repository already runs hooks.
+  const huskyHere = huskyState(root);
+  const pick = existsSync(join(root, PRE_COMMIT_CONFIG)) ? preCommitFramework : huskyHere.declared || huskyHere.bin ? husky : plainGit;
+  const hooks: ModeResult = pick(ctx);
+  lines.push(`hooks     ${hooks.mode}`, ...hooks.lines);
+  changed += hooks.changed;
 
   // 2. The starter config, only when there is none.
   const existing = CONFIG_NAMES.find((n) => existsSync(join(root, n)));
@@ -121,9 +98,17 @@ export async function runInit(dir: string): Promise<InitReport> {
   if (existsSync(workflow)) {
     lines.push("kept      .github/workflows/kvgate.yml");
   } else {
-    writeFile(workflow, workflowYaml(await defaultBranch(git)));
+    writeFile(workflow, workflowYaml(defaultBranch(root, env)));
     changed++;
-    lines.push("wrote     .github/workflows/kvgate.yml (checkout with fetch-depth: 0, the kvgate Action, SARIF upload)");
+    lines.push("wrote     .github/workflows/kvgate.yml (fetch-depth: 0, the kvgate Action with policy-from: base, a SARIF upload that cannot fail the job)");
   }
-  return { root, lines, changed };
+
+  // 4. The proof: the installed hooks on a canary commit.
+  if (!hooks.proof) return { root, mode: hooks.mode, lines, changed, live: false, notLive: hooks.notLive };
+  const proof = proveHooks(root, hooks.proof, { override: overrideName(root), env });
+  lines.push(...proof.lines);
+  if (!proof.ok) {
+    return { root, mode: hooks.mode, lines, changed, live: false, notLive: { reason: "the installed hooks did not refuse the canary commit (their output is below)", fix: ["fix what the output says, then run npx kvgate init again"], output: proof.output } };
+  }
+  return { root, mode: hooks.mode, lines, changed, live: true, notLive: null };
 }

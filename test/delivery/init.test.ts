@@ -1,67 +1,19 @@
-// `kvgate init` in a user's repository, then real `git commit`s through the hooks it installed.
-import { afterEach, describe, expect, test } from "vitest";
+// `kvgate init` in real temp repositories, then real `git commit`s through the hooks it installed:
+// the starter config, and plain git (hooks chained, never dropped; the proof on a canary).
+// husky, the pre-commit framework and a PATH without node: init-husky.test.ts.
+import { describe, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { makeRepo, GIT_ENV, type TempRepo } from "../helpers/repo.js";
-import { kvgate, BIN } from "../helpers/cli.js";
+import { GIT_ENV } from "../helpers/repo.js";
+import { kvgate } from "../helpers/cli.js";
+import { commitCount, gitCommit } from "../helpers/install.js";
+import { BAD, expectRefused, GOOD, init, markingHook, RUNNER, scratch, setUp, useInitRepos, userRepo } from "../helpers/init-repo.js";
 import { parseConfig } from "../../src/config/load.js";
-import { mergeHook, hasKvgate, HOOK_LINES } from "../../src/init/hooks.js";
 import { hostsOf, scanService, starterConfig } from "../../src/init/starter.js";
 
-const GOOD = "ENGINE=radiance\nHOST=fv-ml1\nGPU=0\nGPU_HEADROOM_MIB=64\n";
-const BAD = GOOD + 'SERVE_ARGS="--vram-kv-mib 4096"\n';
-const KVGATE_BIN = `${process.execPath} ${BIN}`;
-
-const repos: TempRepo[] = [];
-afterEach(async () => {
-  for (const r of repos.splice(0)) await r.cleanup();
-});
-
-async function userRepo(files: Record<string, string> = { "scripts/r.env": GOOD }): Promise<TempRepo> {
-  const r = await makeRepo();
-  repos.push(r);
-  for (const [p, t] of Object.entries(files)) r.write(p, t);
-  return r;
-}
-
-/** `git commit` as the user runs it: the repo's hooks run, with KVGATE_BIN standing in for npx. */
-function commit(r: TempRepo, message: string, env: Record<string, string> = {}) {
-  const res = spawnSync("git", ["-c", "commit.gpgsign=false", "commit", "-q", "-m", message], { cwd: r.dir, env: { ...GIT_ENV, NO_COLOR: "1", KVGATE_BIN, ...env }, encoding: "utf8" });
-  return { code: res.status, out: res.stdout + res.stderr };
-}
-
-function headCount(r: TempRepo): number {
-  const out = spawnSync("git", ["rev-list", "--count", "HEAD"], { cwd: r.dir, env: GIT_ENV, encoding: "utf8" });
-  return out.status === 0 ? Number(out.stdout.trim()) : 0;
-}
-
-describe("hook files", () => {
-  test("a new hook gets a shebang, the HUSKY=0 guard and the overridable command", () => {
-    expect(mergeHook(null, "pre-commit")).toBe(
-      "#!/usr/bin/env sh\n# kvgate (added by `kvgate init`): HUSKY=0 skips it; KVGATE_BIN overrides the command.\n" +
-        '[ "${HUSKY-}" = "0" ] || ${KVGATE_BIN:-npx --no-install kvgate} check --staged || exit $?\n',
-    );
-    expect(HOOK_LINES["prepare-commit-msg"]).toBe('[ "${HUSKY-}" = "0" ] || ${KVGATE_BIN:-npx --no-install kvgate} hook prepare-commit-msg "$@" || exit $?');
-  });
-  test.each([
-    ["npm test", "pre-commit", true],
-    ["npx --no-install kvgate check --staged", "pre-commit", false],
-    ["npx kvgate --staged", "pre-commit", false],
-    ["npx kvgate check --all", "pre-commit", true],
-    ['npx kvgate hook prepare-commit-msg "$@"', "prepare-commit-msg", false],
-    ["npx kvgate check --staged", "prepare-commit-msg", true],
-  ] as const)("existing %j in %s: append kvgate = %s", (line, hook, appends) => {
-    const merged = mergeHook(line, hook);
-    expect(merged !== null).toBe(appends);
-    if (merged) {
-      expect(merged.startsWith(line + "\n")).toBe(true);
-      expect(hasKvgate(merged, hook)).toBe(true);
-      expect(mergeHook(merged, hook)).toBeNull();
-    }
-  });
-});
+useInitRepos();
 
 describe("starter kvgate.yaml", () => {
   test("hosts and cards come from the env files; services without HOST join the only host", () => {
@@ -94,99 +46,171 @@ describe("starter kvgate.yaml", () => {
   });
 });
 
-describe("kvgate init", () => {
-  test("writes the hooks, the config and the workflow; a second run changes nothing", async () => {
+describe("kvgate init, plain git", () => {
+  test("installs into .git/hooks, proves them on a canary, writes the config and workflow; a second run changes nothing", async () => {
     const r = await userRepo({ "scripts/r.env": GOOD, "scripts/voices.env": "ENGINE=vllm\nHOST=fv-ml1\nGPU=1\n" });
-    const first = kvgate(["init"], { cwd: r.dir });
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toContain("wrote     .husky/pre-commit");
-    expect(first.stdout).toContain("set       git config core.hooksPath .husky");
+    const first = init(r);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.stdout).toContain("hooks     plain git (.git/hooks)");
+    expect(first.stdout).toContain("wrote     .git/hooks/pre-commit");
+    expect(first.stdout).toContain("wrote     .git/hooks/prepare-commit-msg");
+    expect(first.stdout).toMatch(/proved {4}pre-commit: the installed hook refused a canary commit .*secret\/github-token, exit 1/);
+    expect(first.stdout).toContain('proved    prepare-commit-msg: the installed hook recorded "Kvgate-Verdict: not-run"');
     expect(first.stdout).toContain("wrote     kvgate.yaml (2 service files; 2 TODOs to fill in)");
-    expect(r.git("config", "core.hooksPath").trim()).toBe(".husky");
-    expect(statSync(join(r.dir, ".husky/pre-commit")).mode & 0o111).not.toBe(0);
+    expect(spawnSync("git", ["config", "core.hooksPath"], { cwd: r.dir, env: GIT_ENV }).status).toBe(1);
+    const hook = readFileSync(join(r.dir, ".git/hooks/pre-commit"), "utf8");
+    expect(hook).toContain(`exec sh ${RUNNER} check --staged`);
+    expect(hook).not.toContain("npx");
+    expect(statSync(join(r.dir, ".git/hooks/pre-commit")).mode & 0o111).not.toBe(0);
     const cfg = parseConfig(readFileSync(join(r.dir, "kvgate.yaml"), "utf8"), "kvgate.yaml");
     expect(cfg.fleet?.hosts?.["fv-ml1"]?.gpus.map((g) => g.index)).toEqual([0, 1]);
-    const wf = readFileSync(join(r.dir, ".github/workflows/kvgate.yml"), "utf8");
-    expect(wf).toContain("fetch-depth: 0");
-    expect(wf).toContain("uses: kvgate/kvgate@v");
-    expect(wf).toContain("uses: github/codeql-action/upload-sarif@v3");
-    expect(wf).toContain("branches: [\"main\"]");
-    const before = ["kvgate.yaml", ".husky/pre-commit", ".husky/prepare-commit-msg", ".github/workflows/kvgate.yml"].map((p) => readFileSync(join(r.dir, p), "utf8"));
+    expect(readFileSync(join(r.dir, ".github/workflows/kvgate.yml"), "utf8")).toContain('branches: ["main"]');
+    const files = ["kvgate.yaml", ".git/hooks/pre-commit", ".git/hooks/prepare-commit-msg", ".github/workflows/kvgate.yml"];
+    const before = files.map((p) => readFileSync(join(r.dir, p), "utf8"));
     const second = kvgate(["init", "--repo", r.dir], { cwd: tmpdir() });
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain("nothing to change: kvgate is already set up here");
-    expect(["kvgate.yaml", ".husky/pre-commit", ".husky/prepare-commit-msg", ".github/workflows/kvgate.yml"].map((p) => readFileSync(join(r.dir, p), "utf8"))).toEqual(before);
+    expect(second.stdout).toContain("kept      .git/hooks/pre-commit (kvgate's)");
+    expect(second.stdout).toContain("nothing to change: kvgate is already set up here, and its hooks are live");
+    expect(files.map((p) => readFileSync(join(r.dir, p), "utf8"))).toEqual(before);
   });
 
-  test("keeps an existing kvgate.yaml and existing hook lines", async () => {
-    const r = await userRepo({ "scripts/r.env": GOOD, "kvgate.yaml": "version: 1\n", ".husky/pre-commit": "npm test\n" });
-    const out = kvgate(["init"], { cwd: r.dir });
-    expect(out.stdout).toContain("kept      kvgate.yaml (never overwritten)");
-    expect(out.stdout).toContain("appended  .husky/pre-commit (kept its lines, added kvgate's)");
-    expect(readFileSync(join(r.dir, "kvgate.yaml"), "utf8")).toBe("version: 1\n");
-    const hook = readFileSync(join(r.dir, ".husky/pre-commit"), "utf8");
-    expect(hook.startsWith("npm test\n")).toBe(true);
-    expect(hook.match(/check --staged/g)).toHaveLength(1);
+  test("the proof touches neither the index, the work tree, the refs nor the object store, and leaves no verdict", async () => {
+    const r = await userRepo();
+    r.commit("base", { allowEmpty: true });
+    r.write("notes.txt", "staged by the user\n");
+    r.stage(["notes.txt"]);
+    r.write("notes.txt", "then edited, unstaged\n");
+    const index = readFileSync(join(r.dir, ".git/index"));
+    const objects = r.git("count-objects", "-v");
+    const refs = r.git("show-ref");
+    expect(init(r).code).toBe(0);
+    expect(readFileSync(join(r.dir, ".git/index")).equals(index)).toBe(true);
+    expect(r.git("count-objects", "-v")).toBe(objects);
+    expect(r.git("show-ref")).toBe(refs);
+    expect(readFileSync(join(r.dir, "notes.txt"), "utf8")).toBe("then edited, unstaged\n");
+    expect(existsSync(join(r.dir, "kvgate-canary.txt"))).toBe(false);
+    expect(readdirSync(join(r.dir, ".git/kvgate/verdicts"))).toEqual([]);
   });
 
-  test("with husky as a dependency, husky keeps core.hooksPath", async () => {
-    const r = await userRepo({ "package.json": JSON.stringify({ devDependencies: { husky: "^9" } }) });
-    const out = kvgate(["init"], { cwd: r.dir });
-    expect(out.stdout).toContain("husky is a dependency: run `npx husky`");
-    expect(spawnSync("git", ["config", "core.hooksPath"], { cwd: r.dir, env: GIT_ENV }).status).toBe(1);
-    expect(existsSync(join(r.dir, ".husky/pre-commit"))).toBe(true);
+  test("real commits: refused with kvgate's message; HUSKY=0 skips; a good one passes with the trailer", async () => {
+    const r = await userRepo();
+    expect(init(r).code).toBe(0);
+    setUp(r, BAD);
+    expectRefused(r, gitCommit(r, "r: pin the kv pool"), 1);
+    expect(gitCommit(r, "r: pin the kv pool", { HUSKY: "0" }).code).toBe(0);
+    expect(commitCount(r)).toBe(2);
+    r.write("scripts/r.env", GOOD.replace("64", "96"));
+    r.stage();
+    const res = gitCommit(r, "r: more headroom");
+    expect(res.code, res.out).toBe(0);
+    expect(r.git("log", "-1", "--format=%B")).toMatch(/Kvgate-Verdict: pass tree=[0-9a-f]{40}/);
+  });
+
+  test("hooks already in .git/hooks keep running: pre-commit and prepare-commit-msg chained, pre-push untouched", async () => {
+    const r = await userRepo();
+    markingHook(r, ".git/hooks/pre-commit", "ran-pre-commit");
+    markingHook(r, ".git/hooks/prepare-commit-msg", "ran-prepare");
+    markingHook(r, ".git/hooks/pre-push", "ran-pre-push");
+    const prePush = readFileSync(join(r.dir, ".git/hooks/pre-push"), "utf8");
+    const out = init(r);
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.stdout).toContain("chained   .git/hooks/pre-commit: the hook that was there now runs first, from .git/hooks/pre-commit.kvgate-chained; then kvgate");
+    expect(out.stdout).toContain("left as they were: pre-push");
+    // The proof ran kvgate alone: the user's hooks left no mark.
+    expect(existsSync(join(r.dir, "ran-pre-commit"))).toBe(false);
+    expect(readFileSync(join(r.dir, ".git/hooks/pre-push"), "utf8")).toBe(prePush);
+
+    setUp(r, BAD);
+    rmSync(join(r.dir, "ran-pre-commit"), { force: true });
+    expectRefused(r, gitCommit(r, "bad"), 1);
+    expect(readFileSync(join(r.dir, "ran-pre-commit"), "utf8")).toContain("pre-commit.kvgate-chained");
+
+    r.write("scripts/r.env", GOOD.replace("64", "96"));
+    r.stage();
+    expect(gitCommit(r, "good").code).toBe(0);
+    expect(readFileSync(join(r.dir, "ran-prepare"), "utf8")).toMatch(/prepare-commit-msg\.kvgate-chained \.git\/COMMIT_EDITMSG message/);
+    expect(r.git("log", "-1", "--format=%B")).toContain("Kvgate-Verdict: pass");
+
+    const remote = scratch("kvgate-remote-");
+    spawnSync("git", ["init", "-q", "--bare", remote], { env: GIT_ENV });
+    const push = spawnSync("git", ["push", "-q", remote, "main"], { cwd: r.dir, env: GIT_ENV, encoding: "utf8" });
+    expect(push.status, push.stderr).toBe(0);
+    expect(readFileSync(join(r.dir, "ran-pre-push"), "utf8")).toContain(`.git/hooks/pre-push ${remote} ${remote}`);
+  });
+
+  test("a failing chained hook still stops the commit", async () => {
+    const r = await userRepo();
+    r.write(".git/hooks/pre-commit", "#!/bin/sh\necho 'lint: no' >&2\nexit 3\n");
+    chmodSync(join(r.dir, ".git/hooks/pre-commit"), 0o755);
+    expect(init(r).code).toBe(0);
+    setUp(r, GOOD.replace("64", "96"));
+    const res = gitCommit(r, "good but linted out");
+    expect(res.code).not.toBe(0);
+    expect(res.out).toContain("lint: no");
+    expect(commitCount(r)).toBe(1);
+  });
+
+  test("core.hooksPath inside the repository: installed there, its hooks chained", async () => {
+    const r = await userRepo();
+    markingHook(r, ".githooks/pre-commit", "ran-githooks");
+    r.git("config", "core.hooksPath", ".githooks");
+    const out = init(r);
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.stdout).toContain("hooks     plain git (core.hooksPath=.githooks)");
+    expect(out.stdout).toContain("chained   .githooks/pre-commit");
+    expect(out.stdout).not.toContain("is per clone");
+    setUp(r, BAD);
+    expectRefused(r, gitCommit(r, "bad"), 1);
+    expect(existsSync(join(r.dir, "ran-githooks"))).toBe(true);
+  });
+
+  test("core.hooksPath shared with other repositories: nothing written there, exit 1 with the lines to add", async () => {
+    const r = await userRepo();
+    const shared = scratch("kvgate-shared-hooks-");
+    r.git("config", "core.hooksPath", shared);
+    const out = init(r);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain(`NOT LIVE: the kvgate hooks do not run on your commits yet: core.hooksPath is ${shared}`);
+    expect(out.stdout).toContain(`fix: add to ${join(shared, "pre-commit")}: [ "\${HUSKY-}" = "0" ] || sh ${RUNNER} check --staged || exit $?`);
+    expect(readdirSync(shared)).toEqual([]);
+  });
+
+  test("a chained copy already in the way: refused, both files kept", async () => {
+    const r = await userRepo();
+    markingHook(r, ".git/hooks/pre-commit", "a");
+    markingHook(r, ".git/hooks/pre-commit.kvgate-chained", "b");
+    const out = init(r);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain(".git/hooks/pre-commit is not kvgate's and .git/hooks/pre-commit.kvgate-chained already exists");
+    expect(readFileSync(join(r.dir, ".git/hooks/pre-commit"), "utf8")).toContain("/a\"");
+  });
+
+  test("hooks that do not refuse the canary: NOT LIVE, exit 1, with their output", async () => {
+    // A kvgate.yaml that excludes the canary's file from the secret scan: the hook passes it.
+    const r = await userRepo({ "scripts/r.env": GOOD, "kvgate.yaml": 'version: 1\nsecrets:\n  exclude: ["kvgate-canary.txt"]\n' });
+    r.stage(); // the staged check reads the policy from the index
+    const out = init(r);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/NOT LIVE {2}pre-commit: .* the installed hook let it through \(exit 0\)/);
+    expect(out.stdout).toContain("NOT LIVE: the kvgate hooks do not run on your commits yet: the installed hooks did not refuse the canary commit");
+    expect(out.stdout).toContain("| kvgate staged:");
+  });
+
+  test("an earlier init's .husky layout without husky (core.hooksPath=.husky, npx lines): updated in place", async () => {
+    const old = (args: string) => `#!/usr/bin/env sh\n# kvgate (added by \`kvgate init\`): HUSKY=0 skips it; KVGATE_BIN overrides the command.\n[ "\${HUSKY-}" = "0" ] || \${KVGATE_BIN:-npx --no-install kvgate} ${args} || exit $?\n`;
+    const r = await userRepo({ "scripts/r.env": GOOD, ".husky/pre-commit": old("check --staged"), ".husky/prepare-commit-msg": old('hook prepare-commit-msg "$@"') });
+    for (const h of ["pre-commit", "prepare-commit-msg"]) chmodSync(join(r.dir, ".husky", h), 0o755);
+    r.git("config", "core.hooksPath", ".husky");
+    const out = init(r);
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.stdout).toContain("updated   .husky/pre-commit (kvgate's line now calls the installed binary)");
+    expect(readFileSync(join(r.dir, ".husky/pre-commit"), "utf8")).not.toContain("npx");
   });
 
   test("outside a repository it says what to do (exit 2)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "kvgate-norepo-"));
-    try {
-      const out = kvgate(["init"], { cwd: dir, env: { GIT_CEILING_DIRECTORIES: tmpdir() } });
-      expect(out.code).toBe(2);
-      expect(out.stderr).toContain("is not in a git repository");
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe("the installed hooks on real commits", () => {
-  async function initialised(): Promise<TempRepo> {
-    const r = await userRepo();
-    expect(kvgate(["init"], { cwd: r.dir }).code).toBe(0);
-    r.stage();
-    // The setup commit itself goes in with the hooks skipped, as `HUSKY=0 git commit` does.
-    expect(commit(r, "kvgate init", { HUSKY: "0" }).code).toBe(0);
-    return r;
-  }
-
-  test("a bad commit is refused with kvgate's message", async () => {
-    const r = await initialised();
-    r.write("scripts/r.env", BAD);
-    r.stage();
-    const res = commit(r, "r: pin the kv pool");
-    expect(res.code).not.toBe(0);
-    expect(res.out).toContain("engine/removed-flag");
-    expect(res.out).toMatch(/scripts\/r\.env:5 error/);
-    expect(res.out).toContain("REFUSED");
-    expect(headCount(r)).toBe(1);
-  });
-
-  test("HUSKY=0 skips the gate", async () => {
-    const r = await initialised();
-    r.write("scripts/r.env", BAD);
-    r.stage();
-    const res = commit(r, "r: pin the kv pool", { HUSKY: "0" });
-    expect(res.code, res.out).toBe(0);
-    expect(headCount(r)).toBe(2);
-  });
-
-  test("a good commit passes both hooks (and gets the verdict trailer)", async () => {
-    const r = await initialised();
-    r.write("scripts/r.env", GOOD.replace("64", "96"));
-    r.stage();
-    const res = commit(r, "r: more headroom");
-    expect(res.code, res.out).toBe(0);
-    expect(headCount(r)).toBe(2);
-    expect(r.git("log", "-1", "--format=%B")).toMatch(/Kvgate-Verdict: pass tree=[0-9a-f]+/);
+    const dir = scratch("kvgate-norepo-");
+    const out = kvgate(["init"], { cwd: dir, env: { GIT_CEILING_DIRECTORIES: tmpdir() } });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("is not in a git repository");
   });
 });

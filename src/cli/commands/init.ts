@@ -1,5 +1,6 @@
-// kvgate init [--repo DIR]: the hooks (.husky/pre-commit, .husky/prepare-commit-msg), a starter
-// kvgate.yaml and .github/workflows/kvgate.yml. Idempotent: a second run changes nothing and says so.
+// kvgate init [--repo DIR]: the hooks (husky, the pre-commit framework, or plain git, whichever the
+// repository uses), a starter kvgate.yaml and .github/workflows/kvgate.yml; then the proof that the
+// hooks are live. Exit 0: live and proved; 1: not live (what to type is printed); 2: could not run.
 import { parse } from "../args.js";
 import { repoDirOf } from "../context.js";
 import { runInit } from "../../init/run.js";
@@ -8,9 +9,20 @@ const OPTIONS = { repo: { type: "string" } } as const;
 
 export async function initCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, OPTIONS, 0);
-  const report = await runInit(repoDirOf(values.repo));
+  const report = runInit(repoDirOf(values.repo));
   const out = [`kvgate init in ${report.root}:`, ...report.lines.map((l) => `  ${l}`)];
-  out.push(report.changed === 0 ? "nothing to change: kvgate is already set up here" : "next: fill in the TODOs of kvgate.yaml, then commit these files (the hooks run on your next commit)");
+  if (report.notLive) {
+    out.push(`NOT LIVE: the kvgate hooks do not run on your commits yet: ${report.notLive.reason}`);
+    if (report.notLive.output) out.push(...report.notLive.output.split("\n").map((l) => `  | ${l}`));
+    for (const f of report.notLive.fix) out.push(`  fix: ${f}`);
+    process.stdout.write(out.join("\n") + "\n");
+    return 1;
+  }
+  out.push(
+    report.changed === 0
+      ? "nothing to change: kvgate is already set up here, and its hooks are live"
+      : "live: the next commit runs the gate. Next: fill in the TODOs of kvgate.yaml, then commit the files above",
+  );
   process.stdout.write(out.join("\n") + "\n");
   return 0;
 }
