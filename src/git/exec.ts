@@ -7,7 +7,7 @@
 // hook pays on each of its processes. simple-git stays for the Action's `git fetch`, the one command
 // that talks to a remote: there its guards against unsafe options (`--upload-pack`, `ext::` URLs)
 // serve, and 50 ms is noise next to the network.
-import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
@@ -240,4 +240,27 @@ export function remoteGitRunner(cwd: string): GitRunner {
       }
     },
   };
+}
+
+export interface ToolRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  error?: Error;
+}
+
+/**
+ * A blocking run of git or a tool `kvgate init` sets up (husky, pre-commit, the installed hooks on a
+ * canary). Unlike the read-only git above, it runs with the caller's whole environment: the hooks it
+ * proves run in the user's environment too, so proving them in a trimmed one would prove nothing.
+ */
+export function runToolSync(
+  file: string,
+  argv: readonly string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeout?: number } = {},
+): ToolRun {
+  const r = spawnSync(file, argv, { ...opts, encoding: "utf8" });
+  const out: ToolRun = { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+  if (r.error) out.error = r.error;
+  return out;
 }

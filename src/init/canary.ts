@@ -3,7 +3,7 @@
 // written to a temporary object folder, and must refuse it; the installed prepare-commit-msg hook
 // must then write the Kvgate-Verdict trailer into a scratch message file. The user's index, working
 // tree, refs and object store are never written; the verdict record the run leaves is removed.
-import { spawnSync } from "node:child_process";
+import { runToolSync } from "../git/exec.js";
 import { randomBytes } from "node:crypto";
 import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,7 +33,7 @@ function canaryToken(): string {
 }
 
 function git(root: string, args: string[], env: NodeJS.ProcessEnv, input?: string): string {
-  const r = spawnSync("git", args, { cwd: root, env, encoding: "utf8", input });
+  const r = runToolSync("git", args, { cwd: root, env, input });
   if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${(r.stderr || r.error?.message || "").trim()}`);
   return r.stdout.trim();
 }
@@ -123,7 +123,7 @@ function runHook(root: string, runner: Runner, hook: "pre-commit" | "prepare-com
       ? ["run", runner.checkId, "--hook-stage", runner.stage, "--files", ".pre-commit-config.yaml"]
       : ["run", runner.trailersId, "--hook-stage", "prepare-commit-msg", "--commit-msg-filename", args[0]!, "--prepare-commit-message-source", "message", "--files", ".pre-commit-config.yaml"];
   }
-  const r = spawnSync(file, argv, { cwd: root, env, encoding: "utf8", timeout: 120_000 });
+  const r = runToolSync(file, argv, { cwd: root, env, timeout: 120_000 });
   if (r.error) return { code: 127, output: `${file}: ${r.error.message}` };
   return { code: r.status, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
 }

@@ -2,7 +2,7 @@
 // when it exits: a "prepare": "husky" script (so every later `npm install` re-activates them in each
 // clone) and one run of husky (core.hooksPath=.husky/_, the wrappers that source
 // ~/.config/husky/init.sh and put node_modules/.bin on PATH before running .husky/<hook>).
-import { spawnSync } from "node:child_process";
+import { runToolSync } from "../git/exec.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -45,7 +45,7 @@ export function withPrepare(text: string): { text: string; note: string } | null
 
 /** Runs husky as `npm install`'s prepare would; returns what went wrong, or null. */
 export function runHusky(root: string, bin: string, env: NodeJS.ProcessEnv): string | null {
-  const r = spawnSync(process.execPath, [bin], { cwd: root, env, encoding: "utf8" });
+  const r = runToolSync(process.execPath, [bin], { cwd: root, env });
   if (r.error) return r.error.message;
   // husky 9 reports its failures on stdout and still exits 0 ("HUSKY=0 skip install", ".git can't be found").
   const said = `${r.stdout ?? ""}${r.stderr ?? ""}`.trim();

@@ -2,7 +2,7 @@
 // the pre-commit framework (.pre-commit-config.yaml), husky (a dependency in package.json), or
 // plain git (the hooks folder git reads today). Each returns what it did, how to run the installed
 // hooks for the proof, or why they are not live with the fix.
-import { spawnSync } from "node:child_process";
+import { runToolSync } from "../git/exec.js";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { applyGitHooks, liveForeignHooks, planGitHooks } from "./githooks.js";
@@ -29,7 +29,7 @@ export interface ModeResult {
 }
 
 export function gitOut(root: string, args: string[], env: NodeJS.ProcessEnv): string | null {
-  const r = spawnSync("git", args, { cwd: root, env, encoding: "utf8" });
+  const r = runToolSync("git", args, { cwd: root, env });
   return r.status === 0 ? r.stdout.trim() : null;
 }
 

@@ -5,7 +5,7 @@
 // Stage names: pre-commit 3.2 renamed the `commit` stage to `pre-commit`; 3.0.4 (Debian 12's package)
 // refuses the new name, and 4.x still accepts the old one (mapping it, with a deprecation warning).
 // So the entry says `commit` unless the pre-commit on this machine is 3.2 or newer.
-import { spawnSync } from "node:child_process";
+import { runToolSync } from "../git/exec.js";
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { GateError } from "../errors.js";
 import { runnerCall } from "./hooks.js";
@@ -15,7 +15,7 @@ export const HOOK_IDS = { check: "kvgate", trailers: "kvgate-prepare-commit-msg"
 
 /** `pre-commit --version` → [major, minor, patch], or null when pre-commit is not on PATH. */
 export function preCommitVersion(env: NodeJS.ProcessEnv): number[] | null {
-  const r = spawnSync("pre-commit", ["--version"], { env, encoding: "utf8" });
+  const r = runToolSync("pre-commit", ["--version"], { env });
   const m = /(\d+)\.(\d+)\.(\d+)/.exec(r.stdout ?? "");
   return r.status === 0 && m ? m.slice(1).map(Number) : null;
 }
