@@ -100,7 +100,7 @@ function charsetTable(body: string, file: string, id: string): Uint8Array {
 export function leftBoundary(charset: string): string {
   // `=` pads base64 at its end only; before a key it is the assignment (`KEY=glc_…`).
   const before = charset.replaceAll("=", "");
-  return `(?:(?<![${before}])|(?<=%[0-9A-Fa-f]{2})|(?<=\\u[0-9A-Fa-f]{4})|(?<=\\[nrt]))`;
+  return `(?:(?<![${before}])|(?<=%[0-9A-Fa-f]{2})|(?<=\\\\u[0-9A-Fa-f]{4})|(?<=\\\\[nrt]))`;
 }
 
 /** Regexes of a detector spec as compiled (the left boundary included), for the linear-time lint. */
