@@ -59,6 +59,9 @@ function blockBody(d: Detector, lines: readonly NumberedLine[], i: number, from:
     if (!cur) break;
     if (j > i && cur.line !== (lines[j - 1]?.line ?? 0) + 1) break;
     const start = j === i ? from : 0;
+    // Another block begins before this one ended: the header was only text (a parser's string
+    // constant, a doc line), not a key.
+    if (j > i && cur.text.includes("-----BEGIN")) return { body: "", resumeAt };
     const stop = cur.text.indexOf(end, start);
     body += cur.text.slice(start, stop >= 0 ? stop : cur.text.length);
     if (stop >= 0) {

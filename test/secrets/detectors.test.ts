@@ -66,6 +66,7 @@ const FALSE_POSITIVES: [string, string][] = [
   ["glpat- too short", "glpat-abc"],
   ["xox with no digits", "xoxb-notatoken-atall"],
   ["a private key header in code", `if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):`],
+  ["a private key header in code, a public key block after it", `if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):\n-----BEGIN PUBLIC KEY-----\n${FAKE.privateKeyBody}\n-----END PUBLIC KEY-----`],
   ["a public key block", `-----BEGIN PUBLIC KEY-----\n${FAKE.privateKeyBody}\n-----END PUBLIC KEY-----`],
   ["sk- inside a word", `ask-${FAKE.openaiLegacy.slice(3)}`],
   ["sk- too short", "sk-abc"],
