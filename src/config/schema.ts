@@ -66,9 +66,14 @@ const glob = z.string().min(1);
  */
 export function re2Problem(pattern: string): string | null {
   try {
-    RE2JS.compile(`^(?:${pattern})$`);
+    RE2JS.compile(pattern);
     return null;
   } catch (e) {
+    try {
+      new RegExp(pattern);
+    } catch {
+      return "not a valid regular expression";
+    }
     const why = e instanceof Error ? e.message.replace(/^error parsing regexp: /, "") : String(e);
     return `not a linear-time (RE2) regular expression (${why}): drop backreferences and lookaround, or list the exact value under secrets.placeholders.values`;
   }
@@ -76,7 +81,7 @@ export function re2Problem(pattern: string): string | null {
 
 const placeholderPattern = z.string().superRefine((s, ctx) => {
   const problem = re2Problem(s);
-  if (problem) ctx.addIssue({ code: "custom", message: `pattern ${JSON.stringify(s)} is ${problem}` });
+  if (problem) ctx.addIssue({ code: "custom", message: problem.startsWith("not a valid") ? problem : `pattern ${JSON.stringify(s)} is ${problem}` });
 });
 
 export const ConfigSchema = z

@@ -38,7 +38,7 @@ describe("value-scoped placeholder filter", () => {
   });
 
   test("an invalid user pattern is an error naming it", () => {
-    expect(() => scan([addedFile("a.env", "x")], { patterns: ["AKIA(["] })).toThrow(/placeholder pattern "AKIA\(\[" is not a linear-time \(RE2\) regular expression .*list the exact value under secrets\.placeholders\.values/);
+    expect(() => scan([addedFile("a.env", "x")], { patterns: ["AKIA(["] })).toThrow(/placeholder pattern "AKIA\(\[" is not a valid regular expression/);
   });
 
   test("exempt findings say why, and name the list", () => {
