@@ -1,6 +1,7 @@
 // The kvgate.yaml schema (contract section 3): the one source of truth for validation, for the
 // types the code uses, and for `kvgate schema` / rules/kvgate.schema.json.
 import * as z from "zod";
+import { RE2JS } from "re2js";
 import { parseBytes } from "../units/bytes.js";
 
 /** Integer bytes, or `<number><B|KiB|MiB|GiB|TiB|KB|MB|GB|TB>`. */
@@ -58,14 +59,30 @@ export const SeatException = z.strictObject({
 
 const glob = z.string().min(1);
 
-function isRegex(s: string): boolean {
+/**
+ * Why a placeholder pattern is refused, or null. Patterns run in RE2 semantics (re2js, linear in the
+ * input): a pull request can edit kvgate.yaml, and in a backtracking engine `(A+)+x` stalls the gate on
+ * one long value. RE2 has no backreferences and no lookaround; the message says so and what to do.
+ */
+export function re2Problem(pattern: string): string | null {
   try {
-    new RegExp(`^(?:${s})$`);
-    return true;
-  } catch {
-    return false;
+    RE2JS.compile(pattern);
+    return null;
+  } catch (e) {
+    try {
+      new RegExp(pattern);
+    } catch {
+      return "not a valid regular expression";
+    }
+    const why = e instanceof Error ? e.message.replace(/^error parsing regexp: /, "") : String(e);
+    return `not a linear-time (RE2) regular expression (${why}): drop backreferences and lookaround, or list the exact value under secrets.placeholders.values`;
   }
 }
+
+const placeholderPattern = z.string().superRefine((s, ctx) => {
+  const problem = re2Problem(s);
+  if (problem) ctx.addIssue({ code: "custom", message: problem.startsWith("not a valid") ? problem : `pattern ${JSON.stringify(s)} is ${problem}` });
+});
 
 export const ConfigSchema = z
   .strictObject({
@@ -115,7 +132,7 @@ export const ConfigSchema = z
         placeholders: z
           .strictObject({
             values: z.array(z.string()).optional().describe("Exact placeholder values, added to the built-in ones."),
-            patterns: z.array(z.string().refine(isRegex, { message: "not a valid regular expression" })).optional().describe("Regexes a whole value must fully match."),
+            patterns: z.array(placeholderPattern).optional().describe("Regexes (RE2 syntax, linear time) a whole value must fully match."),
           })
           .optional(),
         override: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("The override variable. Default ALLOW_SECRETS."),

@@ -21,10 +21,14 @@ export const DetectorSpec = z.strictObject({
   regex: regexSource,
   flags: z.enum(["i"]).optional(),
   charset: z.string().min(1),
+  left_boundary: z.boolean().optional(),
   shape: regexSource.optional(),
   min_length: z.number().int().positive().optional(),
+  max_length: z.number().int().positive().optional(),
   entropy: z.number().positive().optional(),
   ignore: z.array(regexSource).optional(),
+  name_ignore: z.array(regexSource).optional(),
+  file_context: z.array(z.string().min(1).refine((k) => k === k.toLowerCase(), "file_context entries are lowercase")).min(1).optional(),
   block_end: z.string().min(1).optional(),
   generic: z.boolean().optional(),
 });
@@ -33,8 +37,8 @@ export type DetectorSpec = z.infer<typeof DetectorSpec>;
 export const SecretsFile = z.strictObject({
   detectors: z.array(DetectorSpec).min(1),
   references: z.strictObject({
-    enclosures: z.array(z.tuple([z.string().min(1), z.string().min(1)])),
     prefixes: z.array(z.string().min(1)),
+    lookups: z.array(z.string().regex(/^[a-z_]+$/)),
   }),
   placeholders: z.strictObject({
     values: z.array(z.string().min(1)),
@@ -56,15 +60,22 @@ export interface Detector {
   charset: Uint8Array;
   shape: RegExp | null;
   minLength: number;
+  /** A run of the charset longer than this is not a token of this family (a fixed-length format glued to more text). */
+  maxLength: number;
   entropy: number | null;
   ignore: RegExp[];
+  /** Tested on the whole lowercased key name before a generic value (`max_new_tokens`, `tokenizer`). */
+  nameIgnore: RegExp[];
+  /** The detector runs on a file only when one of its scanned lines holds one of these (lowercase). */
+  fileContext: string[] | null;
   blockEnd: string | null;
   generic: boolean;
 }
 
 export interface DetectorSet {
   detectors: Detector[];
-  references: { enclosures: [string, string][]; prefixes: string[] };
+  /** `vault:`-style prefixes; Jinja calls whose string arguments name a vault path, not a value. */
+  references: { prefixes: string[]; lookups: string[] };
   /** Built-in placeholders of rules/secrets.yaml (kvgate.yaml's are in the policy). */
   placeholders: { values: string[]; patterns: string[] };
 }
@@ -81,6 +92,25 @@ function charsetTable(body: string, file: string, id: string): Uint8Array {
   return table;
 }
 
+/**
+ * The left boundary of a prefixed token: no character of its own set just before it, so a match never
+ * starts inside a longer run; except right after an escape, where a key is glued to text that encodes
+ * a separator: `%3DAKIA…` (URL-encoded `=`), `\u003dAKIA…` (JSON-escaped), `\nghp_…`.
+ */
+export function leftBoundary(charset: string): string {
+  // `=` pads base64 at its end only; before a key it is the assignment (`KEY=glc_…`).
+  const before = charset.replaceAll("=", "");
+  return `(?:(?<![${before}])|(?<=%[0-9A-Fa-f]{2})|(?<=\\\\u[0-9A-Fa-f]{4})|(?<=\\\\[nrt]))`;
+}
+
+/** Regexes of a detector spec as compiled (the left boundary included), for the linear-time lint. */
+export function compiledSource(spec: Pick<DetectorSpec, "regex" | "charset" | "left_boundary">): string {
+  return spec.left_boundary ? `${leftBoundary(spec.charset)}(?:${spec.regex})` : spec.regex;
+}
+
+/** Longest value any detector reports: longer runs are data blobs, not keys. */
+const MAX_VALUE_LENGTH = 4096;
+
 function compile(spec: DetectorSpec, file: string): Detector {
   return {
     id: spec.id,
@@ -88,12 +118,15 @@ function compile(spec: DetectorSpec, file: string): Detector {
     title: spec.title,
     severity: spec.severity,
     keywords: spec.keywords,
-    regex: new RegExp(spec.regex, `gd${spec.flags ?? ""}`),
+    regex: new RegExp(compiledSource(spec), `gd${spec.flags ?? ""}`),
     charset: charsetTable(spec.charset, file, spec.id),
     shape: spec.shape ? new RegExp(spec.shape) : null,
     minLength: spec.min_length ?? 1,
+    maxLength: spec.max_length ?? MAX_VALUE_LENGTH,
     entropy: spec.entropy ?? null,
     ignore: (spec.ignore ?? []).map((s) => new RegExp(s)),
+    nameIgnore: (spec.name_ignore ?? []).map((s) => new RegExp(s)),
+    fileContext: spec.file_context ?? null,
     blockEnd: spec.block_end ?? null,
     generic: spec.generic ?? false,
   };
@@ -113,7 +146,7 @@ export function detectorSetOf(data: z.infer<typeof SecretsFile>, file: string): 
   }
   return {
     detectors: data.detectors.map((d) => compile(d, file)),
-    references: { enclosures: data.references.enclosures, prefixes: data.references.prefixes },
+    references: { prefixes: data.references.prefixes, lookups: data.references.lookups },
     placeholders: { values: data.placeholders.values, patterns: data.placeholders.patterns },
   };
 }

@@ -1,6 +1,11 @@
 // The value-scoped placeholder filter. It sees only the value (the whole run of the detector's
 // character set around a match), never a path, file or line: a real key beside a placeholder, or in a
 // file full of them, is still a finding.
+//
+// Built-in values and patterns come from rules/secrets.yaml (reviewed with the package, run as
+// JavaScript regexes over values no longer than a detector's maximum); kvgate.yaml's patterns come
+// from a repository anyone can send a pull request to, so they run in RE2 semantics (linear time).
+import { compileLinear } from "./user-pattern.js";
 
 export interface PlaceholderHit {
   /** Where the placeholder is listed. */
@@ -32,15 +37,23 @@ export function placeholderFilter(builtin: PlaceholderLists, policy: Placeholder
   const values = new Map<string, PlaceholderHit["source"]>();
   for (const v of policy.values) values.set(v, "kvgate.yaml");
   for (const v of builtin.values) values.set(v, "rules/secrets.yaml");
-  const patterns: { re: RegExp; source: PlaceholderHit["source"]; pattern: string }[] = [
-    ...builtin.patterns.map((p) => ({ re: anchored(p, "rules/secrets.yaml"), source: "rules/secrets.yaml" as const, pattern: p })),
-    ...policy.patterns.filter((p) => !builtin.patterns.includes(p)).map((p) => ({ re: anchored(p, "kvgate.yaml secrets.placeholders.patterns"), source: "kvgate.yaml" as const, pattern: p })),
+  const patterns: { test: (v: string) => boolean; source: PlaceholderHit["source"]; pattern: string }[] = [
+    ...builtin.patterns.map((p) => {
+      const re = anchored(p, "rules/secrets.yaml");
+      return { test: (v: string) => re.test(v), source: "rules/secrets.yaml" as const, pattern: p };
+    }),
+    ...policy.patterns
+      .filter((p) => !builtin.patterns.includes(p))
+      .map((p) => {
+        const re = compileLinear(p, "kvgate.yaml secrets.placeholders.patterns");
+        return { test: (v: string) => re.fullMatch(v), source: "kvgate.yaml" as const, pattern: p };
+      }),
   ];
   return {
     match(value) {
       const source = values.get(value);
       if (source) return { source, kind: "value" };
-      for (const p of patterns) if (p.re.test(value)) return { source: p.source, kind: "pattern", pattern: p.pattern };
+      for (const p of patterns) if (p.test(value)) return { source: p.source, kind: "pattern", pattern: p.pattern };
       return null;
     },
   };

@@ -1,8 +1,10 @@
 // Runs the detectors over numbered lines. Linear in the input: a line is lowercased once and each
 // detector's regex runs only when one of its keywords is present; after a match the scan resumes
-// past the value's whole run, so no character is expanded over twice by one detector.
+// past the value's whole run, so no character is expanded over twice by one detector, and no value
+// is longer than its family's maximum.
 import type { Detector, DetectorSet } from "../rules/detectors.js";
-import { shannonEntropy } from "./entropy.js";
+import { meetsEntropyFloor } from "./entropy.js";
+import { referenceKind } from "./references.js";
 
 export interface NumberedLine {
   line: number;
@@ -18,35 +20,32 @@ export interface SecretMatch {
   column: number;
 }
 
-/** How far around a value a reference's `${` / `{{` is looked for: references are short. */
-const REFERENCE_WINDOW = 512;
 /** A private key block longer than this many lines is cut (real keys are < 60 lines). */
 const BLOCK_MAX_LINES = 200;
+/** How far back a generic match's key name is read (`SERVICE_API_KEY_PROD`, `mySecretString`). */
+const NAME_MAX = 64;
 
 function inSet(table: Uint8Array, code: number): boolean {
   return code < 128 && table[code] === 1;
 }
 
-export function isReference(text: string, start: number, end: number, refs: DetectorSet["references"]): boolean {
-  const lo = Math.max(0, start - REFERENCE_WINDOW);
-  const before = text.slice(lo, start);
-  for (const [open, close] of refs.enclosures) {
-    const at = before.lastIndexOf(open);
-    if (at < 0) continue;
-    // An enclosure closed again before the value does not hold it.
-    if (before.indexOf(close, at + open.length) >= 0) continue;
-    const after = text.slice(end, end + REFERENCE_WINDOW);
-    if (after.includes(close)) return true;
-  }
-  const lowerBefore = before.toLowerCase();
-  const lowerValue = text.slice(start, Math.min(end, start + 32)).toLowerCase();
-  return refs.prefixes.some((p) => lowerBefore.endsWith(p) || lowerValue.startsWith(p));
+function isNameChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45 || code === 46;
+}
+
+/** The whole key name a generic match's keyword sits in: walked back from the keyword, forward in the match. */
+function keyName(text: string, m: RegExpExecArray): string {
+  let s = m.index;
+  while (s > 0 && m.index - s < NAME_MAX && isNameChar(text.charCodeAt(s - 1))) s--;
+  let e = m.index;
+  while (e < text.length && e - m.index < NAME_MAX && isNameChar(text.charCodeAt(e))) e++;
+  return text.slice(s, e).toLowerCase();
 }
 
 function accepts(d: Detector, value: string): boolean {
   if (value.length < d.minLength) return false;
   if (d.shape && !d.shape.test(value)) return false;
-  if (d.entropy !== null && shannonEntropy(value) < d.entropy) return false;
+  if (d.entropy !== null && !meetsEntropyFloor(value, d.entropy, d.generic)) return false;
   return !d.ignore.some((re) => re.test(value));
 }
 
@@ -60,6 +59,9 @@ function blockBody(d: Detector, lines: readonly NumberedLine[], i: number, from:
     if (!cur) break;
     if (j > i && cur.line !== (lines[j - 1]?.line ?? 0) + 1) break;
     const start = j === i ? from : 0;
+    // Another block begins before this one ended: the header was only text (a parser's string
+    // constant, a doc line), not a key.
+    if (j > i && cur.text.includes("-----BEGIN")) return { body: "", resumeAt };
     const stop = cur.text.indexOf(end, start);
     body += cur.text.slice(start, stop >= 0 ? stop : cur.text.length);
     if (stop >= 0) {
@@ -73,8 +75,20 @@ function blockBody(d: Detector, lines: readonly NumberedLine[], i: number, from:
   return { body: clean, resumeAt };
 }
 
+/** Detectors that may run on these lines: a file-context detector only where its context appears. */
+function activeDetectors(lines: readonly NumberedLine[], set: DetectorSet): Detector[] {
+  let lowered: string[] | null = null;
+  return set.detectors.filter((d) => {
+    if (!d.fileContext) return true;
+    lowered ??= lines.map((l) => l.text.toLowerCase());
+    const all = lowered;
+    return d.fileContext.some((c) => all.some((t) => t.includes(c)));
+  });
+}
+
 export function scanLines(lines: readonly NumberedLine[], set: DetectorSet): SecretMatch[] {
   const out: SecretMatch[] = [];
+  const detectors = activeDetectors(lines, set);
   for (let i = 0; i < lines.length; i++) {
     const cur = lines[i];
     if (!cur) continue;
@@ -82,7 +96,7 @@ export function scanLines(lines: readonly NumberedLine[], set: DetectorSet): Sec
     let lower: string | null = null;
     const claimed: [number, number][] = [];
     const found: SecretMatch[] = [];
-    for (const d of set.detectors) {
+    for (const d of detectors) {
       lower ??= text.toLowerCase();
       const l = lower;
       if (!d.keywords.some((k) => l.includes(k))) continue;
@@ -90,26 +104,42 @@ export function scanLines(lines: readonly NumberedLine[], set: DetectorSet): Sec
       re.lastIndex = 0;
       let m: RegExpExecArray | null;
       while ((m = re.exec(text)) !== null) {
-        const matchEnd = m.index + m[0].length;
+        const matchStart = m.index;
+        const matchEnd = matchStart + m[0].length;
         if (d.blockEnd !== null) {
           const { body, resumeAt } = blockBody(d, lines, i, matchEnd);
           re.lastIndex = Number.isFinite(resumeAt) ? Math.max(resumeAt, matchEnd) : text.length;
-          if (accepts(d, body)) {
-            claimed.push([m.index, matchEnd]);
+          if (accepts(d, body) && !claimed.some(([a, b]) => matchStart < b && a < matchEnd)) {
+            claimed.push([matchStart, matchEnd]);
             found.push({ detector: d, value: body, line: cur.line, column: m.index + 1 });
           }
           continue;
         }
         const span = m.indices?.groups?.["value"] ?? m.indices?.[0] ?? [m.index, matchEnd];
-        let [s, e] = span;
-        // Only a value that opens the match may grow backwards: otherwise the regex's own left context
-        // (`key=`) bounds it, and growing would swallow the name.
-        if (s === m.index) while (s > 0 && inSet(d.charset, text.charCodeAt(s - 1))) s--;
-        while (e < text.length && inSet(d.charset, text.charCodeAt(e))) e++;
+        const [s] = span;
+        let [, e] = span;
+        // The value runs on to the end of the detector's character set, so a placeholder is judged
+        // whole (AKIA0000000000000EXAMPLE as 24 characters). It never grows to the left: the regex's
+        // left boundary decides where a key starts (after `%3D`, `\u003d` or `key`, where glued).
+        const limit = Math.min(text.length, s + d.maxLength + 1);
+        while (e < limit && inSet(d.charset, text.charCodeAt(e))) e++;
+        if (e - s > d.maxLength) {
+          // Longer than the family's format allows: not this token. Skip the whole run.
+          while (e < text.length && inSet(d.charset, text.charCodeAt(e))) e++;
+          re.lastIndex = Math.max(e, m.index + 1);
+          continue;
+        }
         re.lastIndex = Math.max(e, m.index + 1);
         const value = text.slice(s, e);
         if (!accepts(d, value)) continue;
-        if (isReference(text, s, e, set.references)) continue;
+        if (d.nameIgnore.length > 0) {
+          const name = keyName(text, m);
+          if (d.nameIgnore.some((re) => re.test(name))) continue;
+        }
+        const ref = referenceKind(text, s, e, set.references);
+        // A lookup's terms name a vault path (`secret=kv/app`), so the generic name=value reading does
+        // not apply inside them; a key of a specific format there is still a key.
+        if (ref === "name" || (ref === "lookup-arg" && d.generic)) continue;
         if (claimed.some(([a, b]) => s < b && a < e)) continue;
         claimed.push([s, e]);
         found.push({ detector: d, value, line: cur.line, column: s + 1 });

@@ -5,7 +5,9 @@ import type { FleetState } from "../../src/model/types.js";
 import { resolvePolicy } from "../../src/config/policy.js";
 import { numberLines } from "../../src/secrets/scan.js";
 import { DEFAULTS } from "../helpers/policy-defaults.js";
-import type { Case } from "../helpers/rule-tester.js";
+import { runCase, type Actual, type Case } from "../helpers/rule-tester.js";
+import { secretScan } from "../../src/checks/secret-scan.js";
+import type { Finding } from "../../src/model/types.js";
 
 const j = (...parts: string[]): string => parts.join("");
 
@@ -49,4 +51,18 @@ export function secretCase(name: string, files: ChangedFile[], o: CaseOptions = 
   });
   const fleet: FleetState = { services: [], tenants: [], cards: [], ledgerFacts: {}, paths: files.map((f) => f.path) };
   return { name, fleet, before: null, kind: "staged", changed: files, policy, env: o.env ?? {} };
+}
+
+/**
+ * The secret check over added files, through the real pipeline: each finding as the user sees it,
+ * plus the raw value the check matched (`secret`, which no output carries) for assertions.
+ */
+export async function scan(files: ChangedFile[], o: CaseOptions = {}): Promise<Actual[]> {
+  return runCase(secretCase("scan", files, o), [secretScan]);
+}
+
+/** A finding as every output shows it: the raw value dropped. */
+export function shown(a: Actual): Finding {
+  const { messageId: _id, secret: _secret, ...f } = a;
+  return f;
 }

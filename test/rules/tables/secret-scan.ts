@@ -2,6 +2,7 @@ import { expect } from "vitest";
 import { secretScan } from "../../../src/checks/secret-scan.js";
 import { ruleTester, type Expected } from "../../helpers/rule-tester.js";
 import { FAKE, addedFile, secretCase } from "../../secrets/helpers.js";
+import { SAMPLE, lineFor } from "../../secrets/families.js";
 
 const PH = "AKIA0000000000000EXAMPLE";
 const MiB = 1024 * 1024;
@@ -13,6 +14,9 @@ const hit = (brief: string, secret?: string): Expected => {
 };
 const overrideFiles = () => [addedFile("a.env", `A=${PH}\nB=${FAKE.awsId}\nDB_PASSWORD=${FAKE.generic}`)];
 const pem = (body: string): string => `-----BEGIN RSA PRIVATE KEY-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END RSA PRIVATE KEY-----`;
+/** A service-account key file as `gcloud iam service-accounts keys create` writes it (made-up key). */
+const gcpServiceAccount = (): string =>
+  [`{`, `  "type": "service_account",`, `  "project_id": "fleet",`, `  "private_key_id": "${"3f9a".repeat(10)}",`, `  "private_key": "-----BEGIN PRIVATE KEY-----\\n${FAKE.privateKeyBody}\\n-----END PRIVATE KEY-----\\n",`, `  "client_email": "svc@fleet.iam.gserviceaccount.com"`, `}`].join("\n");
 /** One file per detector: each rule of the family is raised by this table. */
 const PER_DETECTOR: [string, string, string][] = [
   ["anthropic-api-key", `ANTHROPIC_API_KEY=${FAKE.anthropic}`, FAKE.anthropic],
@@ -30,6 +34,12 @@ const PER_DETECTOR: [string, string, string][] = [
   ["slack-token", `SLACK_BOT=${FAKE.slack}`, FAKE.slack],
   ["stripe-secret-key", `STRIPE_KEY=${FAKE.stripe}`, FAKE.stripe],
 ];
+// Every other family, from its labelled sample, on the line that family is found on.
+const KNOWN = new Set(PER_DETECTOR.map(([id]) => id));
+for (const [id, value] of Object.entries(SAMPLE)) if (!KNOWN.has(id)) PER_DETECTOR.push([id, lineFor(id, value), value]);
+// In the order findings come out: by file, and `keys/heroku-api-key-legacy.txt` sorts before `keys/heroku-api-key.txt`.
+const fileOf = (id: string): string => `keys/${id}.txt`;
+PER_DETECTOR.sort(([a], [b]) => (fileOf(a) < fileOf(b) ? -1 : fileOf(a) > fileOf(b) ? 1 : 0));
 
 export default ruleTester(secretScan, {
   valid: [
@@ -67,20 +77,20 @@ export default ruleTester(secretScan, {
       findings: [
         hit("secret/aws-access-key-id exempt notice a.env:1"),
         { ...hit("secret/aws-access-key-id allowed error a.env:2"), reason: expect.stringMatching(/allowed by ALLOW_SECRETS=1: this must be recorded/) },
-        hit("secret/generic-secret allowed warning a.env:3"),
+        hit("secret/generic-secret allowed error a.env:3"),
       ],
     },
     ...["0", "yes", ""].map((v) => ({
       ...secretCase(`ALLOW_SECRETS=${JSON.stringify(v)} is not the override`, overrideFiles(), { env: { ALLOW_SECRETS: v } }),
-      findings: [hit("secret/aws-access-key-id exempt notice a.env:1"), hit("secret/aws-access-key-id open error a.env:2"), hit("secret/generic-secret open warning a.env:3")],
+      findings: [hit("secret/aws-access-key-id exempt notice a.env:1"), hit("secret/aws-access-key-id open error a.env:2"), hit("secret/generic-secret open error a.env:3")],
     })),
     {
       ...secretCase("the variable's name comes from secrets.override: ALLOW_SECRETS=1 is not it", overrideFiles(), { env: { ALLOW_SECRETS: "1" }, override: "KVGATE_ALLOW" }),
-      findings: [hit("secret/aws-access-key-id exempt notice a.env:1"), hit("secret/aws-access-key-id open error a.env:2"), hit("secret/generic-secret open warning a.env:3")],
+      findings: [hit("secret/aws-access-key-id exempt notice a.env:1"), hit("secret/aws-access-key-id open error a.env:2"), hit("secret/generic-secret open error a.env:3")],
     },
     {
       ...secretCase("the variable's name comes from secrets.override: KVGATE_ALLOW=1 is", overrideFiles(), { env: { KVGATE_ALLOW: "1" }, override: "KVGATE_ALLOW" }),
-      findings: [hit("secret/aws-access-key-id exempt notice a.env:1"), hit("secret/aws-access-key-id allowed error a.env:2"), hit("secret/generic-secret allowed warning a.env:3")],
+      findings: [hit("secret/aws-access-key-id exempt notice a.env:1"), hit("secret/aws-access-key-id allowed error a.env:2"), hit("secret/generic-secret allowed error a.env:3")],
     },
     // What is scanned.
     {
@@ -100,6 +110,10 @@ export default ruleTester(secretScan, {
     {
       ...secretCase("excludes match dotfiles and only what they name", [addedFile(".secrets/k", FAKE.awsId), addedFile("k", FAKE.awsId)], { exclude: [".secrets/**"] }),
       findings: [hit("secret/skipped open notice .secrets/k:null"), hit("secret/aws-access-key-id open error k:1")],
+    },
+    {
+      ...secretCase("a GCP service-account JSON file", [addedFile("sa.json", gcpServiceAccount())]),
+      findings: [hit("secret/gcp-service-account open error sa.json:5")],
     },
     {
       ...secretCase("each detector, one file each", PER_DETECTOR.map(([id, text]) => addedFile(`keys/${id}.txt`, text))),
