@@ -1,6 +1,7 @@
 // rules/engines.yaml: how each engine's settings are spelled (env key, flags, aliases), their units,
 // and the flags an engine version removed. The env pipeline reads settings through this table only.
 import * as z from "zod";
+import { VersionFact } from "./version-facts.js";
 
 export const SettingUnit = z.enum(["tokens", "bytes", "mib", "int", "ratio", "bool", "json", "string", "slots"]);
 export type SettingUnit = z.infer<typeof SettingUnit>;
@@ -37,6 +38,8 @@ export const EngineSpec = z.strictObject({
   version_key: z.string().optional(),
   settings: z.record(z.string(), SettingSpec),
   removed: z.array(RemovedSpec).optional(),
+  /** What changed between versions, oldest entry first per fact (src/kv/vllm-versions.ts reads them). */
+  version_facts: z.array(VersionFact).optional(),
 });
 export type EngineSpec = z.infer<typeof EngineSpec>;
 
