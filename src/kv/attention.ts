@@ -304,6 +304,13 @@ export function requestKv(facts: ModelFacts, input: KvInputs): KvResult {
   };
 }
 
+/**
+ * The smallest KV factor vLLM boots with: below one max-length request it raises "To serve at least
+ * one request with the models's max seq len …" (kv_cache_utils._check_enough_kv_cache_memory), so a
+ * seat or policy factor below 1 is a config error.
+ */
+export const MIN_KV_FACTOR = 1;
+
 /** ceil(factor × request bytes / round) × round: the pin a seat needs (contract section 4's rounding). */
 export function requiredForRequest(requestBytes: number, factor: number, roundBytes: number): number {
   // 1e-9 keeps an exact multiple from rounding up on float noise, as requiredKv does.

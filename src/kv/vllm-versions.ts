@@ -25,6 +25,8 @@ export interface VllmFacts {
   kvCacheDtypes: string[];
   /** CUDA graph memory is estimated inside the utilization budget (no graph headroom needed outside it). */
   cudaGraphsInBudget: boolean;
+  /** Sliding-window layers keep only their window (the hybrid KV cache manager); else the whole context. */
+  hybridKvCacheManager: boolean;
   /** Llama-4's chunked local layers run in the hybrid KV cache manager (else they keep the whole context). */
   chunkedLocalHybrid: boolean;
   batchDefaults: BatchDefaults;
@@ -109,6 +111,7 @@ export function vllmFacts(version: string | null, entries: VersionFact[]): VllmF
     maxNewTokens: get("max_new_tokens", isCap, "cap"),
     kvCacheDtypes: get("kv_cache_dtypes", isList, ["auto", "fp8"]),
     cudaGraphsInBudget: get("cuda_graphs_in_budget", isBool, false),
+    hybridKvCacheManager: get("hybrid_kv_cache_manager", isBool, true),
     chunkedLocalHybrid: get("chunked_local_hybrid", isBool, false),
     batchDefaults: get("batch_defaults", isBatch, { large_tokens: 8192, large_seqs: 1024, small_tokens: 2048, small_seqs: 256 }),
     uncertain,

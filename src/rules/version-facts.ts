@@ -11,6 +11,7 @@ export const VersionFactName = z.enum([
   "max_new_tokens",
   "kv_cache_dtypes",
   "cuda_graphs_in_budget",
+  "hybrid_kv_cache_manager",
   "chunked_local_hybrid",
   "batch_defaults",
 ]);

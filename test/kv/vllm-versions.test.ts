@@ -30,25 +30,26 @@ describe("vllmFacts", () => {
       maxModelLenAuto: true,
       maxNewTokens: "default",
       cudaGraphsInBudget: true,
+      hybridKvCacheManager: true,
       chunkedLocalHybrid: true,
       uncertain: [],
     });
     expect(vllmFacts(null, entries).kvCacheDtypes).toEqual(expect.arrayContaining(["fp8_ds_mla", "int8_per_token_head", "nvfp4"]));
   });
 
-  // version, utilization, --kv-cache-memory-bytes, auto, max_new_tokens, graphs in budget, Llama-4 hybrid
-  const table: [string, number, boolean, boolean, string, boolean, boolean][] = [
-    ["0.7.3", 0.9, false, false, "ignored", false, false],
-    ["0.9.2", 0.9, false, false, "cap", false, false],
-    ["0.10.0", 0.9, false, false, "cap", false, true], // PR #19351: chunked local in the hybrid manager
-    ["0.10.1", 0.9, false, false, "cap", false, false], // PR #21761 turned it off again
-    ["0.10.2", 0.9, true, false, "cap", false, false], // PR #21489: --kv-cache-memory-bytes
-    ["v0.11.0", 0.9, true, false, "cap", false, false],
-    ["0.21.0", 0.9, true, false, "cap", true, false], // graph memory profiled inside the budget
+  // version, utilization, --kv-cache-memory-bytes, auto, max_new_tokens, graphs in budget, sliding hybrid, Llama-4 hybrid
+  const table: [string, number, boolean, boolean, string, boolean, boolean, boolean][] = [
+    ["0.7.3", 0.9, false, false, "ignored", false, false, false],
+    ["0.9.2", 0.9, false, false, "cap", false, false, false],
+    ["0.10.0", 0.9, false, false, "cap", false, true, true], // PR #17996 / #19351: sliding and chunked in the hybrid manager
+    ["0.10.1", 0.9, false, false, "cap", false, true, false], // PR #21761 turned chunked local off again
+    ["0.10.2", 0.9, true, false, "cap", false, true, false], // PR #21489: --kv-cache-memory-bytes
+    ["v0.11.0", 0.9, true, false, "cap", false, true, false],
+    ["0.21.0", 0.9, true, false, "cap", true, true, false], // graph memory profiled inside the budget
   ];
-  it.each(table)("%s", (version, util, bytesFlag, auto, cap, graphs, chunked) => {
+  it.each(table)("%s", (version, util, bytesFlag, auto, cap, graphs, hybrid, chunked) => {
     const f = vllmFacts(version, entries);
-    expect([f.defaultUtilization, f.kvCacheMemoryBytesFlag, f.maxModelLenAuto, f.maxNewTokens, f.cudaGraphsInBudget, f.chunkedLocalHybrid]).toEqual([util, bytesFlag, auto, cap, graphs, chunked]);
+    expect([f.defaultUtilization, f.kvCacheMemoryBytesFlag, f.maxModelLenAuto, f.maxNewTokens, f.cudaGraphsInBudget, f.hybridKvCacheManager, f.chunkedLocalHybrid]).toEqual([util, bytesFlag, auto, cap, graphs, hybrid, chunked]);
     expect(f.cites.default_utilization).toMatch(/cache\.py/);
   });
 
@@ -58,6 +59,7 @@ describe("vllmFacts", () => {
     expect(vllmFacts("0.11.0", entries).uncertain).toEqual(["default_utilization", "max_model_len_auto", "max_new_tokens", "kv_cache_dtypes", "chunked_local_hybrid"]);
     // before the first pinned release of batch_defaults
     expect(vllmFacts("0.7.3", entries).uncertain).toContain("batch_defaults");
+    expect(vllmFacts("0.9.2", entries).uncertain).not.toContain("hybrid_kv_cache_manager");
   });
 
   it("falls back and says so when an entry's value has the wrong type", () => {
