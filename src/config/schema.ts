@@ -47,6 +47,42 @@ export const ModelSpec = z.strictObject({
   dtype: z.enum(["bfloat16", "float16", "float32", "fp8"]).optional().describe("Default bfloat16"),
   aliases: z.array(z.string()).optional().describe("Served names and local paths' last parts"),
   note: z.string().optional(),
+  // Per-layer facts (contract section 13). All optional: an entry without them is sized as full
+  // attention on every layer, as before.
+  model_type: z.string().min(1).optional().describe("model_type of the text config (gemma3_text, llama4_text, ...)"),
+  layer_pattern: z
+    .string()
+    .regex(/^[FSCL]+$/, { message: "layer_pattern is a string of F (full), S (sliding window), C (chunked local), L (linear/state-space), repeated from layer 0" })
+    .optional()
+    .describe("Attention kind per layer, repeated from layer 0: F full, S sliding window, C chunked local, L linear/state-space"),
+  sliding_window: z.number().int().positive().optional().describe("sliding_window of the S layers"),
+  attention_chunk_size: z.number().int().positive().optional().describe("attention_chunk_size of the C layers"),
+  linear_state: z
+    .strictObject({
+      num_key_heads: z.number().int().positive(),
+      num_value_heads: z.number().int().positive(),
+      key_head_dim: z.number().int().positive(),
+      value_head_dim: z.number().int().positive(),
+      conv_kernel: z.number().int().positive(),
+    })
+    .optional()
+    .describe("Gated-delta-net state of the L layers (linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim)"),
+  rope_scaling: z
+    .strictObject({
+      type: z.string().min(1),
+      factor: z.number().positive().optional(),
+      original_max_position_embeddings: z.number().int().positive().optional(),
+    })
+    .optional()
+    .describe("rope_scaling / rope_parameters as published (yarn, linear, dynamic, llama3, longrope, ...)"),
+  intermediate_size: z.number().int().positive().optional(),
+  vocab_size: z.number().int().positive().optional(),
+  experts: z
+    .strictObject({ count: z.number().int().positive(), per_token: z.number().int().positive() })
+    .optional()
+    .describe("MoE: experts per layer (all resident) and experts per token"),
+  quantization: z.string().min(1).optional().describe("quant_method of the checkpoint (fp8, mxfp4, awq, gptq, modelopt_fp4, compressed-tensors)"),
+  overhead: ByteQuantity.optional().describe("Measured profiler overhead per seat (activation peak + non-torch), when the estimate is known to be low"),
 });
 
 export const SeatException = z.strictObject({

@@ -3,6 +3,7 @@
 // removed, and how to recognise it. The model reads engines through this table only (src/model/engine.ts),
 // so the checks ask for traits ("sizes its KV per seat") and never name an engine.
 import * as z from "zod";
+import { VersionFact } from "./version-facts.js";
 
 export const SettingUnit = z.enum(["tokens", "bytes", "mib", "int", "ratio", "bool", "json", "string", "slots"]);
 export type SettingUnit = z.infer<typeof SettingUnit>;
@@ -79,6 +80,8 @@ export const EngineSpec = z.strictObject({
   version_key: z.string().optional(),
   settings: z.record(z.string(), SettingSpec),
   removed: z.array(RemovedSpec).optional(),
+  /** What changed between versions, oldest entry first per fact (src/kv/vllm-versions.ts reads them). */
+  version_facts: z.array(VersionFact).optional(),
 });
 export type EngineSpec = z.infer<typeof EngineSpec>;
 
