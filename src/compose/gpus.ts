@@ -1,6 +1,7 @@
 // Which host cards a compose service runs on. Docker hands a container the cards of its GPU requests
-// (`deploy.resources.reservations.devices[]` with the `gpu` capability or the nvidia driver, or the
-// service-level `gpus:`; compose spec, deploy `devices` and services `gpus`), or, without a request,
+// (`deploy.resources.reservations.devices[]` with the `gpu` capability or the nvidia driver, the
+// service-level `gpus:`, or a CDI name in `devices:`; compose spec, deploy `devices`, services `gpus`
+// and `devices`), or, without a request,
 // what NVIDIA_VISIBLE_DEVICES names for the nvidia runtime. Inside the container the cards are
 // numbered from 0, so a CUDA_VISIBLE_DEVICES there picks among them: device_ids ['2','3'] with
 // CUDA_VISIBLE_DEVICES=1 is host card 3. A request kvgate cannot place (`count: 2`, `all`, UUIDs) is
@@ -106,6 +107,15 @@ function requestsOf(ctx: Ctx, service: string, def: CMap): Request[] {
     if (!capList.includes("gpu") && textOf(get(item, "driver")) !== "nvidia") continue;
     const r = requestOf(ctx, service, item, "deploy.resources.reservations.devices");
     if (r) out.push(r);
+  }
+  // CDI device names (services `devices`: "vendor.com/device=gpu"): nvidia.com/gpu=0 or =all.
+  const mapped = get(def, "devices");
+  for (const item of mapped?.t === "seq" ? mapped.items : []) {
+    const t = item.t === "map" ? get(item, "source") : item;
+    const cdi = /^nvidia\.com\/gpu=(.+)$/.exec(textOf(t) ?? "");
+    if (!cdi || !t) continue;
+    const id = cdi[1] as string;
+    out.push(id === "all" ? { ids: [], idsNode: null, count: "all", node: t, source: "devices", unreadable: false } : { ids: [id], idsNode: t, count: null, node: t, source: "devices", unreadable: false });
   }
   const gpus = get(def, "gpus");
   if (gpus?.t === "str" && gpus.value !== null) {

@@ -13,6 +13,7 @@ describe("placed: a gpus edit", () => {
     ["driver nvidia without capabilities", reservation("            - driver: nvidia", "              device_ids: ['2']"), "2", 9],
     ["two requests: their ids together", reservation("            - capabilities: [gpu]", "              device_ids: ['0']", "            - capabilities: [gpu]", "              device_ids: ['1']"), "0,1", 9],
     ["service-level gpus with device_ids", ["    gpus:", "      - driver: nvidia", "        device_ids: ['1']"], "1", 6],
+    ["CDI device names in devices:", ["    devices:", "      - nvidia.com/gpu=0", '      - "nvidia.com/gpu=1"', "      - /dev/fuse:/dev/fuse"], "0,1", 5],
     ["NVIDIA_VISIBLE_DEVICES alone (nvidia runtime)", ["    runtime: nvidia", "    environment:", "      NVIDIA_VISIBLE_DEVICES: 2,3"], "2,3", 6],
     ["CUDA_VISIBLE_DEVICES alone names host cards", ["    environment:", "      - CUDA_VISIBLE_DEVICES=1"], "1", 5],
     // Inside the container the reserved cards are numbered from 0: CUDA_VISIBLE_DEVICES=1 of ['2','3'] is card 3.
@@ -43,6 +44,7 @@ describe("not placed: a notice (key GPU), the env file's GPU stays", () => {
     ["count: all", reservation("            - driver: nvidia", "              count: all", "              capabilities: [gpu]"), 9, { deviceIds: null, count: "all" }],
     ["neither count nor device_ids (every card)", reservation("            - capabilities: [gpu]"), 8, { deviceIds: null, count: "all" }],
     ["gpus: all", ["    gpus: all"], 4, { deviceIds: null, count: "all" }],
+    ["devices: nvidia.com/gpu=all", ["    devices: [nvidia.com/gpu=all]"], 4, { deviceIds: null, count: "all" }],
     ["runtime: nvidia without NVIDIA_VISIBLE_DEVICES", ["    runtime: nvidia"], 4, { deviceIds: null, count: "all" }],
     ["NVIDIA_VISIBLE_DEVICES=all", ["    environment:", "      NVIDIA_VISIBLE_DEVICES: all"], 5, { deviceIds: null, count: "all" }],
     ["a UUID", reservation("            - capabilities: [gpu]", "              device_ids: ['GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7']"), 9, { deviceIds: ["GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7"], count: null }],
