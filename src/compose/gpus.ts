@@ -1,0 +1,217 @@
+// Which host cards a compose service runs on. Docker hands a container the cards of its GPU requests
+// (`deploy.resources.reservations.devices[]` with the `gpu` capability or the nvidia driver, the
+// service-level `gpus:`, or a CDI name in `devices:`; compose spec, deploy `devices`, services `gpus`
+// and `devices`), or, without a request,
+// what NVIDIA_VISIBLE_DEVICES names for the nvidia runtime. Inside the container the cards are
+// numbered from 0, so a CUDA_VISIBLE_DEVICES there picks among them: device_ids ['2','3'] with
+// CUDA_VISIBLE_DEVICES=1 is host card 3. A request kvgate cannot place (`count: 2`, `all`, UUIDs) is
+// reported, and the env file's GPU is kept, as for a playbook's device_requests.
+import { problem, unresolved, type Ctx } from "./context.js";
+import { get, getIn, textOf, type CMap, type CNode, type Pos } from "./tree.js";
+import type { GpuRequest } from "./types.js";
+
+/** A GPU env key as the container gets it (environment over env_file). */
+export interface GpuVar {
+  key: string;
+  value: string | null;
+  node: CNode;
+}
+
+export interface Gpus {
+  request: GpuRequest | null;
+  /** The host cards (`0,1`) and the line that decides them; null when kvgate cannot tell or nothing says. */
+  cards: { value: string; pos: Pos } | null;
+}
+
+type Place =
+  | { kind: "cards"; ids: string[]; pos: Pos }
+  /** The cards exist but kvgate cannot say which (`count`, `all`); `why` is null when already reported. */
+  | { kind: "unknown"; why: string | null; pos: Pos }
+  /** Nothing restricts what the container sees: CUDA_VISIBLE_DEVICES then names host cards. */
+  | { kind: "host" }
+  | { kind: "none" };
+
+interface Request {
+  ids: string[];
+  idsNode: CNode | null;
+  count: number | "all" | null;
+  node: CNode;
+  source: string;
+  unreadable: boolean;
+}
+
+export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<string, GpuVar>): Gpus {
+  const requests = requestsOf(ctx, service, def);
+  let place: Place;
+  let request: GpuRequest | null = null;
+  if (requests.length > 0) {
+    const ids = requests.flatMap((r) => r.ids);
+    const counts = requests.map((r) => r.count).filter((c) => c !== null);
+    const count = counts.includes("all") ? "all" : counts.length > 0 ? (counts as number[]).reduce((a, b) => a + b, 0) : null;
+    const first = requests.find((r) => r.idsNode) ?? (requests[0] as Request);
+    const at = (first.idsNode ?? first.node).pos;
+    request = { deviceIds: ids.length > 0 ? ids : null, count, source: first.source, file: at.file, line: at.line };
+    if (requests.some((r) => r.unreadable)) place = { kind: "unknown", why: null, pos: at };
+    else if (count !== null) {
+      const c = requests.find((r) => r.count !== null) as Request;
+      place = { kind: "unknown", why: count === "all" ? `${c.source} reserves every card of the host` : `${c.source} count: ${count} reserves any ${count} card${count === 1 ? "" : "s"}`, pos: c.node.pos };
+    } else place = { kind: "cards", ids, pos: at };
+  } else {
+    const nvidia = vars.get("NVIDIA_VISIBLE_DEVICES");
+    const runtime = get(def, "runtime");
+    if (nvidia) {
+      place = fromVisible(ctx, service, nvidia);
+      const list = place.kind === "cards" ? place.ids : null;
+      if (place.kind !== "none") request = { deviceIds: list, count: list ? null : "all", source: "NVIDIA_VISIBLE_DEVICES", file: nvidia.node.pos.file, line: nvidia.node.pos.line };
+    } else if (textOf(runtime) === "nvidia") {
+      const pos = (runtime as CNode).pos;
+      place = { kind: "unknown", why: "runtime: nvidia without NVIDIA_VISIBLE_DEVICES gives the container every card of the host", pos };
+      request = { deviceIds: null, count: "all", source: "runtime", file: pos.file, line: pos.line };
+    } else place = { kind: "host" };
+  }
+  const cuda = vars.get("CUDA_VISIBLE_DEVICES");
+  if (cuda) place = narrow(ctx, service, place, cuda);
+  if (place.kind === "unknown" && place.why !== null) {
+    problem(ctx, {
+      kind: "unresolved",
+      file: place.pos.file,
+      line: place.pos.line,
+      message: `${service}: ${place.why}; kvgate cannot tell which cards it runs on, so the env file's GPU is checked instead (name the cards: device_ids: ['0'])`,
+      service,
+      key: "GPU",
+    });
+  }
+  if (place.kind !== "cards") return { request, cards: null };
+  const odd = place.ids.find((id) => !/^\d+$/.test(id));
+  if (odd !== undefined) {
+    problem(ctx, {
+      kind: "unresolved",
+      file: place.pos.file,
+      line: place.pos.line,
+      message: `${service}: card ${odd} is not a card index; kvgate places seats by index, so the env file's GPU is checked instead (write the index, e.g. device_ids: ['0'])`,
+      service,
+      key: "GPU",
+    });
+    return { request, cards: null };
+  }
+  return { request, cards: { value: place.ids.join(","), pos: place.pos } };
+}
+
+function requestsOf(ctx: Ctx, service: string, def: CMap): Request[] {
+  const out: Request[] = [];
+  const devices = getIn(def, "deploy", "resources", "reservations", "devices");
+  for (const item of devices?.t === "seq" ? devices.items : []) {
+    if (item.t !== "map") continue;
+    const caps = get(item, "capabilities");
+    const capList = (caps?.t === "seq" ? caps.items : caps ? [caps] : []).map(textOf);
+    if (!capList.includes("gpu") && textOf(get(item, "driver")) !== "nvidia") continue;
+    const r = requestOf(ctx, service, item, "deploy.resources.reservations.devices");
+    if (r) out.push(r);
+  }
+  // CDI device names (services `devices`: "vendor.com/device=gpu"): nvidia.com/gpu=0 or =all.
+  const mapped = get(def, "devices");
+  for (const item of mapped?.t === "seq" ? mapped.items : []) {
+    const t = item.t === "map" ? get(item, "source") : item;
+    const cdi = /^nvidia\.com\/gpu=(.+)$/.exec(textOf(t) ?? "");
+    if (!cdi || !t) continue;
+    const id = cdi[1] as string;
+    out.push(id === "all" ? { ids: [], idsNode: null, count: "all", node: t, source: "devices", unreadable: false } : { ids: [id], idsNode: t, count: null, node: t, source: "devices", unreadable: false });
+  }
+  const gpus = get(def, "gpus");
+  if (gpus?.t === "str" && gpus.value !== null) {
+    if (gpus.value === "all") out.push({ ids: [], idsNode: null, count: "all", node: gpus, source: "gpus", unreadable: false });
+    else if (gpus.unresolved) {
+      unresolved(ctx, gpus, `gpus of ${service}`, service, "GPU");
+      out.push({ ids: [], idsNode: null, count: null, node: gpus, source: "gpus", unreadable: true });
+    }
+  } else if (gpus?.t === "seq") {
+    for (const item of gpus.items) {
+      if (item.t !== "map") continue;
+      const r = requestOf(ctx, service, item, "gpus");
+      if (r) out.push(r);
+    }
+  }
+  return out;
+}
+
+function requestOf(ctx: Ctx, service: string, item: CMap, source: string): Request | null {
+  const idsNode = get(item, "device_ids") ?? null;
+  const countNode = get(item, "count");
+  if (idsNode && countNode) {
+    problem(ctx, { kind: "parse", file: countNode.pos.file, line: countNode.pos.line, message: `${service}: ${source} sets both count and device_ids; docker compose refuses it (keep device_ids)`, service, key: "GPU" });
+    return null;
+  }
+  if (idsNode) {
+    const items = idsNode.t === "seq" ? idsNode.items : [idsNode];
+    const ids: string[] = [];
+    let unreadable = false;
+    for (const n of items) {
+      if (n.t === "str" && n.unresolved) {
+        unresolved(ctx, n, `device_ids of ${service}`, service, "GPU");
+        unreadable = true;
+      } else {
+        const t = textOf(n);
+        if (t !== null) ids.push(...t.split(",").map((s) => s.trim()).filter((s) => s !== ""));
+      }
+    }
+    return { ids, idsNode, count: null, node: item, source, unreadable };
+  }
+  if (countNode?.t === "str" && countNode.unresolved) {
+    unresolved(ctx, countNode, `count of ${service}`, service, "GPU");
+    return { ids: [], idsNode: null, count: null, node: item, source, unreadable: true };
+  }
+  const c = textOf(countNode);
+  // Without count or device_ids a request takes every card that has the capabilities.
+  if (c === null || c === "all" || c === "-1") return { ids: [], idsNode: null, count: "all", node: countNode ?? item, source, unreadable: false };
+  if (/^\d+$/.test(c)) return { ids: [], idsNode: null, count: Number(c), node: countNode ?? item, source, unreadable: false };
+  const at = (countNode as CNode).pos;
+  problem(ctx, { kind: "parse", file: at.file, line: at.line, message: `${service}: count: ${c} is not a number or all; docker compose refuses it`, service, key: "GPU" });
+  return null;
+}
+
+/** NVIDIA_VISIBLE_DEVICES as the nvidia runtime reads it: `all`, `none`/`void`/empty, or a list. */
+function fromVisible(ctx: Ctx, service: string, v: GpuVar): Place {
+  if (v.value === null) {
+    unresolved(ctx, v.node, `${v.key} of ${service}`, service, "GPU");
+    return { kind: "unknown", why: null, pos: v.node.pos };
+  }
+  const t = v.value.trim();
+  if (t === "all") return { kind: "unknown", why: `NVIDIA_VISIBLE_DEVICES=all gives the container every card of the host`, pos: v.node.pos };
+  if (t === "" || t === "none" || t === "void") return { kind: "none" };
+  return { kind: "cards", ids: t.split(",").map((s) => s.trim()).filter((s) => s !== ""), pos: v.node.pos };
+}
+
+/** CUDA_VISIBLE_DEVICES inside the container picks among the cards the container was given. */
+function narrow(ctx: Ctx, service: string, place: Place, v: GpuVar): Place {
+  if (v.value === null) {
+    unresolved(ctx, v.node, `${v.key} of ${service}`, service, "GPU");
+    return { kind: "unknown", why: null, pos: v.node.pos };
+  }
+  const picks = v.value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  switch (place.kind) {
+    case "none":
+      return place;
+    case "host":
+      return { kind: "cards", ids: picks, pos: v.node.pos };
+    case "unknown":
+      return place;
+    case "cards": {
+      const ids: string[] = [];
+      for (const p of picks) {
+        const id = /^\d+$/.test(p) ? place.ids[Number(p)] : undefined;
+        if (id === undefined) {
+          return {
+            kind: "unknown",
+            why: `CUDA_VISIBLE_DEVICES=${v.value} picks card ${p} inside the container, which is given ${place.ids.length} card${place.ids.length === 1 ? "" : "s"} (${place.ids.join(",")}, numbered from 0 there); CUDA fails to start on it`,
+            pos: v.node.pos,
+          };
+        }
+        ids.push(id);
+      }
+      return { kind: "cards", ids, pos: v.node.pos };
+    }
+    default:
+      place satisfies never;
+      return place;
+  }
+}

@@ -1,0 +1,74 @@
+// What the compose reader returns: per compose service, the env settings it deploys, each with the
+// file and line that writes it. A ComposeDeploy is a PlaybookDeploy (same edits, same fields), so the
+// playbook overlay, drift and deploy-state functions take it unchanged.
+import type { PlaybookDeploy, PlaybookProblem } from "../playbook/types.js";
+
+/** Contract section 14: the compose files kvgate reads (kvgate.yaml `compose:`, this is the default). */
+export const COMPOSE_GLOB = "**/{docker-compose,compose}*.{yml,yaml}";
+
+/** The cards a service asks Docker for, as written (before kvgate maps them onto host card indices). */
+export interface GpuRequest {
+  /** `device_ids` of the GPU requests (host card indices or UUIDs), null when none names ids. */
+  deviceIds: string[] | null;
+  /** `count` of the GPU requests: a number, or `all` (also `gpus: all`, a request with neither
+   *  count nor device_ids, `runtime: nvidia` without NVIDIA_VISIBLE_DEVICES); null with device_ids only. */
+  count: number | "all" | null;
+  /** What asked: `deploy.resources.reservations.devices`, `gpus`, `runtime`, or the env key. */
+  source: string;
+  file: string;
+  line: number;
+}
+
+export interface ComposeDeploy extends PlaybookDeploy {
+  /** The compose file the deploy belongs to (the file matching the `compose` glob). Same as
+   *  `playbook`, which holds it too so that every playbook function takes a compose deploy. */
+  compose: string;
+  /** The key under `services:`. */
+  composeService: string;
+  containerName: string | null;
+  /** How the service was matched to a known env file; null when it maps to none (it is still a
+   *  deploy: `service` is then the compose key and `envFile` where its env file would be). */
+  matchedBy: "env_file" | "key" | "container_name" | null;
+  /** Where the service is defined (its key under `services:`). */
+  file: string;
+  line: number;
+  /** The cards it asks for; null when it asks for none. */
+  gpu: GpuRequest | null;
+  /** The env_file paths it loads, in order (repo-relative; only those in the repository). */
+  envFiles: string[];
+}
+
+/** Same shape as a PlaybookProblem. `parse` (error): something `docker compose config` refuses (YAML
+ *  errors, a cycle, a missing extends/include target, an invalid `${`). `unresolved` (notice): a value
+ *  kvgate cannot read (a variable not in the `.env`, a path outside the repo); the setting is skipped. */
+export type ComposeProblem = PlaybookProblem;
+
+export interface ComposeRead {
+  path: string;
+  /** False for valid YAML that is not a compose file (no `services` and no `include`). */
+  isCompose: boolean;
+  deploys: ComposeDeploy[];
+  problems: ComposeProblem[];
+  /** Every file the read used: itself, the override file, `.env` files, extends/include targets, env_files. */
+  files: string[];
+  /** Compose files this one pulls in (include, extends `file:`, the override file): they are deployed
+   *  as part of it, so they are not deploys of their own (see readComposeFiles). */
+  composeFiles: string[];
+}
+
+/** A file as the loader has it: text, or why it is not text (non-UTF-8, NUL bytes). */
+export interface SourceFile {
+  text: string | null;
+  problem: string | null;
+}
+
+/** How the reader finds files: over what the caller already loaded (null when not in the repo). A
+ *  plain `(path) => string | null` fits, and so does the fleet loader's DecodedFile lookup. */
+export type ComposeSource = (path: string) => string | SourceFile | null;
+
+export interface ComposeReadOptions {
+  /** Known services: name → env file path (the fleet's env files). A compose service is the known
+   *  service whose env file it loads (`env_file`), or whose name is its key or container_name (also
+   *  without a `vllm-`/`radiance-` prefix). Without it, every compose service is `scripts/<key>.env`. */
+  services?: ReadonlyMap<string, string>;
+}
