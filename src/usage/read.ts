@@ -169,6 +169,9 @@ async function readJsonArray(file: string, sink: RowSink, onBytes: (n: number) =
 
 async function readCsv(file: string, sink: RowSink, onBytes: (n: number) => void): Promise<void> {
   await openFile(file).then((fh) => fh.close());
+  // The line the last good record ended on: where an unclosed quote began is the line after it.
+  let lastLine = 1;
+  let unclosed: CsvError | null = null;
   const parser = csvParse({
     bom: true,
     columns: (header: string[]) => {
@@ -188,6 +191,12 @@ async function readCsv(file: string, sink: RowSink, onBytes: (n: number) => void
     skip_empty_lines: true,
     skip_records_with_error: true,
     on_skip: (err: CsvError | undefined) => {
+      // A quote that never closes swallows every later line into one field: that is a broken file,
+      // not one bad row, and counting it as one skipped row would hide the rows it ate.
+      if (err?.code === "CSV_QUOTE_NOT_CLOSED") {
+        unclosed = err;
+        return undefined;
+      }
       sink.bad((err as { lines?: number } | undefined)?.lines ?? null, `not a CSV row: ${err?.message ?? "unreadable"}`);
       return undefined;
     },
@@ -199,10 +208,16 @@ async function readCsv(file: string, sink: RowSink, onBytes: (n: number) => void
   try {
     for await (const item of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; invalid_field_length: number } }>) {
       sink.record(item.record, item.info.lines);
+      lastLine = item.info.lines;
     }
   } catch (e) {
     if (e instanceof GateError) throw e;
     const err = e as CsvError & { lines?: number };
     throw new GateError(`${file}${err.lines ? `:${err.lines}` : ""}: not readable as CSV: ${err.message}`, { hint: FORMATS_HINT });
+  }
+  if (unclosed !== null) {
+    throw new GateError(`${file}:${lastLine + 1}: a quote opened on this line is never closed: every line after it would be one field`, {
+      hint: "fix or remove that row (a field with a quote in it is written \"...\"\" ...\" in CSV), or export as JSON lines",
+    });
   }
 }

@@ -35,12 +35,12 @@ function tokensOf(v: unknown, name: string): number | string {
 }
 
 function timeOf(v: unknown, name: string): number | string {
+  if (v === undefined || v === null || v === "") return `${name} is missing`;
   if (typeof v === "string") {
     const t = parseTimestamp(v);
     if (t !== null) return t;
     return `${name}: not a timestamp: ${JSON.stringify(v.slice(0, 40))} (expected ISO 8601, e.g. 2026-10-05T22:26:01.123Z)`;
   }
-  if (v === undefined || v === null || v === "") return `${name} is missing`;
   return `${name}: not a timestamp: ${JSON.stringify(v).slice(0, 40)}`;
 }
 
