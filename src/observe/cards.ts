@@ -3,6 +3,7 @@
 // kvgate predicts for the card from the working tree (src/kv/ledger.ts, the card table of `explain`
 // and gpu/fits): the reserve, the predicted footprint, and the memory the prediction does not explain.
 import type { CardLedger } from "../kv/ledger.js";
+import { size } from "../kv/format.js";
 import { splitBoots, type Boot } from "./boots.js";
 import type { CardSeries } from "./series.js";
 
@@ -75,7 +76,7 @@ export function observeCard(s: CardSeries, ledger: CardLedger | undefined): Card
   const margin = ledger ? worst.plateau_free_bytes - ledger.reserve_bytes : null;
   if (!ledger) notes.push(`kvgate.yaml does not list ${s.host} GPU ${s.index}: no reserve or prediction to compare with`);
   else if (ledger.radiance) notes.push("a radiance endpoint sits on this card: its footprint is not in the prediction");
-  if (margin !== null && margin < 0) notes.push(`at plateau the card had ${-margin} bytes less free than its reserve`);
+  if (margin !== null && margin < 0) notes.push(`at plateau the card had ${size(-margin)} less free than its ${size(ledger?.reserve_bytes ?? 0)} reserve: headroom counts at plateau, not at boot`);
   return {
     host: s.host,
     index: s.index,

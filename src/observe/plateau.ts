@@ -45,7 +45,7 @@ export function plateauFinding(i: PlateauInput): PlateauFinding | null {
       ? `add at most ${size(i.addedBytes - short)} to this card (lower the pin or move a seat: kvgate plan), or free ${size(short)} elsewhere on it`
       : `free ${size(short)} on this card (lower a pin, move a seat: kvgate plan), then re-observe its plateau`;
   return {
-    message: `${card}: ${size(i.plateauFreeBytes)} free at plateau${when}${change} leaves ${size(freeAfter)}, below the reserve of ${size(i.reserveBytes)} by ${size(short)}: headroom counts at plateau, not at boot; ${fix}`,
+    message: `${card}: ${size(i.plateauFreeBytes)} free at plateau${when}${change ? `${change} leaves ${size(freeAfter)}` : ""}, below the reserve of ${size(i.reserveBytes)} by ${size(short)}: headroom counts at plateau, not at boot; ${fix}`,
     fix,
     data: { host: i.host, gpu: i.index, plateau_free_bytes: i.plateauFreeBytes, added_bytes: i.addedBytes, reserve_bytes: i.reserveBytes, free_after_bytes: freeAfter, short_bytes: short },
   };

@@ -11,8 +11,8 @@ import type { CardSeries } from "./series.js";
 
 const W = 1100;
 const PANEL_H = 300;
-const M = { left: 78, right: 24, top: 58, bottom: 40 };
-const HEADER_H = 92;
+const M = { left: 90, right: 24, top: 58, bottom: 40 };
+const HEADER_H = 110;
 const PLOT_W = W - M.left - M.right;
 const PLOT_H = PANEL_H - M.top - M.bottom;
 
@@ -116,7 +116,7 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
     out.push(`<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy}" y2="${yy}" stroke="${C.grid}"/>`);
     out.push(`<text x="${M.left - 8}" y="${(Number(yy) + 4).toFixed(1)}" font-size="12" text-anchor="end" fill="${C.muted}">${esc(gib(v))}</text>`);
   }
-  out.push(`<text transform="translate(${16},${y0 + M.top + PLOT_H / 2}) rotate(-90)" font-size="12" text-anchor="middle" fill="${C.muted}">used memory</text>`);
+  out.push(`<text transform="translate(${18},${y0 + M.top + PLOT_H / 2}) rotate(-90)" font-size="12" text-anchor="middle" fill="${C.muted}">used memory</text>`);
   // X grid: days (or every few days on long windows).
   const days = (t1 - t0) / 86_400_000;
   const every = days <= 10 ? 1 : days <= 21 ? 2 : days <= 45 ? 5 : 10;
@@ -127,6 +127,15 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
     const xx = x(d).toFixed(1);
     out.push(`<line x1="${xx}" x2="${xx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.grid}"/>`);
     out.push(`<text x="${xx}" y="${y0 + M.top + PLOT_H + 18}" font-size="12" text-anchor="middle" fill="${C.muted}">${dayLabel(d)}</text>`);
+  }
+  if (days <= 3) {
+    // Short windows (a boot or two): 6-hour ticks between the days.
+    for (let h = Math.ceil(t0 / 21_600_000) * 21_600_000; h <= t1; h += 21_600_000) {
+      if (h % 86_400_000 === 0) continue;
+      const xx = x(h).toFixed(1);
+      out.push(`<line x1="${xx}" x2="${xx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.grid}" stroke-dasharray="2 4"/>`);
+      out.push(`<text x="${xx}" y="${y0 + M.top + PLOT_H + 18}" font-size="11" text-anchor="middle" fill="${C.muted}">${new Date(h).toISOString().slice(11, 16)}</text>`);
+    }
   }
   if (days < 1) out.push(`<text x="${M.left}" y="${y0 + M.top + PLOT_H + 18}" font-size="12" fill="${C.muted}">${esc(timeLabel(t0))} → ${esc(timeLabel(t1))} UTC</text>`);
 
@@ -151,51 +160,72 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
   out.push(`<g clip-path="url(#${clip})">`);
   out.push(`<polygon points="${[...upper, ...lower.reverse()].join(" ")}" fill="${C.band}" fill-opacity="0.55" stroke="none"/>`);
   out.push(`<polyline points="${upper.join(" ")}" fill="none" stroke="${C.used}" stroke-width="1.6" stroke-linejoin="round"/>`);
-  // Card total, reserve line, predicted footprint.
+  out.push(`</g>`);
+  // Card total, reserve line, predicted footprint; their labels sit outside the clip so they always show.
   const hline = (v: number, color: string, dash: string, label: string, above: boolean): void => {
-    const yy = y(v).toFixed(1);
-    out.push(`<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy}" y2="${yy}" stroke="${color}" stroke-width="1.5"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`);
-    out.push(`<text x="${M.left + PLOT_W - 6}" y="${(Number(yy) + (above ? -5 : 14)).toFixed(1)}" font-size="12" text-anchor="end" fill="${color}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(label)}</text>`);
+    const yy = y(v);
+    if (yy < y0 + M.top - 1 || yy > y0 + M.top + PLOT_H + 1) return;
+    out.push(`<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy.toFixed(1)}" y2="${yy.toFixed(1)}" stroke="${color}" stroke-width="1.5"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`);
+    out.push(`<text x="${M.left + PLOT_W - 6}" y="${(yy + (above ? -5 : 14)).toFixed(1)}" font-size="12" text-anchor="end" fill="${color}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(label)}</text>`);
   };
   hline(s.totalBytes, C.total, "", `card total ${gib(s.totalBytes)}`, true);
   if (o.reserve_bytes !== null && o.reserve_bytes > 0) hline(s.totalBytes - o.reserve_bytes, C.reserve, "6 4", `reserve: keep ${size(o.reserve_bytes)} free`, false);
   if (o.predicted_used_bytes !== null) hline(o.predicted_used_bytes, C.predicted, "2 3", `kvgate predicts ${gib(o.predicted_used_bytes)} used${o.partial_prediction ? " (radiance not counted)" : ""}`, false);
-  out.push(`</g>`);
 
-  // Boots and each boot's plateau.
-  for (const b of splitBoots(s.times, s.used, s.free)) {
-    const bx = x(b.start).toFixed(1);
-    out.push(`<line x1="${bx}" x2="${bx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.boot}" stroke-width="1.2" stroke-dasharray="3 3"/>`);
-    out.push(`<text x="${(Number(bx) + 3).toFixed(1)}" y="${y0 + M.top + 12}" font-size="11" fill="${C.boot}">boot</text>`);
+  // Boots (the series' first sample starts one by definition; it is the left edge, not a restart) and
+  // each boot's plateau; plateau labels only where they do not run into the previous one.
+  const taken: [number, number, number, number][] = [];
+  const free = (box: [number, number, number, number]): boolean => taken.every(([a, b, c, d]) => box[2] < a || box[0] > c || box[3] < b || box[1] > d);
+  splitBoots(s.times, s.used, s.free).forEach((b, k) => {
+    if (k > 0) {
+      const bx = x(b.start).toFixed(1);
+      out.push(`<line x1="${bx}" x2="${bx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.boot}" stroke-width="1.2" stroke-dasharray="3 3"><title>${esc(`boot at ${timeLabel(b.start)} UTC`)}</title></line>`);
+      out.push(`<text x="${(Number(bx) + 3).toFixed(1)}" y="${y0 + M.top + PLOT_H - 5}" font-size="11" fill="${C.boot}" paint-order="stroke" stroke="#ffffff" stroke-width="3">boot ${esc(dayLabel(b.start))}</text>`);
+    }
     const px = x(b.plateau_at);
     const py = y(s.totalBytes - b.plateau_free_bytes);
     out.push(`<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4" fill="${C.plateau}" stroke="#ffffff" stroke-width="1.5"><title>${esc(`plateau ${size(b.plateau_free_bytes)} free at ${timeLabel(b.plateau_at)} UTC`)}</title></circle>`);
-    if (b.samples > 60) {
-      const anchor = px > M.left + PLOT_W - 140 ? "end" : "start";
-      out.push(`<text x="${(px + (anchor === "end" ? -7 : 7)).toFixed(1)}" y="${(py + 15).toFixed(1)}" font-size="11" text-anchor="${anchor}" fill="${C.plateau}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(`${size(b.plateau_free_bytes)} free`)}</text>`);
+    const label = `${size(b.plateau_free_bytes)} free`;
+    const anchor = px > M.left + PLOT_W - 120 ? "end" : "start";
+    const lx = px + (anchor === "end" ? -7 : 7);
+    const left = anchor === "end" ? lx - label.length * 6.5 : lx;
+    const box: [number, number, number, number] = [left - 4, py + 5, left + label.length * 6.5 + 4, py + 19];
+    if (free(box)) {
+      out.push(`<text x="${lx.toFixed(1)}" y="${(py + 16).toFixed(1)}" font-size="11" text-anchor="${anchor}" fill="${C.plateau}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(label)}</text>`);
+      taken.push(box);
     }
-  }
+  });
   out.push(`</g>`);
   return out.join("\n");
 }
 
 function legend(y: number): string {
-  const items: [string, string, string][] = [
-    ["used", C.used, ""],
-    ["card total", C.total, ""],
-    ["reserve line (total − reserve)", C.reserve, "6 4"],
-    ["kvgate's predicted footprint", C.predicted, "2 3"],
-    ["boot", C.boot, "3 3"],
+  const rows: [string, string, string][][] = [
+    [
+      ["used memory (the band: min–max per pixel)", C.used, ""],
+      ["card total", C.total, ""],
+      ["reserve line: total − reserve", C.reserve, "6 4"],
+    ],
+    [
+      ["kvgate's predicted footprint", C.predicted, "2 3"],
+      ["boot", C.boot, "3 3"],
+    ],
   ];
   const out: string[] = [];
-  let x = M.left;
-  for (const [label, color, dash] of items) {
-    out.push(`<line x1="${x}" x2="${x + 26}" y1="${y}" y2="${y}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`);
-    out.push(`<text x="${x + 32}" y="${y + 4}" font-size="12" fill="${C.text}">${esc(label)}</text>`);
-    x += 44 + label.length * 6.6;
-  }
-  out.push(`<circle cx="${x + 6}" cy="${y}" r="4" fill="${C.plateau}"/><text x="${x + 16}" y="${y + 4}" font-size="12" fill="${C.text}">plateau (least free in a boot)</text>`);
-  out.push(`<rect x="${x + 210}" y="${y - 6}" width="22" height="12" fill="${C.reserveZone}"/><text x="${x + 238}" y="${y + 4}" font-size="12" fill="${C.text}">reserve</text>`);
+  rows.forEach((row, r) => {
+    const yy = y + r * 20;
+    let x = M.left;
+    for (const [label, color, dash] of row) {
+      out.push(`<line x1="${x}" x2="${x + 26}" y1="${yy}" y2="${yy}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`);
+      out.push(`<text x="${x + 32}" y="${yy + 4}" font-size="12" fill="${C.text}">${esc(label)}</text>`);
+      x += 52 + label.length * 6.3;
+    }
+    if (r === 1) {
+      out.push(`<circle cx="${x + 6}" cy="${yy}" r="4" fill="${C.plateau}"/><text x="${x + 16}" y="${yy + 4}" font-size="12" fill="${C.text}">plateau: the least free in a boot</text>`);
+      x += 230;
+      out.push(`<rect x="${x}" y="${yy - 6}" width="22" height="12" fill="${C.reserveZone}"/><text x="${x + 28}" y="${yy + 4}" font-size="12" fill="${C.text}">the reserve: used memory here eats it</text>`);
+    }
+  });
   return out.join("\n");
 }
 
