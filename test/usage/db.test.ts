@@ -96,7 +96,7 @@ describe.skipIf(NO_POSTGRES)("usage --litellm-db against PostgreSQL", () => {
       ["another scheme", () => `mysql://kvgate:${encodeURIComponent(PASSWORD)}@localhost/litellm`, /--litellm-db must be a postgresql:\/\/ URL \(got mysql:\/\/…\)/],
     ];
     test.each(cases)("%s", (_, url, message) => {
-      for (const env of [{}, { KVGATE_DEBUG: "1" }]) {
+      for (const env of [{}, { KVGATE_DEBUG: "1" }] as Record<string, string>[]) {
         const r = run(["--litellm-db", url()], env);
         expect(r.code).toBe(2);
         expect(r.stderr).toMatch(message);

@@ -51,14 +51,17 @@ async function fleetCards(values: { repo?: string | undefined; config?: string |
 }
 
 export async function observeCommand(argv: string[]): Promise<number> {
-  let parsed;
   try {
-    parsed = parse(argv, OPTIONS, Number.MAX_SAFE_INTEGER);
+    return await runObserve(argv);
   } catch (e) {
-    if (e instanceof UsageError) throw new UsageError(e.message, OBSERVE_USAGE);
+    // Every usage error of this command prints this command's usage line.
+    if (e instanceof UsageError && e.usage === undefined) throw new UsageError(e.message, OBSERVE_USAGE);
     throw e;
   }
-  const { values, positionals } = parsed;
+}
+
+async function runObserve(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS, Number.MAX_SAFE_INTEGER);
   const format = oneOf("format", values.format, ["text", "json", "svg"] as const, "text");
   if (values.metrics === undefined) throw new UsageError("name the GPU metrics: --metrics FILE... (nvidia-smi CSV, Prometheus range-query JSON of DCGM, Beszel records)", OBSERVE_USAGE);
   const files = [...values.metrics, ...positionals];

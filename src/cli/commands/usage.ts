@@ -46,14 +46,17 @@ async function seatsOf(values: { repo?: string | undefined; config?: string | un
 }
 
 export async function usageCommand(argv: string[]): Promise<number> {
-  let parsed;
   try {
-    parsed = parse(argv, OPTIONS, Number.MAX_SAFE_INTEGER);
+    return await runUsage(argv);
   } catch (e) {
-    if (e instanceof UsageError) throw new UsageError(e.message, USAGE_USAGE);
+    // Every usage error of this command prints this command's usage line.
+    if (e instanceof UsageError && e.usage === undefined) throw new UsageError(e.message, USAGE_USAGE);
     throw e;
   }
-  const { values, positionals } = parsed;
+}
+
+async function runUsage(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS, Number.MAX_SAFE_INTEGER);
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
   const files = [...(values.litellm ?? []), ...positionals];
   const db = values["litellm-db"];
