@@ -1,5 +1,5 @@
 // The streaming aggregation of spend rows per service. Per service it holds two token histograms (exact
-// percentiles, memory bounded by distinct values: ./histogram.ts), two in-flight trackers (memory
+// percentiles, memory bounded by distinct values: ./histogram.ts), an in-flight tracker (memory
 // bounded by the rows of one reorder window: ./inflight.ts), the largest RUNAWAY_LIST runaways and a
 // tally per key that sent one. Nothing here grows with the number of rows.
 import { TokenHistogram } from "./histogram.js";
@@ -28,8 +28,7 @@ class ServiceAcc {
   calls = 0;
   readonly prompt = new TokenHistogram();
   readonly completion = new TokenHistogram();
-  readonly all: InflightPeak;
-  readonly sans: InflightPeak;
+  readonly inflight: InflightPeak;
   maxCompletionSans = -1;
   runawayCount = 0;
   runaways: RunawayRow[] = [];
@@ -40,8 +39,7 @@ class ServiceAcc {
   exactPeaks: { all: number; sans: number } | null = null;
 
   constructor(readonly name: string, readonly threshold: number, windowMs: number) {
-    this.all = new InflightPeak(windowMs);
-    this.sans = new InflightPeak(windowMs);
+    this.inflight = new InflightPeak(windowMs);
   }
 
   add(r: SpendRow): void {
@@ -50,14 +48,10 @@ class ServiceAcc {
     this.completion.add(r.completion);
     if (r.start < this.firstStart) this.firstStart = r.start;
     if (r.start > this.lastStart) this.lastStart = r.start;
-    const tokens = r.prompt + r.completion;
-    this.all.add(r.start, r.end, tokens);
-    if (r.completion >= this.threshold) {
-      this.runaway(r);
-    } else {
-      this.sans.add(r.start, r.end, tokens);
-      if (r.completion > this.maxCompletionSans) this.maxCompletionSans = r.completion;
-    }
+    const runaway = r.completion >= this.threshold;
+    this.inflight.add(r.start, r.end, r.prompt + r.completion, runaway);
+    if (runaway) this.runaway(r);
+    else if (r.completion > this.maxCompletionSans) this.maxCompletionSans = r.completion;
   }
 
   private runaway(r: SpendRow): void {
@@ -81,14 +75,15 @@ class ServiceAcc {
   }
 
   get ordered(): boolean {
-    return this.all.ordered && this.sans.ordered;
+    return this.inflight.ordered;
   }
 
   figures(): ServiceFigures {
     this.trim();
-    const peakAll = this.exactPeaks?.all ?? this.all.finish();
-    const peakSans = this.exactPeaks?.sans ?? this.sans.finish();
-    if (peakAll === null || peakSans === null) throw new Error(`in-flight peak of ${this.name}: rows out of order and no second pass ran`);
+    const swept = this.exactPeaks === null ? this.inflight.finish() : null;
+    const peakAll = this.exactPeaks?.all ?? swept?.all;
+    const peakSans = this.exactPeaks?.sans ?? swept?.withoutRunaways;
+    if (peakAll === undefined || peakSans === undefined) throw new Error(`in-flight peak of ${this.name}: rows out of order and no second pass ran`);
     return {
       name: this.name,
       calls: this.calls,

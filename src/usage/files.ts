@@ -7,7 +7,7 @@ import { GateError } from "../errors.js";
 import { UsageAggregator } from "./aggregate.js";
 import type { RowCounts, RowProblem, ServiceFigures } from "./figures.js";
 import { readSpendFile } from "./read.js";
-import { spendRowOf } from "./row.js";
+import { emptyRow, spendRowOf } from "./row.js";
 import type { ServiceMap } from "./services.js";
 import { SpillPeak } from "./spill.js";
 
@@ -32,6 +32,8 @@ export interface FileUsage {
 
 export async function usageFromFiles(o: FileUsageOptions): Promise<FileUsage> {
   const agg = new UsageAggregator({ services: o.services, runawayThreshold: o.runawayThreshold, since: o.since, until: o.until, ...(o.windowMs === undefined ? {} : { windowMs: o.windowMs }) });
+  // One row object for every row: the aggregator copies what it keeps.
+  const scratch = emptyRow();
   for (const file of o.files) {
     let good = 0;
     let bad = 0;
@@ -40,7 +42,7 @@ export async function usageFromFiles(o: FileUsageOptions): Promise<FileUsage> {
       file,
       {
         record(rec, line) {
-          const row = spendRowOf(rec);
+          const row = spendRowOf(rec, scratch);
           if (typeof row === "string") {
             this.bad(line, row);
             return;

@@ -2,7 +2,7 @@
 // (the LiteLLM_SpendLogs column names). Memory: one read buffer and one row, whatever the file's size.
 // A row that cannot be used goes to `sink.bad` with its line; a file that is none of the three formats,
 // or cannot be read, throws a GateError naming the file (exit 2).
-import { createReadStream } from "node:fs";
+import { createReadStream, readSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { parse as csvParse, type CsvError } from "csv-parse";
@@ -18,7 +18,11 @@ export interface RowSink {
   bad(line: number | null, reason: string): void;
 }
 
+// Reads are 4 MiB; text is made per line (JSON lines) or per 64 KiB (a JSON array), never a string of
+// megabytes: V8 keeps strings above ~128 KiB in large-object space, which only a full collection
+// frees, and a 3 GB file would pile them up faster than it collects them.
 const CHUNK = 4 * 1024 * 1024;
+const TEXT_CHUNK = 64 * 1024;
 const FORMATS_HINT = "export LiteLLM_SpendLogs rows as JSON lines (one object per line), a JSON array of row objects, or CSV with the column names in the first line";
 
 function cannotRead(file: string, e: unknown): GateError {
@@ -45,14 +49,14 @@ async function openFile(file: string): Promise<FileHandle> {
 /** Text chunks of a file (UTF-8, a leading BOM dropped); `onBytes` is told each chunk's size. */
 async function* chunks(file: string, onBytes: (n: number) => void): AsyncGenerator<string> {
   const fh = await openFile(file);
-  const buf = Buffer.allocUnsafe(CHUNK);
+  const buf = Buffer.allocUnsafe(TEXT_CHUNK);
   const decoder = new StringDecoder("utf8");
   let first = true;
   try {
     for (;;) {
       let n: number;
       try {
-        ({ bytesRead: n } = await fh.read(buf, 0, CHUNK, null));
+        ({ bytesRead: n } = await fh.read(buf, 0, TEXT_CHUNK, null));
       } catch (e) {
         throw cannotRead(file, e);
       }
@@ -119,38 +123,77 @@ function parseRecord(text: string, line: number, sink: RowSink): void {
   sink.record(rec, line);
 }
 
-async function readJsonLines(file: string, sink: RowSink, onBytes: (n: number) => void): Promise<void> {
-  let carry = "";
+/** Each line of a file as a string of its own, split on the newline byte (which UTF-8 never uses
+ *  inside a character, so no decoder state crosses a line), with its 1-based number. */
+async function eachLine(file: string, onLine: (text: string, line: number) => void, onBytes: (n: number) => void): Promise<void> {
+  const fh = await openFile(file);
+  let buf = Buffer.allocUnsafe(CHUNK);
+  let have = 0;
   let line = 0;
-  let firstChecked = false;
-  const onLine = (raw: string): void => {
-    line++;
-    const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (text.trim() === "") return;
-    if (!firstChecked) {
-      firstChecked = true;
-      // A pretty-printed object (an API response) is not JSON lines: say so instead of skipping every line.
-      try {
-        JSON.parse(text);
-      } catch {
-        throw new GateError(`${file}:${line}: the first line is not a whole JSON object: this is not JSON lines`, {
-          hint: `${FORMATS_HINT}; for a /spend/logs API response, take its rows: jq -c '.data[]' or jq -c '.[]'`,
-        });
+  let first = true;
+  try {
+    for (;;) {
+      if (have === buf.length) {
+        // One line longer than the buffer (a row with its messages stored): grow for it.
+        const grown = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(grown, 0, 0, have);
+        buf = grown;
       }
+      let n: number;
+      try {
+        // A synchronous read: nothing else runs meanwhile, and an await per 4 MiB left the thread idle.
+        n = readSync(fh.fd, buf, have, buf.length - have, null);
+      } catch (e) {
+        throw cannotRead(file, e);
+      }
+      if (n === 0) break;
+      onBytes(n);
+      const end = have + n;
+      let from = 0;
+      if (first && end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3;
+      first = false;
+      const view = buf.subarray(0, end);
+      let nl: number;
+      while ((nl = view.indexOf(10, from)) !== -1) {
+        line++;
+        const stop = nl > from && buf[nl - 1] === 13 ? nl - 1 : nl;
+        onLine(buf.toString("utf8", from, stop), line);
+        from = nl + 1;
+      }
+      have = end - from;
+      buf.copy(buf, 0, from, end);
     }
-    parseRecord(text, line, sink);
-  };
-  for await (const chunk of chunks(file, onBytes)) {
-    const text = carry === "" ? chunk : carry + chunk;
-    let from = 0;
-    let nl: number;
-    while ((nl = text.indexOf("\n", from)) !== -1) {
-      onLine(text.slice(from, nl));
-      from = nl + 1;
+    if (have > 0) {
+      line++;
+      const stop = buf[have - 1] === 13 ? have - 1 : have;
+      onLine(buf.toString("utf8", 0, stop), line);
     }
-    carry = text.slice(from);
+  } finally {
+    await fh.close();
   }
-  if (carry !== "") onLine(carry);
+}
+
+async function readJsonLines(file: string, sink: RowSink, onBytes: (n: number) => void): Promise<void> {
+  let firstChecked = false;
+  await eachLine(
+    file,
+    (text, line) => {
+      if (text.charCodeAt(0) !== 123 /* { */ && text.trim() === "") return;
+      if (!firstChecked) {
+        firstChecked = true;
+        // A pretty-printed object (an API response) is not JSON lines: say so instead of skipping every line.
+        try {
+          JSON.parse(text);
+        } catch {
+          throw new GateError(`${file}:${line}: the first line is not a whole JSON object: this is not JSON lines`, {
+            hint: `${FORMATS_HINT}; for a /spend/logs API response, take its rows: jq -c '.data[]' or jq -c '.[]'`,
+          });
+        }
+      }
+      parseRecord(text, line, sink);
+    },
+    onBytes,
+  );
 }
 
 async function readJsonArray(file: string, sink: RowSink, onBytes: (n: number) => void): Promise<void> {

@@ -48,8 +48,13 @@ function text(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
-/** The row, or why it cannot be used (a sentence naming the column). */
-export function spendRowOf(rec: unknown): SpendRow | string {
+export function emptyRow(): SpendRow {
+  return { requestId: "", apiKey: "", metadata: null, model: "", modelGroup: "", prompt: 0, completion: 0, start: 0, end: 0 };
+}
+
+/** The row, or why it cannot be used (a sentence naming the column). With `into`, the row is written
+ *  there and returned (one object for a whole file instead of one per row: the caller must not keep it). */
+export function spendRowOf(rec: unknown, into?: SpendRow): SpendRow | string {
   if (typeof rec !== "object" || rec === null || Array.isArray(rec)) return "not a row object";
   const r = rec as Record<string, unknown>;
   const prompt = tokensOf(r.prompt_tokens, "prompt_tokens");
@@ -64,7 +69,17 @@ export function spendRowOf(rec: unknown): SpendRow | string {
   const modelGroup = text(r.model_group);
   const model = text(r.model);
   if (modelGroup === "" && model === "") return "neither model_group nor model names the model";
-  return { requestId: text(r.request_id), apiKey: text(r.api_key), metadata: r.metadata, model, modelGroup, prompt, completion, start, end };
+  const row = into ?? emptyRow();
+  row.requestId = text(r.request_id);
+  row.apiKey = text(r.api_key);
+  row.metadata = r.metadata;
+  row.model = model;
+  row.modelGroup = modelGroup;
+  row.prompt = prompt;
+  row.completion = completion;
+  row.start = start;
+  row.end = end;
+  return row;
 }
 
 /** metadata.user_api_key_alias: the name the key was given in LiteLLM (not a secret). */

@@ -15,6 +15,7 @@ export class ServiceMap {
   }
 
   serviceOf(modelGroup: string, model: string): string {
+    if (this.listed.size === 0) return modelGroup !== "" ? modelGroup : model;
     if (modelGroup !== "") {
       const s = this.listed.get(modelGroup);
       if (s !== undefined) return s;

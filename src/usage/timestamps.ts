@@ -7,35 +7,54 @@
 
 const DIGIT0 = 48;
 
-function digits(s: string, at: number, n: number): number {
-  let v = 0;
-  for (let i = at; i < at + n; i++) {
-    const d = s.charCodeAt(i) - DIGIT0;
-    if (d < 0 || d > 9) return -1;
-    v = v * 10 + d;
-  }
-  return v;
+/** Two digits at `i`, or -1. */
+function d2(s: string, i: number): number {
+  const a = s.charCodeAt(i) - DIGIT0;
+  const b = s.charCodeAt(i + 1) - DIGIT0;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+// The date repeats for thousands of rows in a row: its midnight is computed (and checked) once per day.
+let cachedKey = -1;
+let cachedDay = 0;
+
+function dayOf(s: string): number | null {
+  const hi = d2(s, 0);
+  const lo = d2(s, 2);
+  const mo = d2(s, 5);
+  const d = d2(s, 8);
+  if (hi < 0 || lo < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
+  const y = hi * 100 + lo;
+  const key = (y * 100 + mo) * 100 + d;
+  if (key === cachedKey) return cachedDay;
+  const day = Date.UTC(y, mo - 1, d);
+  // Date.UTC rolls 2026-02-30 over to March: refuse it.
+  if (new Date(day).getUTCDate() !== d) return null;
+  cachedKey = key;
+  cachedDay = day;
+  return day;
 }
 
 /** Milliseconds since the epoch, or null when the text is not such a timestamp. */
 export function parseTimestamp(s: string): number | null {
-  if (s.length < 19) return dateOnly(s);
-  const y = digits(s, 0, 4);
-  const mo = digits(s, 5, 2);
-  const d = digits(s, 8, 2);
-  const h = digits(s, 11, 2);
-  const mi = digits(s, 14, 2);
-  const sec = digits(s, 17, 2);
+  const n = s.length;
+  if (n < 19) return n === 10 ? dayOf(s) : null;
   const sep = s.charCodeAt(10);
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60) return null;
-  if (s[4] !== "-" || s[7] !== "-" || (sep !== 84 /* T */ && sep !== 32 /* space */) || s[13] !== ":" || s[16] !== ":") return null;
+  if ((sep !== 84 /* T */ && sep !== 32) /* space */ || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return null;
+  const h = d2(s, 11);
+  const mi = d2(s, 14);
+  const sec = d2(s, 17);
+  if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60) return null;
+  const day = dayOf(s);
+  if (day === null) return null;
   let i = 19;
   let frac = 0;
-  if (s[i] === "." || s[i] === ",") {
+  const dot = s.charCodeAt(i);
+  if (dot === 46 /* . */ || dot === 44 /* , */) {
     i++;
     let scale = 100;
     const from = i;
-    while (i < s.length) {
+    while (i < n) {
       const c = s.charCodeAt(i) - DIGIT0;
       if (c < 0 || c > 9) break;
       frac += c * scale;
@@ -45,33 +64,19 @@ export function parseTimestamp(s: string): number | null {
     if (i === from) return null;
   }
   let offsetMin = 0;
-  if (i < s.length) {
-    const z = s[i];
-    if (z === "Z" || z === "z") {
+  if (i < n) {
+    const z = s.charCodeAt(i);
+    if (z === 90 /* Z */ || z === 122 /* z */) {
       i++;
-    } else if (z === "+" || z === "-") {
+    } else if (z === 43 /* + */ || z === 45 /* - */) {
       const m = /^(\d{2})(?::?(\d{2}))?$/.exec(s.slice(i + 1));
       if (!m) return null;
-      offsetMin = (z === "+" ? 1 : -1) * (Number(m[1]) * 60 + Number(m[2] ?? 0));
-      i = s.length;
+      offsetMin = (z === 43 ? 1 : -1) * (Number(m[1]) * 60 + Number(m[2] ?? 0));
+      i = n;
     }
-    if (i !== s.length) return null;
+    if (i !== n) return null;
   }
-  const day = Date.UTC(y, mo - 1, d);
-  // Date.UTC rolls 2026-02-30 over to March: refuse it.
-  if (new Date(day).getUTCDate() !== d) return null;
   return day + ((h * 60 + mi - offsetMin) * 60 + sec) * 1000 + frac;
-}
-
-/** `2026-10-05`: midnight UTC (what --since/--until accept besides full timestamps). */
-function dateOnly(s: string): number | null {
-  if (s.length !== 10 || s[4] !== "-" || s[7] !== "-") return null;
-  const y = digits(s, 0, 4);
-  const mo = digits(s, 5, 2);
-  const d = digits(s, 8, 2);
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31) return null;
-  const day = Date.UTC(y, mo - 1, d);
-  return new Date(day).getUTCDate() === d ? day : null;
 }
 
 /** `2026-10-05T22:26:01.123Z` (milliseconds; the fraction below is dropped for display). */

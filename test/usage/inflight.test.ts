@@ -12,7 +12,7 @@ const r = (start: number, end: number, tokens: number): Req => ({ start, end, to
 function streamed(reqs: Req[], windowMs = 1000): number | null {
   const t = new InflightPeak(windowMs);
   for (const q of reqs) t.add(q.start, q.end, q.tokens);
-  return t.finish();
+  return t.finish()?.all ?? null;
 }
 
 function spilled(reqs: Req[], chunk = 4): { peak: number; runs: number } {
@@ -57,11 +57,11 @@ describe("the streaming tracker", () => {
   });
 
   test("a row that starts before one already swept says the input is not in order, instead of a wrong peak", () => {
-    const t = new InflightPeak(10);
-    t.add(100, 105, 1);
-    t.add(200, 205, 1); // 100 is more than the 10 ms window behind 200: swept
+    const t = new InflightPeak(10_000);
+    t.add(100_000, 105_000, 1);
+    t.add(200_000, 205_000, 1); // 100 s is more than the 10 s window behind 200 s: swept
     expect(t.ordered).toBe(true);
-    t.add(50, 60, 1); // starts before 100, already swept: a sweep can no longer be exact
+    t.add(50_000, 60_000, 1); // starts before 100 s, already swept: a sweep can no longer be exact
     expect(t.ordered).toBe(false);
     expect(t.finish()).toBeNull();
   });
@@ -70,8 +70,34 @@ describe("the streaming tracker", () => {
     const t = new InflightPeak(60_000);
     // 200,000 one-second requests, one every 100 ms: about 600 in a one-minute window, 10 in flight.
     for (let i = 0; i < 200_000; i++) t.add(i * 100, i * 100 + 1000, 1);
-    expect(t.finish()).toBe(10);
+    expect(t.finish()).toEqual({ all: 10, withoutRunaways: 10 });
     expect(t.heldPeak).toBeLessThan(700);
+  });
+
+  test("rows in end order (LiteLLM's insert order), spread over many one-second buckets, with runaways: both sums exact", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3_600_000 }), fc.integer({ min: 0, max: 120_000 }), fc.integer({ min: 1, max: 5000 }), fc.boolean()), { maxLength: 300 }),
+        (xs) => {
+          const reqs = xs.map(([s, d, t, runaway]) => ({ ...r(s, s + d, t), runaway })).sort((a, b) => a.end - b.end);
+          const t = new InflightPeak(150_000); // longer than any request: end order is within the window
+          for (const q of reqs) t.add(q.start, q.end, q.tokens, q.runaway);
+          expect(t.ordered).toBe(true);
+          expect(t.finish()).toEqual({ all: peakOfIntervals(reqs), withoutRunaways: peakOfIntervals(reqs.filter((q) => !q.runaway)) });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test("the first rows may come in any order within the window; a start far ahead sweeps everything before it", () => {
+    const t = new InflightPeak(60_000);
+    t.add(30_000, 40_000, 5);
+    t.add(10_000, 35_000, 7); // earlier than the first row: still waiting, still in order
+    t.add(5_000_000, 5_000_001, 1); // 83 minutes on: both are swept, oldest first
+    t.add(4_990_000, 5_000_500, 2); // within the window of the latest start
+    expect(t.ordered).toBe(true);
+    expect(t.finish()).toEqual({ all: 12, withoutRunaways: 12 });
   });
 
   test("equals the reference for any requests given in start order", () => {
