@@ -106,8 +106,17 @@ export class UsageAggregator {
   readonly counts: RowCounts = { read: 0, used: 0, skipped: 0, outside: 0 };
   readonly problems: RowProblem[] = [];
   private readonly acc = new Map<string, ServiceAcc>();
+  private readonly since: number;
+  private readonly until: number;
+  // Consecutive rows are often of one service: the last one's lookup is kept.
+  private lastGroup: string | null = null;
+  private lastModel: string | null = null;
+  private lastAcc: ServiceAcc | null = null;
 
-  constructor(private readonly o: AggregateOptions) {}
+  constructor(private readonly o: AggregateOptions) {
+    this.since = o.since ?? -Infinity;
+    this.until = o.until ?? Infinity;
+  }
 
   serviceOf(r: SpendRow): string {
     return this.o.services.serviceOf(r.modelGroup, r.model);
@@ -115,7 +124,7 @@ export class UsageAggregator {
 
   /** Counts the row as read; true when it falls inside --since/--until. */
   inWindow(r: SpendRow): boolean {
-    return (this.o.since === null || r.start >= this.o.since) && (this.o.until === null || r.start < this.o.until);
+    return r.start >= this.since && r.start < this.until;
   }
 
   add(r: SpendRow): void {
@@ -125,12 +134,19 @@ export class UsageAggregator {
       return;
     }
     this.counts.used++;
+    if (r.modelGroup === this.lastGroup && r.model === this.lastModel && this.lastAcc !== null) {
+      this.lastAcc.add(r);
+      return;
+    }
     const name = this.serviceOf(r);
     let s = this.acc.get(name);
     if (!s) {
       s = new ServiceAcc(name, this.o.runawayThreshold(name), this.o.windowMs ?? REORDER_WINDOW_MS);
       this.acc.set(name, s);
     }
+    this.lastGroup = r.modelGroup;
+    this.lastModel = r.model;
+    this.lastAcc = s;
     s.add(r);
   }
 

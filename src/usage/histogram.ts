@@ -50,6 +50,13 @@ export class TokenHistogram {
   }
 
   add(value: number, times = 1): void {
+    // The common case first: a small whole count already inside the dense array.
+    if ((value | 0) === value && value >= 0 && value < this.dense.length) {
+      this.n += times;
+      if (value > this.top) this.top = value;
+      this.dense[value] = (this.dense[value] as number) + times;
+      return;
+    }
     if (!Number.isSafeInteger(value) || value < 0) throw new Error(`token count must be a non-negative integer, got ${value}`);
     this.n += times;
     if (value > this.top) this.top = value;

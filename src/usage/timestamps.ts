@@ -7,11 +7,10 @@
 
 const DIGIT0 = 48;
 
-/** Two digits at `i`, or -1. */
-function d2(s: string, i: number): number {
-  const a = s.charCodeAt(i) - DIGIT0;
-  const b = s.charCodeAt(i + 1) - DIGIT0;
-  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+/** The digit at `i`; a non-digit reads as a value so large that every range check below fails. */
+function dig(s: string, i: number): number {
+  const x = s.charCodeAt(i) - DIGIT0;
+  return x >= 0 && x <= 9 ? x : 1e6;
 }
 
 // The date repeats for thousands of rows in a row: its midnight is computed (and checked) once per day.
@@ -19,12 +18,10 @@ let cachedKey = -1;
 let cachedDay = 0;
 
 function dayOf(s: string): number | null {
-  const hi = d2(s, 0);
-  const lo = d2(s, 2);
-  const mo = d2(s, 5);
-  const d = d2(s, 8);
-  if (hi < 0 || lo < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
-  const y = hi * 100 + lo;
+  const y = dig(s, 0) * 1000 + dig(s, 1) * 100 + dig(s, 2) * 10 + dig(s, 3);
+  const mo = dig(s, 5) * 10 + dig(s, 6);
+  const d = dig(s, 8) * 10 + dig(s, 9);
+  if (y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
   const key = (y * 100 + mo) * 100 + d;
   if (key === cachedKey) return cachedDay;
   const day = Date.UTC(y, mo - 1, d);
@@ -41,10 +38,10 @@ export function parseTimestamp(s: string): number | null {
   if (n < 19) return n === 10 ? dayOf(s) : null;
   const sep = s.charCodeAt(10);
   if ((sep !== 84 /* T */ && sep !== 32) /* space */ || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return null;
-  const h = d2(s, 11);
-  const mi = d2(s, 14);
-  const sec = d2(s, 17);
-  if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60) return null;
+  const h = dig(s, 11) * 10 + dig(s, 12);
+  const mi = dig(s, 14) * 10 + dig(s, 15);
+  const sec = dig(s, 17) * 10 + dig(s, 18);
+  if (h > 23 || mi > 59 || sec > 60) return null;
   const day = dayOf(s);
   if (day === null) return null;
   let i = 19;
@@ -52,16 +49,18 @@ export function parseTimestamp(s: string): number | null {
   const dot = s.charCodeAt(i);
   if (dot === 46 /* . */ || dot === 44 /* , */) {
     i++;
-    let scale = 100;
+    let v = 0;
     const from = i;
     while (i < n) {
       const c = s.charCodeAt(i) - DIGIT0;
       if (c < 0 || c > 9) break;
-      frac += c * scale;
-      scale /= 10;
+      v = v * 10 + c;
       i++;
     }
-    if (i === from) return null;
+    const digits = i - from;
+    if (digits === 0) return null;
+    // Milliseconds, with any finer digits as a fraction: .123 → 123, .123456 → 123.456.
+    frac = digits === 3 ? v : v / 10 ** (digits - 3);
   }
   let offsetMin = 0;
   if (i < n) {
