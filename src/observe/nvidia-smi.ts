@@ -9,14 +9,22 @@ import type { MetricsRead } from "./sample.js";
 
 const DEFAULT_COLUMNS = ["timestamp", "index", "memory.used", "memory.total"];
 
+/** "1234 MiB" or "1234" (nounits) → bytes; null for "[N/A]" and anything else. */
 function mib(text: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)\s*(MiB)?$/i.exec(text.trim());
-  return m ? Math.round(Number(m[1]) * MiB) : null;
+  let t = text.trim();
+  if (t.endsWith("MiB")) t = t.slice(0, -3).trimEnd();
+  if (t === "" || !/^\d+(?:\.\d+)?$/.test(t)) return null;
+  return Math.round(Number(t) * MiB);
+}
+
+/** nvidia-smi's `2026/10/05 22:26:01.123` → ISO's dashes. */
+function isoDate(t: string): string {
+  return t.charCodeAt(4) === 47 /* / */ && t.charCodeAt(7) === 47 ? `${t.slice(0, 4)}-${t.slice(5, 7)}-${t.slice(8)}` : t;
 }
 
 export function readNvidiaSmi(text: string, file: string): MetricsRead {
   const out: MetricsRead = { samples: [], problems: [], notes: [] };
-  const lines = text.split(/\r?\n/);
+  const lines = text.split("\n");
   let columns = DEFAULT_COLUMNS;
   let first = 0;
   if (/timestamp/i.test(lines[0] ?? "")) {
@@ -29,9 +37,10 @@ export function readNvidiaSmi(text: string, file: string): MetricsRead {
     throw new Error(`${file}:1: the nvidia-smi header lacks ${[ti < 0 ? "timestamp" : "", ii < 0 ? "index" : "", ui < 0 ? "memory.used" : ""].filter(Boolean).join(", ")}: query --query-gpu=timestamp,index,memory.used,memory.total --format=csv`);
   }
   for (let n = first; n < lines.length; n++) {
-    const line = lines[n] as string;
+    const raw = lines[n] as string;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line.trim() === "") continue;
-    const f = line.split(",").map((s) => s.trim());
+    const f = line.split(",");
     const bad = (reason: string): void => {
       out.problems.push({ file, line: n + 1, reason });
     };
@@ -39,19 +48,21 @@ export function readNvidiaSmi(text: string, file: string): MetricsRead {
       bad(`expected ${columns.length} columns, found ${f.length}`);
       continue;
     }
-    const t = parseTimestamp((f[ti] as string).replace(/^(\d{4})\/(\d{2})\/(\d{2})/, "$1-$2-$3"));
+    const stamp = (f[ti] as string).trim();
+    const t = parseTimestamp(isoDate(stamp));
     if (t === null) {
-      bad(`not a timestamp: "${f[ti]}"`);
+      bad(`not a timestamp: "${stamp}"`);
       continue;
     }
-    const index = Number(f[ii]);
+    const idx = (f[ii] as string).trim();
+    const index = idx === "" ? NaN : Number(idx);
     if (!Number.isInteger(index) || index < 0) {
-      bad(`not a GPU index: "${f[ii]}"`);
+      bad(`not a GPU index: "${idx}"`);
       continue;
     }
     const used = mib(f[ui] as string);
     if (used === null) {
-      bad(`memory.used is not MiB: "${f[ui]}"`);
+      bad(`memory.used is not MiB: "${(f[ui] as string).trim()}"`);
       continue;
     }
     const total = tt < 0 ? null : mib(f[tt] as string);

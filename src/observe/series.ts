@@ -25,7 +25,7 @@ export interface SeriesOptions {
 }
 
 export function cardSeries(samples: RawSample[], o: SeriesOptions): CardSeries[] {
-  const groups = new Map<string, { host: string; index: number; rows: Map<number, RawSample> }>();
+  const groups = new Map<string, { host: string; index: number; rows: RawSample[] }>();
   for (const s of samples) {
     if ((o.since !== null && s.t < o.since) || (o.until !== null && s.t >= o.until)) continue;
     const host = s.host ?? o.defaultHost;
@@ -35,14 +35,16 @@ export function cardSeries(samples: RawSample[], o: SeriesOptions): CardSeries[]
     const key = `${host}\0${s.index}`;
     let g = groups.get(key);
     if (!g) {
-      g = { host, index: s.index, rows: new Map() };
+      g = { host, index: s.index, rows: [] };
       groups.set(key, g);
     }
-    g.rows.set(s.t, s);
+    g.rows.push(s);
   }
   const out: CardSeries[] = [];
   for (const g of groups.values()) {
-    const rows = [...g.rows.values()].sort((a, b) => a.t - b.t);
+    // A stable sort keeps equal times in file order; of those the last is kept.
+    const sorted = g.rows.sort((a, b) => a.t - b.t);
+    const rows = sorted.filter((r, i) => i + 1 === sorted.length || (sorted[i + 1] as RawSample).t !== r.t);
     const fleetTotal = o.fleetTotal(g.host, g.index);
     const observed = rows.find((r) => r.total !== null)?.total ?? null;
     const total = observed ?? fleetTotal;
