@@ -50,3 +50,15 @@ export function plateauFinding(i: PlateauInput): PlateauFinding | null {
     data: { host: i.host, gpu: i.index, plateau_free_bytes: i.plateauFreeBytes, added_bytes: i.addedBytes, reserve_bytes: i.reserveBytes, free_after_bytes: freeAfter, short_bytes: short },
   };
 }
+
+/**
+ * What a change adds to a card, for gpu/plateau: Σ footprints after − before (src/kv/ledger.ts
+ * used_bytes). Without a before state (check --all), what the layout has added since the plateau was
+ * observed: used now − the predicted_used_bytes observed.yaml recorded; without that either, nothing is
+ * known to have been added (0), and the plateau alone is checked.
+ */
+export function addedToCard(afterUsedBytes: number, beforeUsedBytes: number | null, observedPredictedUsedBytes: number | null): number {
+  if (beforeUsedBytes !== null) return afterUsedBytes - beforeUsedBytes;
+  if (observedPredictedUsedBytes !== null) return afterUsedBytes - observedPredictedUsedBytes;
+  return 0;
+}

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { bootStarts, splitBoots } from "../../src/observe/boots.js";
 import { observeCard } from "../../src/observe/cards.js";
-import { plateauFinding } from "../../src/observe/plateau.js";
+import { addedToCard, plateauFinding } from "../../src/observe/plateau.js";
 import type { CardSeries } from "../../src/observe/series.js";
 import type { CardLedger } from "../../src/kv/ledger.js";
 import { GiB, MiB } from "../../src/units/bytes.js";
@@ -91,5 +91,16 @@ describe("gpu/plateau: plateau free − what the change adds must stay ≥ the r
     );
     const g = plateauFinding({ ...base, plateauFreeBytes: 60 * MiB, addedBytes: 0 });
     expect(g?.message).toBe("fv-ml1 GPU 0: 60 MiB free at plateau, below the reserve of 1 GiB by 0.94 GiB: headroom counts at plateau, not at boot; free 0.94 GiB on this card (lower a pin, move a seat: kvgate plan), then re-observe its plateau");
+  });
+});
+
+describe("what a change adds to a card", () => {
+  test.each([
+    { after: 90 * GiB, before: 88 * GiB, observed: 80 * GiB, added: 2 * GiB }, // a change: after − before
+    { after: 88 * GiB, before: 90 * GiB, observed: null, added: -2 * GiB }, // it frees memory
+    { after: 90 * GiB, before: null, observed: 89 * GiB, added: 1 * GiB }, // --all: since the observation
+    { after: 90 * GiB, before: null, observed: null, added: 0 }, // nothing to compare with
+  ])("after $after, before $before, observed under $observed → $added", ({ after, before, observed, added }) => {
+    expect(addedToCard(after, before, observed)).toBe(added);
   });
 });
