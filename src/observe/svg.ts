@@ -67,8 +67,11 @@ function yRange(s: CardSeries, o: CardObservation): [number, number] {
     }
   }
   if (!Number.isFinite(lo)) lo = 0;
-  if (o.predicted_used_bytes !== null) lo = Math.min(lo, o.predicted_used_bytes);
   const hi = s.totalBytes;
+  // The prediction is drawn when it is near the readings; one far below them (a card kvgate thinks
+  // empty) would flatten the creep into a line, so it is named at the bottom instead.
+  const p = o.predicted_used_bytes;
+  if (p !== null && p >= lo - Math.max(hi - lo, 0.15 * hi)) lo = Math.min(lo, p);
   const span = Math.max(hi - lo, 2 * GiB);
   const bottom = Math.max(0, lo - span * 0.25);
   const step = niceStep((hi - bottom) / GiB, 5) * GiB;
@@ -161,39 +164,46 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
   out.push(`<polygon points="${[...upper, ...lower.reverse()].join(" ")}" fill="${C.band}" fill-opacity="0.55" stroke="none"/>`);
   out.push(`<polyline points="${upper.join(" ")}" fill="none" stroke="${C.used}" stroke-width="1.6" stroke-linejoin="round"/>`);
   out.push(`</g>`);
-  // Card total, reserve line, predicted footprint; their labels sit outside the clip so they always show.
-  const hline = (v: number, color: string, dash: string, label: string, above: boolean): void => {
+  // Labels claim their boxes; a later label that would overlap one is left out (its dot keeps a tooltip).
+  const taken: [number, number, number, number][] = [];
+  const free = (box: [number, number, number, number]): boolean => taken.every(([a, b, c, d]) => box[2] < a || box[0] > c || box[3] < b || box[1] > d);
+  const label = (x: number, yy: number, text: string, color: string, anchor: "start" | "end", size = 12): void => {
+    const w = text.length * size * 0.58;
+    const left = anchor === "end" ? x - w : x;
+    const box: [number, number, number, number] = [left - 4, yy - size, left + w + 4, yy + 4];
+    if (!free(box)) return;
+    taken.push(box);
+    out.push(`<text x="${x.toFixed(1)}" y="${yy.toFixed(1)}" font-size="${size}" text-anchor="${anchor}" fill="${color}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(text)}</text>`);
+  };
+  // Card total, reserve line, predicted footprint: their labels first, outside the clip, right-aligned.
+  const hline = (v: number, color: string, dash: string, text: string, above: boolean): void => {
     const yy = y(v);
     if (yy < y0 + M.top - 1 || yy > y0 + M.top + PLOT_H + 1) return;
     out.push(`<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy.toFixed(1)}" y2="${yy.toFixed(1)}" stroke="${color}" stroke-width="1.5"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`);
-    out.push(`<text x="${M.left + PLOT_W - 6}" y="${(yy + (above ? -5 : 14)).toFixed(1)}" font-size="12" text-anchor="end" fill="${color}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(label)}</text>`);
+    label(M.left + PLOT_W - 6, yy + (above ? -5 : 14), text, color, "end");
   };
   hline(s.totalBytes, C.total, "", `card total ${gib(s.totalBytes)}`, true);
   if (o.reserve_bytes !== null && o.reserve_bytes > 0) hline(s.totalBytes - o.reserve_bytes, C.reserve, "6 4", `reserve: keep ${size(o.reserve_bytes)} free`, false);
-  if (o.predicted_used_bytes !== null) hline(o.predicted_used_bytes, C.predicted, "2 3", `kvgate predicts ${gib(o.predicted_used_bytes)} used${o.partial_prediction ? " (radiance not counted)" : ""}`, false);
+  if (o.predicted_used_bytes !== null) {
+    const text = `kvgate predicts ${gib(o.predicted_used_bytes)} used${o.partial_prediction ? " (radiance not counted)" : ""}`;
+    if (o.predicted_used_bytes >= lo) hline(o.predicted_used_bytes, C.predicted, "2 3", text, false);
+    else label(M.left + PLOT_W - 6, y0 + M.top + PLOT_H - 6, `${text} ↓ (below the chart)`, C.predicted, "end");
+  }
 
   // Boots (the series' first sample starts one by definition; it is the left edge, not a restart) and
   // each boot's plateau; plateau labels only where they do not run into the previous one.
-  const taken: [number, number, number, number][] = [];
-  const free = (box: [number, number, number, number]): boolean => taken.every(([a, b, c, d]) => box[2] < a || box[0] > c || box[3] < b || box[1] > d);
+
   splitBoots(s.times, s.used, s.free).forEach((b, k) => {
     if (k > 0) {
       const bx = x(b.start).toFixed(1);
       out.push(`<line x1="${bx}" x2="${bx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.boot}" stroke-width="1.2" stroke-dasharray="3 3"><title>${esc(`boot at ${timeLabel(b.start)} UTC`)}</title></line>`);
-      out.push(`<text x="${(Number(bx) + 3).toFixed(1)}" y="${y0 + M.top + PLOT_H - 5}" font-size="11" fill="${C.boot}" paint-order="stroke" stroke="#ffffff" stroke-width="3">boot ${esc(dayLabel(b.start))}</text>`);
+      label(Number(bx) + 3, y0 + M.top + PLOT_H - 5, `boot ${dayLabel(b.start)}`, C.boot, "start", 11);
     }
     const px = x(b.plateau_at);
     const py = y(s.totalBytes - b.plateau_free_bytes);
     out.push(`<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4" fill="${C.plateau}" stroke="#ffffff" stroke-width="1.5"><title>${esc(`plateau ${size(b.plateau_free_bytes)} free at ${timeLabel(b.plateau_at)} UTC`)}</title></circle>`);
-    const label = `${size(b.plateau_free_bytes)} free`;
     const anchor = px > M.left + PLOT_W - 120 ? "end" : "start";
-    const lx = px + (anchor === "end" ? -7 : 7);
-    const left = anchor === "end" ? lx - label.length * 6.5 : lx;
-    const box: [number, number, number, number] = [left - 4, py + 5, left + label.length * 6.5 + 4, py + 19];
-    if (free(box)) {
-      out.push(`<text x="${lx.toFixed(1)}" y="${(py + 16).toFixed(1)}" font-size="11" text-anchor="${anchor}" fill="${C.plateau}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(label)}</text>`);
-      taken.push(box);
-    }
+    label(px + (anchor === "end" ? -7 : 7), py + 16, `${size(b.plateau_free_bytes)} free`, C.plateau, anchor, 11);
   });
   out.push(`</g>`);
   return out.join("\n");
