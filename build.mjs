@@ -35,6 +35,9 @@ const only = process.argv[2];
 // builds one bundle at a time, and a test fails when the committed registry differs).
 if (!only) execFileSync(process.execPath, ["scripts/checks-index.mjs"], { stdio: "inherit" });
 const jobs = [];
-if (!only || only === "cli") jobs.push(build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" }));
+// pg is bundled like every other dependency (the package has none at run time); esbuild wraps it so
+// it only runs when `usage --litellm-db` imports it. pg-native is pg's optional native binding, which
+// pg requires inside a try and falls back from: never installed, never bundled.
+if (!only || only === "cli") jobs.push(build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", external: ["pg-native"] }));
 if (!only || only === "action") jobs.push(build({ ...common, entryPoints: ["src/action/main.ts"], outfile: "dist/action/index.js", target: "node24" }));
 await Promise.all(jobs);

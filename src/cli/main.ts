@@ -15,6 +15,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   hook: async () => (await import("./commands/hook.js")).hookCommand,
   init: async () => (await import("./commands/init.js")).initCommand,
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
+  usage: async () => (await import("./commands/usage.js")).usageCommand,
+  observe: async () => (await import("./commands/observe.js")).observeCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

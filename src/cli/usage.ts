@@ -16,6 +16,10 @@ commands:
   hook     prepare-commit-msg FILE [SOURCE [SHA]]
   schema   print the JSON Schema of kvgate.yaml
   rules    [--format text|json|markdown]  every rule id, severity and description
+  usage    (--litellm FILE... | --litellm-db postgresql://…) [--since T] [--until T] [--format text|json]
+           what each service's LiteLLM traffic was, and the context, KV and output cap it needs
+  observe  --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg] [--output FILE]
+           [--write FILE]  GPU memory at boot and at plateau, per card (nvidia-smi, DCGM, Beszel)
 
 check --format:
 ${formats}

@@ -46,6 +46,9 @@ export interface Policy {
   knobs: { enforce: string[] };
   secrets: { placeholders: { values: string[]; patterns: string[] }; override: string; exclude: string[] };
   waivers: { trailer: string };
+  usage: { runaway_tokens: number; models: Record<string, string[]> };
+  /** kvgate.yaml `observed:`: the observed plateaus file, or null. */
+  observed: string | null;
 }
 
 export function toModelSpec(id: string, m: ModelSpecInput): ModelSpec {
@@ -102,6 +105,8 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
       exclude: c.secrets?.exclude ?? [],
     },
     waivers: { trailer: req(c.waivers?.trailer, "waivers.trailer") },
+    usage: { runaway_tokens: req(c.usage?.runaway_tokens, "usage.runaway_tokens"), models: c.usage?.models ?? {} },
+    observed: c.observed ?? null,
   };
 }
 

@@ -93,6 +93,34 @@ export const SeatException = z.strictObject({
   yarn: z.enum(["allow", "forbid"]).optional().describe("forbid makes kv/yarn an error."),
 });
 
+/** `kvgate usage`: which LiteLLM model names belong to a service, and what a runaway reply is. */
+export const UsageSpec = z
+  .strictObject({
+    runaway_tokens: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("A reply of this many completion tokens or more is a runaway (so is one that reaches the seat's output cap). Default 100000."),
+    models: z
+      .record(z.string().min(1), z.array(z.string().min(1)))
+      .optional()
+      .describe("Per service, the LiteLLM model_group or model names that are its traffic, besides the service's own name."),
+  })
+  .superRefine((u, ctx) => {
+    // A name under two services would make a row's service a guess.
+    const owner = new Map<string, string>();
+    for (const [service, names] of Object.entries(u.models ?? {})) {
+      names.forEach((n, i) => {
+        const first = owner.get(n);
+        if (first !== undefined && first !== service) {
+          ctx.addIssue({ code: "custom", path: ["models", service, i], message: `"${n}" is already listed under ${first}: a model name belongs to one service` });
+        }
+        owner.set(n, first ?? service);
+      });
+    }
+  });
+
 const glob = z.string().min(1);
 
 /**
@@ -176,6 +204,12 @@ export const ConfigSchema = z
       })
       .optional(),
     waivers: z.strictObject({ trailer: z.string().min(1).optional().describe("Default Kvgate-Waive.") }).optional(),
+    usage: UsageSpec.optional(),
+    observed: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The file `kvgate observe --write` made (e.g. observed.yaml): each card's plateau free memory, which gpu/plateau checks against the card's reserve."),
   })
   .describe("kvgate.yaml: the policy of a fleet repository. Every key is optional.");
 

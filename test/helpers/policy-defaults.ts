@@ -14,4 +14,5 @@ export const DEFAULTS: Config = {
   knobs: { enforce: ["radiance"] },
   secrets: { placeholders: { values: [], patterns: [] }, override: "ALLOW_SECRETS", exclude: [] },
   waivers: { trailer: "Kvgate-Waive" },
+  usage: { runaway_tokens: 100000 },
 };

@@ -1,0 +1,106 @@
+// kvgate observe --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg]
+//                [--output FILE] [--write FILE]
+// GPU memory per card from monitoring (contract section 16): boots, free at boot and at plateau, creep,
+// against the card's reserve and kvgate's predicted footprint from the working tree.
+import { writeFileSync } from "node:fs";
+import { parse, oneOf } from "../args.js";
+import { GateError, UsageError } from "../../errors.js";
+import { emit } from "../io.js";
+import { loadWorkingFleet } from "../working-fleet.js";
+import { useColor } from "../../report/color.js";
+import { cardUsage, usageOfCard, type CardUsage } from "../../kv/card-usage.js";
+import { parseTimestamp } from "../../usage/timestamps.js";
+import { readMetricsFile } from "../../observe/read.js";
+import { cardSeries } from "../../observe/series.js";
+import { observeCard } from "../../observe/cards.js";
+import { renderObserve, type ObserveReport } from "../../observe/render.js";
+import { renderSvg } from "../../observe/svg.js";
+import { writeObservedFile } from "../../observe/observed-file.js";
+import type { RawSample } from "../../observe/sample.js";
+import { VERSION } from "../../version.js";
+
+export const OBSERVE_USAGE = "usage: kvgate observe --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg] [--output FILE] [--write FILE] [--repo DIR] [--config FILE]";
+
+const OPTIONS = {
+  metrics: { type: "string", multiple: true },
+  host: { type: "string" },
+  since: { type: "string" },
+  until: { type: "string" },
+  format: { type: "string" },
+  output: { type: "string" },
+  write: { type: "string" },
+  repo: { type: "string" },
+  config: { type: "string" },
+} as const;
+
+function timeOption(name: string, v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const t = parseTimestamp(v);
+  if (t === null) throw new UsageError(`--${name} must be a date or an ISO timestamp (2026-10-05, 2026-10-05T22:49:00Z), got "${v}"`, OBSERVE_USAGE);
+  return t;
+}
+
+async function fleetCards(values: { repo?: string | undefined; config?: string | undefined }): Promise<{ ledgers: CardUsage[]; hosts: string[] }> {
+  try {
+    const { fleet, policy, pack } = await loadWorkingFleet(values);
+    return { ledgers: cardUsage(fleet, policy, pack), hosts: Object.keys(policy.fleet.hosts) };
+  } catch (e) {
+    if (e instanceof GateError && /nothing to read/.test(e.message)) return { ledgers: [], hosts: [] };
+    throw e;
+  }
+}
+
+export async function observeCommand(argv: string[]): Promise<number> {
+  try {
+    return await runObserve(argv);
+  } catch (e) {
+    // Every usage error of this command prints this command's usage line.
+    if (e instanceof UsageError && e.usage === undefined) throw new UsageError(e.message, OBSERVE_USAGE);
+    throw e;
+  }
+}
+
+async function runObserve(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS, Number.MAX_SAFE_INTEGER);
+  const format = oneOf("format", values.format, ["text", "json", "svg"] as const, "text");
+  if (values.metrics === undefined) throw new UsageError("name the GPU metrics: --metrics FILE... (nvidia-smi CSV, Prometheus range-query JSON of DCGM, Beszel records)", OBSERVE_USAGE);
+  const files = [...values.metrics, ...positionals];
+  const since = timeOption("since", values.since);
+  const until = timeOption("until", values.until);
+  if (since !== null && until !== null && until <= since) throw new UsageError("--until must be after --since", OBSERVE_USAGE);
+
+  const { ledgers, hosts } = await fleetCards(values);
+  if (values.host !== undefined && hosts.length > 0 && !hosts.includes(values.host)) {
+    throw new GateError(`unknown host "${values.host}"`, { hint: `name one of kvgate.yaml's fleet.hosts: ${hosts.join(", ")}` });
+  }
+  const samples: RawSample[] = [];
+  const report: ObserveReport = { tool: "kvgate", version: VERSION, sources: [], cards: [], problems: [], notes: [] };
+  for (const file of files) {
+    const r = readMetricsFile(file);
+    report.sources.push({ file, format: r.format });
+    report.problems.push(...r.problems);
+    report.notes.push(...r.notes);
+    if (r.samples.length === 0) throw new GateError(`${file}: no GPU memory readings in it${r.problems[0] ? ` (${r.problems[0].line === null ? "" : `line ${r.problems[0].line}: `}${r.problems[0].reason})` : ""}`, { hint: "check the export: see `kvgate observe --help` for the formats" });
+    for (const s of r.samples) samples.push(s);
+  }
+  const series = cardSeries(samples, {
+    defaultHost: values.host ?? (hosts.length === 1 ? (hosts[0] as string) : null),
+    fleetTotal: (host, index) => usageOfCard(ledgers, host, index)?.total_bytes ?? null,
+    since,
+    until,
+  });
+  if (series.length === 0) throw new GateError("no GPU memory readings in the window", { hint: "widen --since/--until" });
+  report.cards = series.map((s) => observeCard(s, usageOfCard(ledgers, s.host, s.index)));
+
+  if (values.write !== undefined) {
+    try {
+      writeFileSync(values.write, writeObservedFile(report.cards, files));
+    } catch (e) {
+      throw new GateError(`cannot write --write ${values.write}: ${(e as Error).message}`, { hint: "name a writable path" });
+    }
+  }
+  const text = format === "json" ? JSON.stringify(report, null, 2) + "\n" : format === "svg" ? renderSvg(series, report.cards) : renderObserve(report, { color: values.output === undefined && useColor(process.stdout, process.env) });
+  emit(text, values.output);
+  if (report.problems.length > 0 && format !== "text") process.stderr.write(`kvgate observe: ${report.problems.length} readings skipped (see "problems")\n`);
+  return 0;
+}
