@@ -104,7 +104,7 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   const inputs = readInputs((n) => core.getInput(n));
   const workspace = resolve(env.GITHUB_WORKSPACE || process.cwd());
   const log = (m: string) => core.info(m);
-  const plan = planRange(env.GITHUB_EVENT_NAME ?? "", readPayload(env) as never, inputs, env.GITHUB_SHA ?? null);
+  const plan = planRange(env.GITHUB_EVENT_NAME ?? "", readPayload(env), inputs, env.GITHUB_SHA ?? null);
   log(`kvgate: ${plan.why}`);
   if (plan.kind === "nothing") {
     core.setOutput("verdict", "pass");

@@ -44,11 +44,11 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
   const requests = requestsOf(ctx, service, def);
   let place: Place;
   let request: GpuRequest | null = null;
-  if (requests.length > 0) {
+  const first = requests.find((r) => r.idsNode) ?? requests[0];
+  if (first) {
     const ids = requests.flatMap((r) => r.ids);
     const counts = requests.map((r) => r.count).filter((c) => c !== null);
     const count = counts.includes("all") ? "all" : counts.length > 0 ? (counts as number[]).reduce((a, b) => a + b, 0) : null;
-    const first = requests.find((r) => r.idsNode) ?? (requests[0] as Request);
     const at = (first.idsNode ?? first.node).pos;
     request = { deviceIds: ids.length > 0 ? ids : null, count, source: first.source, file: at.file, line: at.line };
     if (requests.some((r) => r.unreadable)) place = { kind: "unknown", why: null, pos: at };

@@ -6,6 +6,7 @@
 import { isMap, isPair, isScalar, isSeq, type LineCounter, type YAMLMap } from "yaml";
 import { deref, lineOf, pairsOf, type YamlFile } from "../playbook/nodes.js";
 import { interpolate, type Lookup } from "./interpolate.js";
+import { valueText } from "../units/text.js";
 
 export interface Pos {
   file: string;
@@ -63,7 +64,7 @@ function convert(file: YamlFile, text: string, node: unknown, lookup: Lookup, pr
   // The parser's own hostile-shape check caps depth at 100; this guards the recursion regardless.
   if (depth > 120) return null;
   if (isScalar(n)) {
-    const raw = n.value === null || n.value === undefined ? null : typeof n.value === "string" ? n.value : (n.source ?? String(n.value));
+    const raw = n.value === null || n.value === undefined ? null : typeof n.value === "string" ? n.value : (n.source ?? valueText(n.value));
     const span: Span | undefined = n.range ? { text, start: n.range[0], end: n.range[1], lines: file.lines } : undefined;
     if (raw === null) return { t: "str", value: null, pos: pos(), ...override };
     const r = interpolate(raw, lookup);
@@ -83,7 +84,7 @@ function convert(file: YamlFile, text: string, node: unknown, lookup: Lookup, pr
     return { t: "seq", items, pos: pos(), ...override };
   }
   if (isMap(n)) {
-    duplicateKeys(file, n as YAMLMap, problems);
+    duplicateKeys(file, n, problems);
     const entries = new Map<string, CEntry>();
     // Explicit keys first, then merged ones in order: the first of a key wins (YAML merge keys).
     for (const [key, value, keyNode] of pairsOf(file, n)) {

@@ -181,7 +181,7 @@ const dedupe: Step = {
   run(drafts) {
     const seen = new Set<string>();
     return drafts.filter(({ finding: f }) => {
-      const k = `${f.fingerprint}|${f.commit ?? ""}|${f.file ?? ""}|${f.line ?? ""}|${String(f.data.column ?? "")}`;
+      const k = `${f.fingerprint}|${f.commit ?? ""}|${f.file ?? ""}|${f.line ?? ""}|${JSON.stringify(f.data.column ?? null)}`;
       if (seen.has(k)) return false;
       seen.add(k);
       return true;

@@ -9,6 +9,7 @@ import { formatBytes, formatInt } from "../units/bytes.js";
 import { explainRadianceService } from "../radiance/explain.js";
 import { explainVllm } from "../kv/explain.js";
 import { renderCardTable } from "../report/card-table.js";
+import { valueText } from "../units/text.js";
 
 export interface ExplainInput {
   fleet: FleetState;
@@ -85,7 +86,7 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
     for (const n of names) {
       const v = s.settings[n];
       if (!v) continue;
-      const shown = typeof v.value === "object" ? JSON.stringify(v.value) : String(v.value);
+      const shown = typeof v.value === "object" ? JSON.stringify(v.value) : valueText(v.value);
       out.push(`  ${n.padEnd(width)}  ${shown}${shown !== v.raw && v.raw !== "" ? p.dim(` (${v.raw})`) : ""}  ${p.dim(`${v.origin.file}:${v.origin.line} ${v.origin.name}`)}`);
     }
     const seat = sizesKvPerSeat(input.pack, s) ? vllm.services.find((x) => x.name === s.name) : undefined;

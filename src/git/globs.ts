@@ -6,7 +6,7 @@ import picomatch from "picomatch";
 export interface GlobFilter {
   /** Literal folders (or files) every match lies under, relative, without a trailing `/`; "" = anywhere. */
   folders: string[];
-  matches(path: string): boolean;
+  matches: (path: string) => boolean;
 }
 
 /** Characters that make the rest of a glob a pattern (picomatch's syntax, braces and extglobs included). */

@@ -34,7 +34,7 @@ export function pathMatcher(glob: string): (path: string) => boolean {
 export function serviceIndex(snapshot: Snapshot, paths: readonly string[], policy: Policy): ServiceIndex {
   const key = `${policy.services}\0${policy.ledgers}`;
   let perKey = indexes.get(snapshot);
-  if (!perKey) indexes.set(snapshot, (perKey = new Map()));
+  if (!perKey) indexes.set(snapshot, (perKey = new Map<string, ServiceIndex>()));
   const hit = perKey.get(key);
   if (hit) return hit;
   let isService = matchers.get(policy.services);

@@ -29,7 +29,7 @@ export interface Setting {
   /** The text as written, after unquoting. */
   raw: string;
   /** Parsed by the setting's unit: tokens/bytes/mib/int/ratio → number, bool → boolean, json → unknown, string. */
-  value: number | string | boolean | unknown;
+  value: unknown;
   origin: Origin;
   /** Other places that set the same setting (an env key overridden by a flag, say). */
   shadowed: Origin[];

@@ -23,7 +23,7 @@ function minutes(type: string): number {
 }
 
 export function beszelRecords(doc: unknown): unknown[] | null {
-  if (Array.isArray(doc)) return doc;
+  if (Array.isArray(doc)) return doc as unknown[];
   const items = (doc as { items?: unknown })?.items;
   return Array.isArray(items) ? items : null;
 }

@@ -44,7 +44,7 @@ function jsonLines(text: string, file: string): { rec: unknown; line: number | n
     try {
       out.push({ rec: JSON.parse(l), line: i + 1 });
     } catch (e) {
-      if (out.length === 0) throw new Error(`${file}:${i + 1}: not JSON: ${(e as Error).message}`);
+      if (out.length === 0) throw new Error(`${file}:${i + 1}: not JSON: ${(e as Error).message}`, { cause: e });
       out.push({ rec: null, line: i + 1 });
     }
   });

@@ -156,7 +156,7 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
   const upper: string[] = [];
   const lower: string[] = [];
   for (let c = 0; c < cols; c++) {
-    if (!Number.isFinite(mins[c] as number)) continue;
+    if (!Number.isFinite(mins[c])) continue;
     upper.push(`${colX(c)},${y(maxs[c] as number).toFixed(1)}`);
     lower.push(`${colX(c)},${y(mins[c] as number).toFixed(1)}`);
   }

@@ -156,7 +156,7 @@ function readFlags(entry: EnvEntry, lines: string[], out: ParsedEnv): void {
       } else {
         const next = words[w + 1];
         const takesValue = next !== undefined && !/^-{1,2}[A-Za-z]/.test(next);
-        flag = { name: normaliseFlag(word), spelled: word, value: takesValue ? (next as string) : null, fromKey: entry.key, line };
+        flag = { name: normaliseFlag(word), spelled: word, value: takesValue ? (next) : null, fromKey: entry.key, line };
         if (takesValue) w++;
       }
       out.flags.push(flag);

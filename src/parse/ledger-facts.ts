@@ -3,6 +3,7 @@
 // once with its line, so a hand-copied ledger is fixed in one pass.
 import * as z from "zod";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
+import { valueText } from "../units/text.js";
 
 const mib = (what: string) => z.number().nonnegative().describe(`MiB: ${what}`);
 
@@ -146,7 +147,7 @@ function shown(v: unknown): string {
   if (typeof v === "string") return `"${v.length > 40 ? v.slice(0, 40) + "…" : v}"`;
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a mapping";
-  return String(v);
+  return valueText(v);
 }
 
 function problemOf(issue: z.core.$ZodIssue, root: unknown, doc: Document, lc: LineCounter): LedgerProblem {

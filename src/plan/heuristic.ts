@@ -135,7 +135,7 @@ export function improve(P: Prepared, start: number[]): number[] {
 export function startingLayouts(P: Prepared): number[][] {
   const out: number[][] = [];
   if (P.current.every((c) => c !== null)) {
-    const today = P.current as number[];
+    const today = P.current;
     out.push(today, improve(P, today));
   }
   const g = greedy(P);

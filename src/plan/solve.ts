@@ -66,7 +66,7 @@ export function solvePlan(input: PlanInput, limits: Partial<PlanLimits> = {}): P
   moves.sort((a, b) => (a.name < b.name ? -1 : 1));
   const spares: Record<string, number> = {};
   input.cards.forEach((c, i) => (spares[String(c.index)] = spare[i] as number));
-  const today = P.current.every((c) => c !== null) ? worstOf(P, P.current as number[]) : null;
+  const today = P.current.every((c) => c !== null) ? worstOf(P, P.current) : null;
   return {
     host: input.host,
     assignment,

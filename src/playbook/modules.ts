@@ -58,7 +58,7 @@ function argsOf(call: ModuleCall): Map<string, Arg> {
   if (isMapping(call.file, call.node)) addMap(call.node);
   else {
     const text = scalarText(call.file, call.node);
-    let words: string[] = [];
+    let words: string[];
     try {
       words = text === null ? [] : shellSplit(text);
     } catch {

@@ -1,6 +1,7 @@
 // Small helpers over the `yaml` AST: the reader walks nodes (not plain JS) so that every value it
 // reports keeps the line it was written on.
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Document, type Node, type YAMLMap } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Document, type Node } from "yaml";
+import { valueText } from "../units/text.js";
 
 export interface YamlFile {
   path: string;
@@ -42,7 +43,7 @@ function hostileShape(doc: Document.Parsed, lines: LineCounter): { line: number;
     return r ? lines.linePos(r[0]).line : 1;
   };
   const children = (n: unknown): unknown[] => {
-    if (isMap(n)) return (n as YAMLMap).items.flatMap((p) => (isPair(p) ? [p.key, p.value] : []));
+    if (isMap(n)) return (n).items.flatMap((p) => (isPair(p) ? [p.key, p.value] : []));
     if (isSeq(n)) return n.items;
     return [];
   };
@@ -104,7 +105,7 @@ export function pairsOf(file: YamlFile, node: unknown): [string, unknown, unknow
   const out: [string, unknown, unknown][] = [];
   const seen = new Set<string>();
   const merged: [string, unknown, unknown][] = [];
-  for (const pair of (map as YAMLMap).items) {
+  for (const pair of (map).items) {
     if (!isPair(pair)) continue;
     // With merge keys on, `<<` parses as a Symbol-valued scalar.
     const key = isScalar(pair.key) ? (typeof pair.key.value === "symbol" ? (pair.key.source ?? "<<") : String(pair.key.value)) : String(pair.key);
@@ -152,5 +153,5 @@ export function toJs(file: YamlFile, node: unknown, depth = 0): unknown {
 export function scalarText(file: YamlFile, node: unknown): string | null {
   const n = deref(file, node);
   if (!isScalar(n) || n.value === null || n.value === undefined) return null;
-  return String(n.value);
+  return valueText(n.value);
 }

@@ -235,5 +235,5 @@ function calls(r: PlaybookWalk, file: YamlFile, base: { module: string; node: un
     problem(r, { kind: "unresolved", file: file.path, line: lineOf(file, loopNode), message: `loop ${raw ?? ""}: ${rendered && !rendered.ok ? rendered.reason : "not a list kvgate can read"}; the task is skipped` });
     return [];
   }
-  return rendered.value.map((v) => call([{ [loopVar]: v }, ...scope], lineOf(file, loopNode)));
+  return (rendered.value as unknown[]).map((v) => call([{ [loopVar]: v }, ...scope], lineOf(file, loopNode)));
 }

@@ -73,7 +73,8 @@ export function asText(v: unknown): string {
 }
 
 const UNDEFINED = Symbol("undefined");
-type Value = unknown | typeof UNDEFINED;
+/** Any value, or UNDEFINED: a name that does not resolve (Jinja's undefined, which `default()` replaces). */
+type Value = unknown;
 
 function evalExpr(expr: string, scope: Scope, depth: number): Resolved {
   const whole = `{{ ${expr} }}`;
@@ -97,7 +98,8 @@ class Failed {
   constructor(readonly failed: string) {}
 }
 
-function primary(text: string, scope: Scope, depth: number): Value | Failed {
+// Returns a Failed (an instance, told apart with instanceof) when the expression cannot be read.
+function primary(text: string, scope: Scope, depth: number): Value {
   const t = text.trim();
   if (/^'[^']*'$/.test(t) || /^"[^"]*"$/.test(t)) return t.slice(1, -1);
   if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);

@@ -6,6 +6,7 @@ import type { Policy } from "../config/policy.js";
 import type { Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { engineSpec, extraKnobs, settingDefault } from "../model/engine.js";
+import { valueText } from "../units/text.js";
 
 export interface KnobValue {
   /** How users name it: the env key (`HOST_POOL_MIB`), or `TP` / `GPU`. */
@@ -71,7 +72,7 @@ export function showValue(v: unknown): string {
   if (v === undefined || v === null) return "unset";
   if (typeof v === "number") return v.toLocaleString("en-US", { maximumFractionDigits: 2 });
   if (Array.isArray(v)) return v.join(",");
-  return String(v);
+  return valueText(v);
 }
 
 export function showChange(c: KnobChange): string {

@@ -13,7 +13,7 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ").trimEnd());
 }
 
-function columns(before: unknown | null): string[] {
+function columns(before: unknown): string[] {
   return before ? ["", "before", "after"] : ["", "now"];
 }
 

@@ -11,7 +11,7 @@ import { PROBLEM_LIST, RUNAWAY_LIST, byKeyOrder, byRunawayOrder, type KeyTally, 
 export interface AggregateOptions {
   services: ServiceMap;
   /** The completion size from which a reply is a runaway, per service (usage.runaway_tokens, or the seat's cap when lower). */
-  runawayThreshold(service: string): number;
+  runawayThreshold: (service: string) => number;
   /** Rows whose startTime is before `since` or at/after `until` are left out (ms; null: no bound). */
   since: number | null;
   until: number | null;

@@ -14,7 +14,7 @@ import { SpillPeak } from "./spill.js";
 export interface FileUsageOptions {
   files: string[];
   services: ServiceMap;
-  runawayThreshold(service: string): number;
+  runawayThreshold: (service: string) => number;
   since: number | null;
   until: number | null;
   windowMs?: number;

@@ -115,7 +115,7 @@ export class SpillPeak {
         }
         cur += top[1] as number;
         const reader = readers[top[2] as number] as RunReader;
-        if (reader.next()) heap.push(reader.time, reader.delta, top[2] as number);
+        if (reader.next()) heap.push(reader.time, reader.delta, top[2]);
       }
       return Math.max(best, cur);
     } finally {

@@ -38,7 +38,7 @@ describe("command", () => {
       [5, 6],
     ],
   ])("%s", (_name, body, value, line, wordLines) => {
-    expect(flags(read(svc(...(body as string[]))), "coder")).toEqual({ value, line, file: CF, wordLines });
+    expect(flags(read(svc(...(body))), "coder")).toEqual({ value, line, file: CF, wordLines });
   });
 
   test("entrypoint words come before command words", () => {
@@ -66,7 +66,7 @@ describe("command", () => {
     ["bash -c as a list", ["    entrypoint: [/bin/bash, -c]", "    command:", "      - >-", "        vllm serve m", "        --max-model-len 8192"], "vllm serve m --max-model-len 8192", [7, 7, 7, 8, 8]],
     ["a script with && is kept whole", ['    command: bash -c "pip install x && vllm serve m --max-model-len 8192"'], "bash -c 'pip install x && vllm serve m --max-model-len 8192'", [4, 4, 4]],
   ])("%s", (_name, body, value, wordLines) => {
-    expect(flags(read(svc(...(body as string[]))), "coder")).toMatchObject({ value, wordLines });
+    expect(flags(read(svc(...(body))), "coder")).toMatchObject({ value, wordLines });
   });
 
   test("$$ in a command is a literal $ (left to the container's shell)", () => {

@@ -20,7 +20,7 @@ describe("placed: a gpus edit", () => {
     ["CUDA_VISIBLE_DEVICES picks among the reserved cards", ["    environment:", "      CUDA_VISIBLE_DEVICES: '1'", ...reservation("            - capabilities: [gpu]", "              device_ids: ['2', '3']")], "3", 5],
     ["CUDA_VISIBLE_DEVICES among NVIDIA_VISIBLE_DEVICES", ["    environment:", "      NVIDIA_VISIBLE_DEVICES: 4,5,6", "      CUDA_VISIBLE_DEVICES: 2,0"], "6,4", 6],
   ])("%s → %s at line %s", (_name, body, value, line) => {
-    const r = read(svc(...(body as string[])));
+    const r = read(svc(...(body)));
     expect(gpus(r, "coder")).toEqual([value, line, CF]);
     expect(r.problems).toEqual([]);
     // The card keys become the gpus edit, never a second setting that could disagree with it.
@@ -50,7 +50,7 @@ describe("not placed: a notice (key GPU), the env file's GPU stays", () => {
     ["a UUID", reservation("            - capabilities: [gpu]", "              device_ids: ['GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7']"), 9, { deviceIds: ["GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7"], count: null }],
     ["CUDA_VISIBLE_DEVICES past the reserved cards", ["    environment:", "      CUDA_VISIBLE_DEVICES: '2'", ...reservation("            - capabilities: [gpu]", "              device_ids: ['0', '1']")], 5, { deviceIds: ["0", "1"], count: null }],
   ])("%s", (_name, body, line, request) => {
-    const r = read(svc(...(body as string[])));
+    const r = read(svc(...(body)));
     expect(gpus(r, "coder")).toBeNull();
     expect(r.problems.map((p) => [p.kind, p.line, p.key])).toEqual([["unresolved", line, "GPU"]]);
     expect(r.deploys[0]?.gpu).toMatchObject(request);

@@ -77,7 +77,7 @@ export function runAction(opts: { workspace: string; event: string; payload: unk
     for (const k of Object.keys(env)) if (k.startsWith("INPUT_")) delete env[k];
     // GitHub's convention: INPUT_ + the name upper-cased, spaces to underscores, hyphens kept.
     for (const [name, value] of Object.entries(opts.inputs ?? {})) env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] = value;
-    const r = spawnSync(process.execPath, [ACTION], { cwd: opts.workspace, env: env as NodeJS.ProcessEnv, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [ACTION], { cwd: opts.workspace, env: env, encoding: "utf8" });
     return {
       code: r.status,
       stdout: r.stdout,

@@ -33,7 +33,7 @@ beforeAll(async () => {
   origin.stage();
   sha.X = origin.commit("r: pin the kv pool");
 
-  origin.git("checkout", "-q", "-b", "good", sha.B!);
+  origin.git("checkout", "-q", "-b", "good", sha.B);
   origin.write("scripts/r.env", GOOD + "# tuned\n");
   origin.stage();
   sha.G1 = origin.commit("r: note");
@@ -41,13 +41,13 @@ beforeAll(async () => {
   origin.stage();
   sha.G2 = origin.commit("r: more headroom");
 
-  origin.git("checkout", "-q", "-b", "loosen", sha.B!);
+  origin.git("checkout", "-q", "-b", "loosen", sha.B);
   origin.write("kvgate.yaml", CONFIG + "radiance: { headroom_floor_mib: 8 }\n");
   origin.write("scripts/r.env", GOOD.replace("64", "16"));
   origin.stage();
   sha.L = origin.commit("r: less headroom, and a lower floor");
 
-  origin.git("checkout", "-q", "-b", "leak", sha.B!);
+  origin.git("checkout", "-q", "-b", "leak", sha.B);
   // A made-up key in the AWS access key id shape (not a listed placeholder).
   origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P8R4T6W9"}\n`);
   origin.stage();
@@ -123,7 +123,7 @@ describe("pull_request", () => {
     const r = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.G2!, "0123456789abcdef0123456789abcdef01234567") });
     expect(r.code).not.toBe(0);
     expect(r.outputs.verdict).toBe("error");
-    expect(r.stdout).toMatch(/::error::kvgate could not run: commit 0123456789ab is not in this clone, even after deepening it \d+ times%0A  fix: check out the full history: `actions\/checkout` with `fetch-depth: 0`/);
+    expect(r.stdout).toMatch(/::error::kvgate could not run: commit 0123456789ab is not in this clone, even after deepening it \d+ times%0A {2}fix: check out the full history: `actions\/checkout` with `fetch-depth: 0`/);
   });
 
   test("policy-from: base keeps a pull request from loosening its own policy", () => {

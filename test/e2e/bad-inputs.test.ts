@@ -180,7 +180,7 @@ describe("hostile YAML", () => {
     r.write("scripts/x.env", RADIANCE_BAD);
     r.stage();
     const run = stagedCheck(r);
-    expectExit2(run, /kvgate\.yaml is not valid YAML\n  kvgate\.yaml:1: nested too deeply/, /fix:/);
+    expectExit2(run, /kvgate\.yaml is not valid YAML\n {2}kvgate\.yaml:1: nested too deeply/, /fix:/);
     expect(run.stderr.split("\n").length).toBeLessThan(15);
   });
 

@@ -14,7 +14,7 @@ describe("the finding pipeline", () => {
   });
 
   test("a report naming a message its rule does not have is an internal error", () => {
-    const d = raise(envParse, { message: "nope" as never, data: {} }, null);
+    const d = raise(envParse, { message: "nope", data: {} }, null);
     expect(() => runSteps([d], pipelineContext(defaultPolicy(), pack), "render", "render")).toThrow(/check env\/parse reported unknown message id "nope"/);
   });
 

@@ -19,7 +19,7 @@ function outcome(text: string): "config" | "gate-error" {
     for (const h of Object.values(policy.fleet.hosts)) for (const g of h.gpus) expect(Number.isSafeInteger(g.total_bytes)).toBe(true);
     return "config";
   } catch (e) {
-    if (!(e instanceof GateError)) throw new Error(`not a GateError: ${(e as Error)?.stack ?? String(e)}`);
+    if (!(e instanceof GateError)) throw new Error(`not a GateError: ${(e as Error)?.stack ?? String(e)}`, { cause: e });
     expect(e.message).toMatch(/^kvgate\.yaml /);
     expect(e.hint).toBeTruthy();
     // Schema problems are listed every one; YAML syntax errors are capped so a broken file is not thousands of lines.

@@ -16,6 +16,6 @@ export interface CliRun {
 export function kvgate(args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; input?: string }): CliRun {
   const env: Record<string, string | undefined> = { ...GIT_ENV, NO_COLOR: "1", ...opts.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: env as NodeJS.ProcessEnv, encoding: "utf8", input: opts.input ?? "" });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: env, encoding: "utf8", input: opts.input ?? "" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

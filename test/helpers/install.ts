@@ -17,7 +17,7 @@ export interface Commit {
 export function gitCommit(r: TempRepo, message: string, env: Record<string, string | undefined> = {}, extra: string[] = []): Commit {
   const full: Record<string, string | undefined> = { ...GIT_ENV, NO_COLOR: "1", ...env };
   for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k];
-  const res = spawnSync("git", ["-c", "commit.gpgsign=false", "commit", "-q", ...extra, "-m", message], { cwd: r.dir, env: full as NodeJS.ProcessEnv, encoding: "utf8" });
+  const res = spawnSync("git", ["-c", "commit.gpgsign=false", "commit", "-q", ...extra, "-m", message], { cwd: r.dir, env: full, encoding: "utf8" });
   return { code: res.status, out: res.stdout + res.stderr };
 }
 

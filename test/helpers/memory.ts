@@ -15,7 +15,7 @@ export function memorySnapshot(files: Record<string, string>, label = "memory"):
       return all.filter((p) => isMatch(p));
     },
     async read(paths) {
-      return new Map(paths.map((p) => [p, files[p] === undefined ? null : Buffer.from(files[p] as string)]));
+      return new Map(paths.map((p) => [p, files[p] === undefined ? null : Buffer.from(files[p])]));
     },
   };
 }

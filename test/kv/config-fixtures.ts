@@ -1,7 +1,7 @@
 // The published config.json copies under test/kv/configs, read through the real reader.
 import { readFileSync } from "node:fs";
 import { readHfConfig } from "../../src/kv/hf-config.js";
-import { factsFromSpec, type CatalogModel, type ModelFacts } from "../../src/kv/facts.js";
+import { factsFromSpec, type ModelFacts } from "../../src/kv/facts.js";
 import { pack } from "./fixtures.js";
 
 export function configText(name: string): string {
@@ -18,5 +18,5 @@ export function configFacts(name: string): ModelFacts {
 export function catalogFacts(id: string): ModelFacts {
   const m = pack.models().models[id];
   if (!m) throw new Error(`no ${id} in rules/models.yaml`);
-  return factsFromSpec(m as CatalogModel);
+  return factsFromSpec(m);
 }

@@ -50,7 +50,7 @@ export function service(file: string, text: string): Service {
     origins: {},
     invalid: [],
     conflicts: [],
-  } as Service;
+  };
 }
 
 /** A rule-tester case: the services and the playbooks read, the playbooks (or `changed`) in the unit. */

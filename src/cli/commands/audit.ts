@@ -24,7 +24,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
   } catch (e) {
     throw e instanceof UsageError ? new UsageError(e.message, AUDIT_USAGE) : e;
   }
-  const range = values.range as string;
+  const range = values.range;
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
   const pack = loadPack();
   const repo = await openRepo(repoDirOf(values.repo));
