@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The published entry: the bundled CLI (`npm run build` makes dist/cli.js). On Node 22+, V8's
+// The published entry: the bundled CLI (`npm run bundle` makes dist/cli.js). On Node 22+, V8's
 // compile cache makes every later start cheaper; Node 20 has no such API and skips it.
 import module from "node:module";
 

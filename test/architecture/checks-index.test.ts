@@ -1,5 +1,5 @@
 // src/checks/index.ts is generated from the files of src/checks/ (scripts/checks-index.mjs, run by
-// `npm run build`): adding a rule is adding its file, and the committed list must be what the script
+// `npm run bundle`): adding a rule is adding its file, and the committed list must be what the script
 // writes.
 import { describe, expect, test } from "vitest";
 import { execFileSync } from "node:child_process";
@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { RULE_MODULES } from "../../src/checks/index.js";
 
 describe("the generated rule list", () => {
-  test("src/checks/index.ts is what scripts/checks-index.mjs writes (run npm run build)", () => {
+  test("src/checks/index.ts is what scripts/checks-index.mjs writes (run npm run bundle)", () => {
     const expected = execFileSync(process.execPath, ["scripts/checks-index.mjs", "--stdout"], { encoding: "utf8" });
     expect(readFileSync("src/checks/index.ts", "utf8")).toBe(expected);
   });

@@ -78,7 +78,9 @@ describe("the package, installed without the registry", () => {
     ]);
     const pkg = JSON.parse(execFileSync("tar", ["xzfO", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;
     expect(pkg.dependencies).toBeUndefined();
-    expect((pkg.scripts as Record<string, string>).prepare).toBeUndefined();
+    // npm prepares a git dependency (installs its dev dependencies, offline or not) when it has any of
+    // these scripts: the build step is named `bundle` so that a git install pulls nothing.
+    for (const s of ["prepare", "build", "install", "preinstall", "postinstall", "prepack"]) expect((pkg.scripts as Record<string, string>)[s]).toBeUndefined();
     expect(pkg.bin).toEqual({ kvgate: "bin/kvgate.js" });
     // npm pack's stdout is the tarball's name alone (tools like pre-commit read it): no script prints there.
     expect(execFileSync("npm", ["pack", "--dry-run"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })).toBe("kvgate-0.1.0.tgz\n");
