@@ -2,6 +2,7 @@
 // a usage error (exit 2), never ignored.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "../errors.js";
+import { parseTimestamp } from "../usage/timestamps.js";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -22,4 +23,22 @@ export function oneOf<T extends string>(name: string, value: string | undefined,
   if (value === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")} (got "${value}")`);
   return value as T;
+}
+
+/** --since/--until: a date or an ISO timestamp, as milliseconds; null when not given. */
+export function timeOption(name: string, v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const t = parseTimestamp(v);
+  if (t === null) throw new UsageError(`--${name} must be a date or an ISO timestamp (2026-10-05, 2026-10-05T22:00:00Z), got "${v}"`);
+  return t;
+}
+
+/** Runs a command so that each of its usage errors prints that command's usage line, not the global one. */
+export async function withUsage(usage: string, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof UsageError && e.usage === undefined) throw new UsageError(e.message, usage);
+    throw e;
+  }
 }

@@ -17,11 +17,23 @@ export interface WorkingFleet {
   pack: RulesPack;
 }
 
-export async function loadWorkingFleet(opts: { repo?: string | undefined; config?: string | undefined }): Promise<WorkingFleet> {
+type FleetOptions = { repo?: string | undefined; config?: string | undefined };
+
+export async function loadWorkingFleet(opts: FleetOptions): Promise<WorkingFleet> {
+  const fleet = await loadWorkingFleetIfAny(opts);
+  if (!fleet) throw new GateError("nothing to read: the folder is empty");
+  return fleet;
+}
+
+/**
+ * The same, or null for an empty folder: `usage` and `observe` read logs and metrics first and
+ * compare with the fleet only when there is one.
+ */
+export async function loadWorkingFleetIfAny(opts: FleetOptions): Promise<WorkingFleet | null> {
   const pack = loadPack();
   const source = await openSource(repoDirOf(opts.repo), true);
   const [unit] = await source.units({ mode: "all" });
-  if (!unit) throw new GateError("nothing to read: the folder is empty");
+  if (!unit) return null;
   const policy = policyFromFile(opts.config, pack) ?? (await policyOf(unit.after, pack));
   const fleet = await loadFleet(unit.after, policy, pack);
   const head = source.repo && (await source.repo.headSha()) ? await source.repo.snapshot("HEAD") : null;

@@ -3,13 +3,12 @@
 // GPU memory per card from monitoring (contract section 16): boots, free at boot and at plateau, creep,
 // against the card's reserve and kvgate's predicted footprint from the working tree.
 import { writeFileSync } from "node:fs";
-import { parse, oneOf } from "../args.js";
+import { parse, oneOf, timeOption, withUsage } from "../args.js";
 import { GateError, UsageError } from "../../errors.js";
 import { emit } from "../io.js";
-import { loadWorkingFleet } from "../working-fleet.js";
+import { loadWorkingFleetIfAny } from "../working-fleet.js";
 import { useColor } from "../../report/color.js";
 import { cardUsage, usageOfCard, type CardUsage } from "../../kv/card-usage.js";
-import { parseTimestamp } from "../../usage/timestamps.js";
 import { readMetricsFile } from "../../observe/read.js";
 import { cardSeries } from "../../observe/series.js";
 import { observeCard } from "../../observe/cards.js";
@@ -33,31 +32,13 @@ const OPTIONS = {
   config: { type: "string" },
 } as const;
 
-function timeOption(name: string, v: string | undefined): number | null {
-  if (v === undefined) return null;
-  const t = parseTimestamp(v);
-  if (t === null) throw new UsageError(`--${name} must be a date or an ISO timestamp (2026-10-05, 2026-10-05T22:49:00Z), got "${v}"`, OBSERVE_USAGE);
-  return t;
-}
-
 async function fleetCards(values: { repo?: string | undefined; config?: string | undefined }): Promise<{ ledgers: CardUsage[]; hosts: string[] }> {
-  try {
-    const { fleet, policy, pack } = await loadWorkingFleet(values);
-    return { ledgers: cardUsage(fleet, policy, pack), hosts: Object.keys(policy.fleet.hosts) };
-  } catch (e) {
-    if (e instanceof GateError && /nothing to read/.test(e.message)) return { ledgers: [], hosts: [] };
-    throw e;
-  }
+  const w = await loadWorkingFleetIfAny(values);
+  return w ? { ledgers: cardUsage(w.fleet, w.policy, w.pack), hosts: Object.keys(w.policy.fleet.hosts) } : { ledgers: [], hosts: [] };
 }
 
-export async function observeCommand(argv: string[]): Promise<number> {
-  try {
-    return await runObserve(argv);
-  } catch (e) {
-    // Every usage error of this command prints this command's usage line.
-    if (e instanceof UsageError && e.usage === undefined) throw new UsageError(e.message, OBSERVE_USAGE);
-    throw e;
-  }
+export function observeCommand(argv: string[]): Promise<number> {
+  return withUsage(OBSERVE_USAGE, () => runObserve(argv));
 }
 
 async function runObserve(argv: string[]): Promise<number> {

@@ -1,9 +1,9 @@
 // kvgate usage (--litellm FILE... | --litellm-db URL) [--since T] [--until T] [--format text|json]:
 // what each service's traffic was (contract section 16), and what its seat should be set to for it.
 import { statSync } from "node:fs";
-import { parse, oneOf } from "../args.js";
-import { GateError, UsageError } from "../../errors.js";
-import { loadWorkingFleet } from "../working-fleet.js";
+import { parse, oneOf, timeOption, withUsage } from "../args.js";
+import { UsageError } from "../../errors.js";
+import { loadWorkingFleetIfAny } from "../working-fleet.js";
 import { useColor } from "../../report/color.js";
 import { byteProgress } from "../byte-progress.js";
 import { ServiceMap } from "../../usage/services.js";
@@ -12,7 +12,6 @@ import { usageFromFiles } from "../../usage/files.js";
 import { dbTarget, usageFromDb } from "../../usage/db.js";
 import { buildReport, type UsageReport } from "../../usage/report.js";
 import { renderUsage } from "../../usage/render.js";
-import { parseTimestamp } from "../../usage/timestamps.js";
 import type { Policy } from "../../config/policy.js";
 
 export const USAGE_USAGE = "usage: kvgate usage (--litellm FILE... | --litellm-db postgresql://…) [--since T] [--until T] [--format text|json] [--repo DIR] [--config FILE]";
@@ -27,32 +26,14 @@ const OPTIONS = {
   config: { type: "string" },
 } as const;
 
-function timeOption(name: string, v: string | undefined): number | null {
-  if (v === undefined) return null;
-  const t = parseTimestamp(v);
-  if (t === null) throw new UsageError(`--${name} must be a date or an ISO timestamp (2026-10-05, 2026-10-05T22:00:00Z), got "${v}"`, USAGE_USAGE);
-  return t;
-}
-
 /** The fleet gives the seats; a folder with no fleet in it still gets the traffic figures. */
 async function seatsOf(values: { repo?: string | undefined; config?: string | undefined }): Promise<{ seats: Map<string, SeatView>; policy: Policy | null }> {
-  try {
-    const { fleet, policy, pack } = await loadWorkingFleet(values);
-    return { seats: seatViews(fleet, policy, pack), policy };
-  } catch (e) {
-    if (e instanceof GateError && /nothing to read/.test(e.message)) return { seats: new Map(), policy: null };
-    throw e;
-  }
+  const w = await loadWorkingFleetIfAny(values);
+  return w ? { seats: seatViews(w.fleet, w.policy, w.pack), policy: w.policy } : { seats: new Map(), policy: null };
 }
 
-export async function usageCommand(argv: string[]): Promise<number> {
-  try {
-    return await runUsage(argv);
-  } catch (e) {
-    // Every usage error of this command prints this command's usage line.
-    if (e instanceof UsageError && e.usage === undefined) throw new UsageError(e.message, USAGE_USAGE);
-    throw e;
-  }
+export function usageCommand(argv: string[]): Promise<number> {
+  return withUsage(USAGE_USAGE, () => runUsage(argv));
 }
 
 async function runUsage(argv: string[]): Promise<number> {
