@@ -100,15 +100,15 @@ describe("item 1: placeholders by shape are exempt, reported, never dropped", ()
 
 describe("item 6: user placeholder patterns run in linear time", () => {
   const MiB = 1024 * 1024;
-  test("a crafted (A+)+x pattern over a 1 MiB value: under 2 s, and the key is still found", async () => {
+  // No wall-clock assertion (it fails on a loaded machine, and speed is measured in bench/): a
+  // backtracking pattern over 1 MiB runs for hours, so the test's timeout alone tells linear from not.
+  test("a crafted (A+)+x pattern over a 1 MiB value finishes, and the key is still found", async () => {
     // A private key body has no maximum length: one 1 MiB line reaches the filter whole.
     const body = `${"A".repeat(MiB - 1)}B`;
     const text = `-----BEGIN PRIVATE KEY-----${body}-----END PRIVATE KEY-----\nAWS=${AWS}\nG=AKIA${"A".repeat(40)}`;
-    const t0 = performance.now();
     const rs = await scan([addedFile("k.pem", text)], { patterns: ["(A+)+x", "(?:[A-Z0-9]+)*EXAMPLE", "(a|aa)+$"] });
-    expect(performance.now() - t0).toBeLessThan(2000);
     expect(brief(rs)).toEqual(["secret/private-key open error 1", "secret/aws-access-key-id open error 2"]);
-  });
+  }, 60_000);
 
   test("a user pattern still exempts what it fully matches (RE2 syntax)", async () => {
     expect(brief(await scan([addedFile("a.env", `A=${AWS}`)], { patterns: ["AKIA[A-Z0-9]{16}"] }))).toEqual(["secret/aws-access-key-id exempt notice 1"]);
