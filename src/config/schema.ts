@@ -188,6 +188,14 @@ export const ConfigSchema = z
         guards: z.array(z.string()).optional().describe("Files a ledger-moving commit must touch."),
       })
       .optional(),
+    engines: z
+      .strictObject({
+        generic: z
+          .array(z.string().min(1))
+          .optional()
+          .describe("Engines rules/engines.yaml does not know that you run knowingly with the generic checks only (no engine/unknown for them)."),
+      })
+      .optional(),
     knobs: z
       .strictObject({ enforce: z.array(z.string()).optional().describe("Engines where one knob per deploy holds. Default [radiance].") })
       .optional(),

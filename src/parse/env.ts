@@ -16,7 +16,8 @@ export function normaliseFlag(name: string): string {
 }
 
 export function parseEnv(text: string, file: string): ParsedEnv {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  // Old Mac editors end lines with CR alone: such a file reads like its LF twin, not as one long line.
+  const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
   const out: ParsedEnv = { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
   let i = 0;
   while (i < lines.length) i += parseLine(lines, i, i + 1, out);
