@@ -56,7 +56,7 @@ function byImage(engines: Record<string, EngineSpec>, parsed: ParsedEnv): Eviden
     if (!entry || entry.value.trim() === "") continue;
     for (const [name, spec] of Object.entries(engines)) {
       const hit = spec.recognise?.images.find((p) => imageMatches(p, entry.value));
-      if (hit) out.push({ engine: name, evidence: `${key}=${entry.value.trim()} (image ${hit})`, origin: originOfEntry(parsed, entry) });
+      if (hit) out.push({ engine: name, evidence: `${key}=${entry.value.trim()} matches ${hit}`, origin: originOfEntry(parsed, entry) });
     }
   }
   return out;
@@ -92,7 +92,7 @@ function byFlag(engines: Record<string, EngineSpec>, parsed: ParsedEnv): Evidenc
   const out: Evidence[] = [];
   for (const f of parsed.flags) {
     for (const [name, spec] of Object.entries(engines)) {
-      if (spec.recognise?.flags.includes(f.name)) out.push({ engine: name, evidence: `${f.spelled} (a flag only ${name} has)`, origin: originOfFlag(parsed, f) });
+      if (spec.recognise?.flags.includes(f.name)) out.push({ engine: name, evidence: `${f.spelled}, a flag only ${name} has`, origin: originOfFlag(parsed, f) });
     }
   }
   return out;
