@@ -128,3 +128,102 @@ describe("engines recognised from what a service runs (contract §12)", () => {
     expect(bad.stderr).toMatch(/engines\.generic/);
   });
 });
+
+describe("every input read or refused, never skipped", () => {
+  const seat = ["ENGINE=vllm", "HOST=h", "GPU=0", "MODEL=Qwen/Qwen3-8B", "MAX_MODEL_LEN=40960", "KV_CACHE_MEMORY_BYTES=1073741824"];
+
+  test("a CR-only env file is checked like its LF twin (and a broken one is refused at the same line)", async () => {
+    const lf = await repoWith({ "kvgate.yaml": FLEET_H, "scripts/s.env": `${seat.join("\n")}\n` });
+    const r = await repoWith({ "kvgate.yaml": FLEET_H, "scripts/s.env": `${seat.join("\r")}\r` });
+    const doc = report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }));
+    expect(seen(doc)).toEqual(seen(report(kvgate(["check", "--all", "--format", "json"], { cwd: lf.dir }))));
+    const cr = doc.findings.find((f) => f.rule === "kv/covers-context");
+    // 1.25 × 40,960 tokens × 144 KiB = 7.03 GiB → 7.5 GiB, at line 6 (KV_CACHE_MEMORY_BYTES), as in the LF file.
+    expect([cr?.line, cr?.data.required_bytes, cr?.data.pinned_bytes]).toEqual([6, 7.5 * GiB, GiB]);
+    r.write("scripts/s.env", `ENGINE=vllm\rHOST=h\rSERVE_ARGS="--max-model-len 4096\rGPU=0\r`);
+    const bad = report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }));
+    expect(bad.findings.filter((f) => f.rule === "env/parse").map((f) => [f.line, f.severity])).toEqual([[3, "error"]]);
+  });
+
+  test("fleet/gpu-conflict when GPU and CUDA_VISIBLE_DEVICES disagree; the advised value clears it", async () => {
+    const r = await repoWith({ "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=radiance\nHOST=h\nGPU=0\nCUDA_VISIBLE_DEVICES=1\n" });
+    const run = kvgate(["check", "--all"], { cwd: r.dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("scripts/a.env:3 error fleet/gpu-conflict a: GPU=0 but CUDA_VISIBLE_DEVICES=1 (line 4) names other cards; set CUDA_VISIBLE_DEVICES=0, or delete one of the two");
+    r.write("scripts/a.env", "ENGINE=radiance\nHOST=h\nGPU=0\nCUDA_VISIBLE_DEVICES=0\n");
+    expect(report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir })).findings.map((f) => f.rule)).not.toContain("fleet/gpu-conflict");
+    // Malformed: a CUDA list that is not a card list still disagrees with GPU, and is said so.
+    r.write("scripts/a.env", "ENGINE=radiance\nHOST=h\nGPU=0\nCUDA_VISIBLE_DEVICES=GPU-5f1c\n");
+    expect(report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir })).findings.filter((f) => f.rule === "fleet/gpu-conflict").map((f) => f.data.cuda)).toEqual(["GPU-5f1c"]);
+  });
+
+  test("fleet/no-services under --all, explain and plan; the advised glob clears it", async () => {
+    const r = await repoWith({ "kvgate.yaml": FLEET_H, "env/a.env": "ENGINE=vllm\nHOST=h\nGPU=0\nMODEL=Qwen/Qwen3-8B\nMAX_MODEL_LEN=40960\nKV_CACHE_MEMORY_BYTES=1073741824\n" });
+    const all = kvgate(["check", "--all"], { cwd: r.dir });
+    const advice = 'no file matches the services glob "scripts/*.env", so kvgate checked no service; env files live elsewhere: set services: "env/*.env" in kvgate.yaml';
+    expect([all.code, all.stdout]).toEqual([0, expect.stringContaining(`warning fleet/no-services ${advice}`)]);
+    expect(kvgate(["explain"], { cwd: r.dir }).stderr).toContain(`warning fleet/no-services: ${advice}`);
+    expect(kvgate(["plan"], { cwd: r.dir }).stderr).toContain(`warning fleet/no-services: ${advice}`);
+    r.write("kvgate.yaml", `${FLEET_H}services: "env/*.env"\n`);
+    const fixed = kvgate(["check", "--all", "--format", "json"], { cwd: r.dir });
+    // The seat is now read: its 1 GiB pin for 40,960 tokens is refused.
+    expect([fixed.code, report(fixed).findings.filter((f) => f.severity === "error").map((f) => [f.rule, f.file, f.data.required_bytes])]).toEqual([1, [["kv/covers-context", "env/a.env", 7.5 * GiB]]]);
+  });
+
+  test("an env file renamed out of the services glob in a staged change is reported", async () => {
+    const r = await repoWith({ "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=radiance\nHOST=h\nGPU=0\n", "scripts/b.env": "ENGINE=radiance\nHOST=h\nGPU=1\n" });
+    r.git("mv", "scripts/a.env", "archive-a.env");
+    const run = kvgate(["check", "--staged"], { cwd: r.dir });
+    expect(run.stdout).toContain('archive-a.env:1 warning fleet/service-left a: scripts/a.env moved to archive-a.env, outside the services glob "scripts/*.env", so kvgate no longer checks it');
+    // A deleted seat is retired, not reported.
+    r.git("reset", "-q", "--hard");
+    r.git("rm", "-q", "scripts/b.env");
+    expect(kvgate(["check", "--staged"], { cwd: r.dir }).stdout).not.toContain("fleet/service-left");
+  });
+
+  test("a tenant with a seat's name is one entry on the card, with a warning", async () => {
+    const yaml = `${FLEET_H}  tenants:\n    - { name: coder, host: h, gpu: 0, vram: 3GiB }\n`;
+    const r = await repoWith({ "kvgate.yaml": yaml, "scripts/coder.env": "ENGINE=vllm\nHOST=h\nGPU=0\nMODEL=Qwen/Qwen3-8B\nMAX_MODEL_LEN=32768\nKV_CACHE_MEMORY_BYTES=6442450944\n" });
+    const json = JSON.parse(kvgate(["explain", "--format", "json"], { cwd: r.dir }).stdout);
+    const card = json.gpus.find((g: { index: number }) => g.index === 0);
+    expect(card.tenants).toEqual(["coder"]);
+    const seatBytes = json.services[0].kv.pinned_bytes;
+    expect(seatBytes).toBe(6 * GiB);
+    // Counted once: 15.3 GiB weights + 6 GiB KV + 2 GiB overhead, and not the tenant's 3 GiB on top.
+    expect(card.entries.map((e: { kind: string; name: string }) => [e.kind, e.name])).toEqual([["seat", "coder"]]);
+    expect(card.used_bytes).toBe(16428249907 + 6 * GiB + 2 * GiB);
+    const doc = report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }));
+    expect(doc.findings.filter((f) => f.rule === "fleet/tenant-is-service").map((f) => [f.severity, f.service])).toEqual([["warning", "coder"]]);
+  });
+
+  test("numbers past 2^53 bytes are refused naming the field (ledger facts, kvgate.yaml)", async () => {
+    const ex = join(ROOT, "examples", "fleet");
+    const files: Record<string, string> = { "kvgate.yaml": readFileSync(join(ex, "kvgate.yaml"), "utf8") };
+    for (const f of ["frank-archon.env", "frank-archon.ledger.yaml"]) files[`scripts/${f}`] = readFileSync(join(ex, "scripts", f), "utf8");
+    files["scripts/frank-archon.ledger.yaml"] = (files["scripts/frank-archon.ledger.yaml"] as string).replace("card_total_mib: 26624", "card_total_mib: 1e308");
+    const r = await repoWith(files);
+    const run = kvgate(["check", "--all"], { cwd: r.dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("scripts/frank-archon.ledger.yaml:6 error radiance/ledger-facts ledger facts: cards[0].card_total_mib: too large: a MiB figure must be at most 8589934591 (2^53 bytes)");
+    r.write("kvgate.yaml", `${FLEET_H}kv: { factor: 1e308 }\nttm: { slot_mib: 1e308 }\n`);
+    const cfg = kvgate(["check", "--all"], { cwd: r.dir });
+    expect(cfg.code).toBe(2);
+    expect(cfg.stderr).toMatch(/kv\.factor.*too large: a factor is at most 1000/);
+    expect(cfg.stderr).toMatch(/ttm\.slot_mib.*too large: at most 8589934591 MiB/);
+  });
+
+  test("a missing folder object in git diff names the folder and the fix (exit 2)", async () => {
+    const r = await repoWith({ "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=radiance\nHOST=h\nGPU=0\n" });
+    r.write("scripts/a.env", "ENGINE=radiance\nHOST=h\nGPU=1\n");
+    r.stage();
+    r.commit("move a");
+    const tree = r.git("rev-parse", "HEAD~1:scripts").trim();
+    r.remove(`.git/objects/${tree.slice(0, 2)}/${tree.slice(2)}`);
+    for (const args of [["check", "--range", "HEAD~1..HEAD"], ["check", "--commit", "HEAD"]]) {
+      const run = kvgate(args, { cwd: r.dir });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`the repository is corrupt: object ${tree} for the folder scripts/ cannot be read`);
+      expect(run.stderr).toContain("fix: check the repository with `git fsck`");
+    }
+  });
+});
