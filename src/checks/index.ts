@@ -9,9 +9,14 @@ import { engineBadValue } from "./engine-bad-value.js";
 import { engineFlagAlias } from "./engine-flag-alias.js";
 import { engineRemovedFlag } from "./engine-removed-flag.js";
 import { engineUnknownModel } from "./engine-unknown-model.js";
+import { engineUnknown } from "./engine-unknown.js";
 import { envConflict } from "./env-conflict.js";
 import { envDuplicateKey } from "./env-duplicate-key.js";
 import { envParse } from "./env-parse.js";
+import { fleetGpuConflict } from "./fleet-gpu-conflict.js";
+import { fleetNoServices } from "./fleet-no-services.js";
+import { fleetServiceLeft } from "./fleet-service-left.js";
+import { fleetTenantIsService } from "./fleet-tenant-is-service.js";
 import { fleetTpMismatch } from "./fleet-tp-mismatch.js";
 import { fleetUnknownCard } from "./fleet-unknown-card.js";
 import { fleetUnknownHost } from "./fleet-unknown-host.js";
@@ -51,9 +56,14 @@ export const RULE_MODULES: readonly AnyRule[] = [
   engineFlagAlias,
   engineRemovedFlag,
   engineUnknownModel,
+  engineUnknown,
   envConflict,
   envDuplicateKey,
   envParse,
+  fleetGpuConflict,
+  fleetNoServices,
+  fleetServiceLeft,
+  fleetTenantIsService,
   fleetTpMismatch,
   fleetUnknownCard,
   fleetUnknownHost,

@@ -8,6 +8,7 @@ import { policyOf } from "../load/config.js";
 import type { FleetState } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
+import { noServicesMessage } from "../checks/fleet-no-services.js";
 
 export interface WorkingFleet {
   fleet: FleetState;
@@ -36,6 +37,8 @@ export async function loadWorkingFleetIfAny(opts: FleetOptions): Promise<Working
   if (!unit) return null;
   const policy = policyFromFile(opts.config, pack) ?? (await policyOf(unit.after, pack));
   const fleet = await loadFleet(unit.after, policy, pack);
+  // What explain and plan show is the fleet the glob found: an empty one is said, never shown as "all clear".
+  if (fleet.services.length === 0) process.stderr.write(`warning fleet/no-services: ${noServicesMessage(policy.services, fleet.paths)}\n`);
   const head = source.repo && (await source.repo.headSha()) ? await source.repo.snapshot("HEAD") : null;
   const before = head ? await loadFleet(head, policy, pack) : null;
   return { fleet, before, policy, pack };

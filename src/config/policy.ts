@@ -44,6 +44,8 @@ export interface Policy {
   radiance: { headroom_floor_mib: number; pool_step_mib: number };
   ttm: { slot_mib: number; statics_mib: number; slack_mib: number; guards: string[] };
   knobs: { enforce: string[] };
+  /** kvgate.yaml engines.generic: engine names run knowingly with the generic checks only. */
+  engines: { generic: string[] };
   secrets: { placeholders: { values: string[]; patterns: string[] }; override: string; exclude: string[] };
   waivers: { trailer: string };
   usage: { runaway_tokens: number; models: Record<string, string[]> };
@@ -99,6 +101,7 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
       guards: c.ttm?.guards ?? [],
     },
     knobs: { enforce: req(c.knobs?.enforce, "knobs.enforce") },
+    engines: { generic: (c.engines?.generic ?? []).map((e) => e.trim().toLowerCase()) },
     secrets: {
       placeholders: { values: placeholderValues, patterns: placeholderPatterns },
       override: req(c.secrets?.override, "secrets.override"),

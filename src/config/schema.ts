@@ -16,6 +16,12 @@ export const ByteQuantity = z
   ])
   .describe("Bytes: an integer, or a number with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB).");
 
+/** 2^53 bytes in MiB: a larger figure (1e308) would make the arithmetic Infinity, so it is refused by name. */
+const MAX_MIB = Number.MAX_SAFE_INTEGER / 2 ** 20;
+const mibFigure = () => z.number().max(MAX_MIB, { message: `too large: at most ${Math.floor(MAX_MIB)} MiB (2^53 bytes)` });
+/** A KV or YaRN factor: a multiple of a context, never past 1000× (1e308 would overflow every product). */
+const factorFigure = () => z.number().positive().max(1000, { message: "too large: a factor is at most 1000" });
+
 export const GpuSpec = z.strictObject({
   index: z.number().int().nonnegative().describe("The card's index on the host (CUDA order)."),
   total: ByteQuantity.describe("The card's total memory."),
@@ -40,7 +46,7 @@ export const ModelSpec = z.strictObject({
   qk_rope_head_dim: z.number().int().nonnegative().optional().describe("MLA models: the decoupled RoPE dimension"),
   max_context: z.number().int().positive().describe("max_position_embeddings of the model's config"),
   yarn: z
-    .strictObject({ factor: z.number().positive(), original_max_position_embeddings: z.number().int().positive() })
+    .strictObject({ factor: factorFigure(), original_max_position_embeddings: z.number().int().positive() })
     .optional()
     .describe("YaRN metadata the published config carries"),
   weights: ByteQuantity.describe("Weights size on the card at TP 1"),
@@ -70,7 +76,7 @@ export const ModelSpec = z.strictObject({
   rope_scaling: z
     .strictObject({
       type: z.string().min(1),
-      factor: z.number().positive().optional(),
+      factor: factorFigure().optional(),
       original_max_position_embeddings: z.number().int().positive().optional(),
     })
     .optional()
@@ -88,7 +94,7 @@ export const ModelSpec = z.strictObject({
 export const SeatException = z.strictObject({
   pinned: ByteQuantity.optional().describe("The owner's number: the seat must be pinned exactly to it."),
   by: z.string().optional().describe("Who owns the number."),
-  factor: z.number().positive().optional().describe("Replaces kv.factor for this seat."),
+  factor: factorFigure().optional().describe("Replaces kv.factor for this seat."),
   why: z.string().optional(),
   yarn: z.enum(["allow", "forbid"]).optional().describe("forbid makes kv/yarn an error."),
 });
@@ -168,7 +174,7 @@ export const ConfigSchema = z
       .optional(),
     kv: z
       .strictObject({
-        factor: z.number().positive().optional().describe("KV must cover factor × max context. Default 1.25."),
+        factor: factorFigure().optional().describe("KV must cover factor × max context. Default 1.25."),
         round: ByteQuantity.optional().describe("Round the requirement up to this. Default 0.5GiB."),
         seats: z.record(z.string(), SeatException).optional().describe("Owner-pinned exceptions by service name."),
       })
@@ -176,16 +182,24 @@ export const ConfigSchema = z
     models: z.record(z.string(), ModelSpec).optional().describe("Added to / overriding rules/models.yaml."),
     radiance: z
       .strictObject({
-        headroom_floor_mib: z.number().nonnegative().optional().describe("Default 48."),
-        pool_step_mib: z.number().positive().optional().describe("Default 1024."),
+        headroom_floor_mib: mibFigure().nonnegative().optional().describe("Default 48."),
+        pool_step_mib: mibFigure().positive().optional().describe("Default 1024."),
       })
       .optional(),
     ttm: z
       .strictObject({
-        slot_mib: z.number().positive().optional().describe("Checkpoint slot size. Default 111.98."),
-        statics_mib: z.number().nonnegative().optional().describe("Default 2048."),
-        slack_mib: z.number().nonnegative().optional().describe("TTM_TARGET_MIB must clear TTM_MIN_MIB by this. Default 1024."),
+        slot_mib: mibFigure().positive().optional().describe("Checkpoint slot size. Default 111.98."),
+        statics_mib: mibFigure().nonnegative().optional().describe("Default 2048."),
+        slack_mib: mibFigure().nonnegative().optional().describe("TTM_TARGET_MIB must clear TTM_MIN_MIB by this. Default 1024."),
         guards: z.array(z.string()).optional().describe("Files a ledger-moving commit must touch."),
+      })
+      .optional(),
+    engines: z
+      .strictObject({
+        generic: z
+          .array(z.string().min(1))
+          .optional()
+          .describe("Engines rules/engines.yaml does not know that you run knowingly with the generic checks only (no engine/unknown for them)."),
       })
       .optional(),
     knobs: z

@@ -41,9 +41,22 @@ export function raiseChecks(checks: readonly AnyCheck[], ctx: CheckContext, depl
     } catch (e) {
       throw new Error(`internal error in check ${check.id}: ${(e as Error).message}`, { cause: e });
     }
-    for (const r of reports) out.push(raise(check, r, commit, deploy));
+    for (const r of reports) out.push(withEngineFrom(raise(check, r, commit, deploy), ctx));
   }
   return out;
+}
+
+/**
+ * A finding about a service whose engine was recognised from what it runs (no ENGINE key) says how
+ * (contract §12), so a user can see why the vLLM rules judged a file that never says "vllm".
+ */
+function withEngineFrom(d: Draft, ctx: CheckContext): Draft {
+  const name = d.finding.service;
+  if (name === null || "engine_from" in d.finding.data) return d;
+  const r = ctx.after.services.find((s) => s.name === name)?.recognition;
+  if (!r || r.by === "ENGINE" || r.engine === null) return d;
+  const engine_from = { engine: r.engine, by: r.by, evidence: r.evidence, file: r.origin?.file ?? null, line: r.origin?.line ?? null };
+  return { ...d, finding: { ...d.finding, data: { ...d.finding.data, engine_from } } };
 }
 
 /** The pipeline context of a run under one policy. */

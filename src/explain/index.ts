@@ -56,12 +56,27 @@ function radianceJson(s: Service, input: ExplainInput): Record<string, unknown> 
   return { ttm: x.ttm, funding: x.funding, ...(x.problems.length ? { problems: x.problems } : {}) };
 }
 
+/** How the engine was found (contract §12): `by` ENGINE, image, command or flag, what said so, and where. */
+export function engineFrom(s: Service): { by: string; evidence: string | null; file: string | null; line: number | null } | null {
+  const r = s.recognition;
+  if (!r) return null;
+  return { by: r.by, evidence: r.evidence, file: r.origin?.file ?? null, line: r.origin?.line ?? null };
+}
+
+function engineText(s: Service): string {
+  const r = s.recognition;
+  if (s.engine === null) return r?.candidates ? `no engine (${r.candidates.join(" or ")}?)` : "no engine";
+  if (!r || r.by === "ENGINE") return s.engine;
+  return `${s.engine} (by ${r.by}: ${r.evidence})`;
+}
+
 export function explainJson(input: ExplainInput): { services: Record<string, unknown>[]; gpus: unknown[] } {
   const vllm = explainVllm(input.fleet, input.policy, input.pack);
   const services = selected(input).map((s) => ({
     name: s.name,
     file: s.file,
     engine: s.engine,
+    engine_from: engineFrom(s),
     host: s.host,
     gpus: s.gpus,
     model: s.model,
@@ -79,7 +94,7 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
   const out: string[] = [];
   const vllm = explainVllm(input.fleet, input.policy, input.pack);
   for (const s of selected(input)) {
-    const where = [s.engine ?? "no engine", s.host ? `host ${s.host}` : null, s.gpus.length ? `gpu ${s.gpus.join(",")}` : null, s.model, s.tp > 1 ? `tp ${s.tp}` : null].filter(Boolean).join(" · ");
+    const where = [engineText(s), s.host ? `host ${s.host}` : null, s.gpus.length ? `gpu ${s.gpus.join(",")}` : null, s.model, s.tp > 1 ? `tp ${s.tp}` : null].filter(Boolean).join(" · ");
     out.push(`${p.bold(s.name)}  ${p.dim(s.file)}  ${where}`);
     const names = Object.keys(s.settings).sort();
     const width = Math.max(0, ...names.map((n) => n.length));

@@ -13,7 +13,7 @@ import type { CommitInfo } from "./types.js";
 import { commitFromFields } from "./commits.js";
 import { hasTwoPaths, rawMeta, type RawEntry } from "./raw.js";
 import { corruptObject } from "./blobs.js";
-import { firstLine, streamGit } from "./exec.js";
+import { firstLine, runGit, streamGit } from "./exec.js";
 
 export interface DiffRecord {
   /** Toplevel-relative paths, as git printed them. */
@@ -46,9 +46,19 @@ const DIFF_HINT = "run `git diff --raw -p` on the same revisions to see git's ow
 /** git's words for an object it could not read (`unable to read <oid>`, `loose object <oid> ... is corrupt`). */
 const UNREADABLE = /\b(unable to read|unable to unpack|is corrupt|bad object|inflate|missing blob)\b/;
 
+/** An unreadable object whose path the diff did not name yet (a folder's tree): found after the fact. */
+class UnplacedObject extends GateError {
+  constructor(readonly oid: string, readonly stderr: string) {
+    super(corruptObject(oid, undefined, stderr).message, { hint: corruptObject(oid, undefined, stderr).hint, cause: stderr });
+  }
+}
+
 function failure(cmd: "log" | "diff", parser: DiffParser, stderr: string, code: number): GateError {
   const oid = UNREADABLE.test(stderr) ? /\b([0-9a-f]{40}|[0-9a-f]{64})\b/.exec(stderr)?.[1] : undefined;
-  if (oid !== undefined) return corruptObject(oid, parser.pathOf(oid), stderr);
+  if (oid !== undefined) {
+    const path = parser.pathOf(oid);
+    return path === undefined ? new UnplacedObject(oid, stderr) : corruptObject(oid, path, stderr);
+  }
   const hint = cmd === "log" ? LOG_HINT : DIFF_HINT;
   return new GateError(`git ${cmd} failed: ${firstLine(stderr) || `exit code ${code}`}`, { hint, cause: stderr });
 }
@@ -57,8 +67,35 @@ function failure(cmd: "log" | "diff", parser: DiffParser, stderr: string, code: 
 export async function* streamLog(cwd: string, revs: string[]): AsyncGenerator<LogCommit> {
   const parser = new DiffParser("log");
   const args = [...LOG_ARGS, ...revs, "--"];
-  for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("log", parser, stderr, code))) yield* parser.feed(chunk) as LogCommit[];
+  try {
+    for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("log", parser, stderr, code))) yield* parser.feed(chunk) as LogCommit[];
+  } catch (e) {
+    throw await placed(cwd, e, revs);
+  }
   yield* parser.end() as LogCommit[];
+}
+
+/** Commits a missing folder is looked for in: the revisions named and (for a range) those between. */
+const PLACE_COMMITS = 200;
+
+/**
+ * A missing object git names without a file (a folder's tree) is looked up in the trees of the
+ * revisions, so the error says which folder (a tree lists a broken sub-folder's entry before git
+ * fails on entering it). Best effort: the error stands, with the fix, when it is not found.
+ */
+async function placed(cwd: string, e: unknown, revs: readonly string[]): Promise<unknown> {
+  if (!(e instanceof UnplacedObject)) return e;
+  const listed = await runGit(cwd, ["rev-list", `--max-count=${PLACE_COMMITS}`, ...revs.filter((r) => !r.startsWith("--") || r === "--cached").map((r) => (r === "--cached" ? "HEAD" : r)), "--"]);
+  const commits = [...new Set([...revs.flatMap((r) => (r === "--cached" ? ["HEAD"] : r.startsWith("-") ? [] : r.split(/\.\.\.?/))), ...listed.stdout.toString("utf8").split("\n")])].filter((r) => r !== "");
+  for (const rev of commits) {
+    const tree = await runGit(cwd, ["ls-tree", "-r", "-t", "-z", "--full-tree", rev]);
+    for (const rec of tree.stdout.toString("utf8").split("\0")) {
+      const tab = rec.indexOf("\t");
+      const [, type, oid] = rec.slice(0, tab).split(" ");
+      if (oid === e.oid) return corruptObject(e.oid, `${type === "tree" ? "the folder " : ""}${rec.slice(tab + 1)}${type === "tree" ? "/" : ""}`, e.stderr);
+    }
+  }
+  return e;
 }
 
 /**
@@ -69,7 +106,11 @@ export async function readDiff(cwd: string, what: string[], paths: string[] = []
   const parser = new DiffParser("diff");
   const got: DiffRecord[] = [];
   const args = ["diff", ...DIFF_ARGS, ...what, "--", ...paths];
-  for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("diff", parser, stderr, code))) got.push(...parser.feed(chunk));
+  try {
+    for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("diff", parser, stderr, code))) got.push(...parser.feed(chunk));
+  } catch (e) {
+    throw await placed(cwd, e, what);
+  }
   got.push(...parser.end());
   return got[0] ?? { raw: [], patch: "" };
 }

@@ -2,11 +2,18 @@
 // cards their env files name. Card sizes cannot be read from a repository, so each card gets a
 // placeholder size the config validates, marked TODO.
 import { parseEnv } from "../parse/env.js";
+import { loadPack } from "../rules/load.js";
+import type { RulesPack } from "../rules/pack.js";
+import { engineSpec, recogniseEngine } from "../model/engine.js";
 
 export interface FoundService {
   name: string;
   file: string;
   engine: string | null;
+  /** How the engine was found when ENGINE is not set (`image`, `command`, `flag`); null otherwise. */
+  recognisedBy: string | null;
+  /** The engine sizes its KV per seat (an owner may pin it under kv.seats). */
+  perSeat: boolean;
   host: string | null;
   gpus: number[];
 }
@@ -18,11 +25,22 @@ function gpusOf(value: string | undefined): number[] {
   return value.split(",").map((s) => s.trim()).filter((s) => /^\d+$/.test(s)).map(Number);
 }
 
-export function scanService(file: string, text: string): FoundService {
+export function scanService(file: string, text: string, pack: RulesPack = loadPack()): FoundService {
   const env = parseEnv(text, file);
   const get = (k: string) => env.entries.get(k)?.value.trim() || undefined;
   const name = file.replace(/^.*\//, "").replace(/\.env$/, "");
-  return { name, file, engine: get("ENGINE")?.toLowerCase() ?? null, host: get("HOST") ?? null, gpus: gpusOf(get("GPU") ?? get("CUDA_VISIBLE_DEVICES")) };
+  const set = get("ENGINE")?.toLowerCase() ?? null;
+  const recognised = set === null ? recogniseEngine(pack, env) : null;
+  const engine = set ?? recognised?.engine ?? null;
+  return {
+    name,
+    file,
+    engine,
+    recognisedBy: recognised?.engine ? recognised.by : null,
+    perSeat: engineSpec(pack, engine)?.kv_sizing === "seat",
+    host: get("HOST") ?? null,
+    gpus: gpusOf(get("GPU") ?? get("CUDA_VISIBLE_DEVICES")),
+  };
 }
 
 /** host → card indexes, in order. Services without HOST join the only named host, if there is one. */
@@ -51,7 +69,7 @@ export function starterConfig(services: readonly FoundService[]): string {
   ];
   if (services.length > 0) {
     out.push("# Services found:");
-    for (const s of services) out.push(`#   ${s.name} (${s.file}): engine ${s.engine ?? "not set"}${s.host ? `, host ${s.host}` : ""}${s.gpus.length ? `, gpu ${s.gpus.join(",")}` : ""}`);
+    for (const s of services) out.push(`#   ${s.name} (${s.file}): engine ${s.engine ?? "not set"}${s.recognisedBy ? ` (by ${s.recognisedBy})` : ""}${s.host ? `, host ${s.host}` : ""}${s.gpus.length ? `, gpu ${s.gpus.join(",")}` : ""}`);
   } else {
     out.push("# No service files found under scripts/*.env; change `services` if they live elsewhere.");
   }
@@ -66,10 +84,10 @@ export function starterConfig(services: readonly FoundService[]): string {
   } else {
     out.push("# fleet:", "#   hosts:", "#     <host>:", "#       gpus:", `#         - { index: 0, total: ${PLACEHOLDER_TOTAL} }  # TODO: no env file names a HOST; describe the cards here`);
   }
-  const vllm = services.filter((s) => s.engine === "vllm");
-  if (vllm.length > 0) {
+  const seats = services.filter((s) => s.perSeat);
+  if (seats.length > 0) {
     out.push("# kv:", "#   seats:   # an owner's pinned KV number, checked exactly:");
-    for (const s of vllm) out.push(`#     ${yamlKey(s.name)}: { pinned: 8GiB, by: <owner> }`);
+    for (const s of seats) out.push(`#     ${yamlKey(s.name)}: { pinned: 8GiB, by: <owner> }`);
   }
   return out.join("\n") + "\n";
 }

@@ -61,12 +61,21 @@ export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): C
   return state.cards.map((card) => {
     const entries: CardEntry[] = [];
     for (const seat of seats) if (seat.host === card.host && seat.cards.includes(card.index)) entries.push(seatEntry(seat, card));
-    for (const t of state.tenants) if (t.host === card.host && t.gpu === card.index) entries.push({ kind: "tenant", name: t.name, footprint_bytes: t.vramBytes, pin: t.pin });
+    // One process, one entry: a tenant named like a seat is the seat (fleet/tenant-is-service says so),
+    // and a tenant named like a service the gate does not size is that service's footprint.
+    const seatNames = new Set(seats.map((s) => s.name));
+    const tenantNames = new Set<string>();
+    for (const t of state.tenants) {
+      if (t.host !== card.host || t.gpu !== card.index || seatNames.has(t.name)) continue;
+      tenantNames.add(t.name);
+      entries.push({ kind: "tenant", name: t.name, footprint_bytes: t.vramBytes, pin: t.pin });
+    }
     let ledgerSized = false;
     for (const s of state.services) {
       if (sizesKvPerSeat(pack, s) || s.host !== card.host || !seatCardsOf(s).includes(card.index)) continue;
       if (s.engine === null && s.gpus.length === 0) continue;
       if (sizesKvByLedger(pack, s)) ledgerSized = true;
+      if (tenantNames.has(s.name)) continue;
       entries.push({ kind: "other", name: s.name, engine: s.engine });
     }
     let used = 0;

@@ -30,7 +30,7 @@ export function playbookPaths(paths: readonly string[], playbooksGlob: string): 
 }
 
 /** Reads every playbook of the files loaded; services (name → env file) come from the fleet. */
-export function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, playbooksGlob: string, services: ReadonlyMap<string, string>): PlaybookRead[] {
+export function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, playbooksGlob: string, services: ReadonlyMap<string, string>, engines?: readonly string[]): PlaybookRead[] {
   const { isPlaybook } = matcherOf(playbooksGlob);
   const read = (p: string): string | null => files.get(p)?.text ?? null;
   const out: PlaybookRead[] = [];
@@ -38,7 +38,7 @@ export function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, playbooks
     if (!isPlaybook(path)) continue;
     if (d.problem) {
       out.push({ path, isPlaybook: false, deploys: [], problems: [{ kind: "parse", file: path, line: 1, message: `${path}: ${d.problem}` }], files: [path] });
-    } else if (d.text !== null) out.push(readPlaybook(path, read, { services }));
+    } else if (d.text !== null) out.push(readPlaybook(path, read, engines ? { services, engines } : { services }));
   }
   return out;
 }
@@ -46,7 +46,7 @@ export function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, playbooks
 export const playbooks: FleetInput = {
   kind: "playbooks",
   paths: ({ listing, policy }) => playbookPaths(listing, policy.playbooks),
-  add(fleet, files, { policy }) {
-    fleet.playbooks = readPlaybooks(files, policy.playbooks, new Map(fleet.services.map((s) => [s.name, s.file])));
+  add(fleet, files, { policy, pack }) {
+    fleet.playbooks = readPlaybooks(files, policy.playbooks, new Map(fleet.services.map((s) => [s.name, s.file])), Object.keys(pack.engines.engines));
   },
 };

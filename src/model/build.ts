@@ -34,6 +34,11 @@ function servedModel(parsed: ParsedEnv): { value: string; origin: Origin } | nul
   return null;
 }
 
+/** `0, 1` and `0,1` name the same cards; the order matters (it is the rank order). */
+function cardList(v: string): string {
+  return v.split(",").map((s) => s.trim()).filter((s) => s !== "").join(",");
+}
+
 export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy, name = serviceNameOf(parsed.file)): Service {
   const service: Service = {
     name,
@@ -53,8 +58,11 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
   if (engine) {
     service.engine = engine.value.trim().toLowerCase();
     service.origins.engine = engine.origin;
+    service.recognition = { engine: service.engine, by: "ENGINE", evidence: `ENGINE=${engine.value.trim()}`, origin: engine.origin };
   } else {
-    service.engine = recogniseEngine(pack, parsed, servedModel(parsed) !== null);
+    service.recognition = recogniseEngine(pack, parsed);
+    service.engine = service.recognition.engine;
+    if (service.recognition.origin && service.engine !== null) service.origins.engine = service.recognition.origin;
   }
   const host = firstOf(parsed, ["HOST"], []);
   const hosts = Object.keys(policy.fleet.hosts);
@@ -65,6 +73,10 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
     service.host = hosts[0] as string;
   }
   const gpu = firstOf(parsed, ["GPU", "CUDA_VISIBLE_DEVICES"], []);
+  const cuda = parsed.entries.get("CUDA_VISIBLE_DEVICES");
+  if (gpu && cuda && gpu.origin.name === "GPU" && cardList(cuda.value) !== cardList(gpu.value)) {
+    service.gpuConflict = { kept: gpu.origin, keptRaw: gpu.value, other: originOfEntry(parsed, cuda), otherRaw: cuda.value };
+  }
   if (gpu) {
     const parts = gpu.value.split(",").map((s) => s.trim()).filter((s) => s !== "");
     if (parts.every((p) => /^\d+$/.test(p))) service.gpus = parts.map(Number);

@@ -4,7 +4,8 @@
 import type { Policy } from "../config/policy.js";
 import type { EngineSpec, KvSizing, SettingSpec } from "../rules/engines.js";
 import type { RulesPack } from "../rules/pack.js";
-import type { ParsedEnv, Service } from "./types.js";
+import type { EngineRecognition, ParsedEnv, Service } from "./types.js";
+import { recogniseFrom } from "./recognise.js";
 
 /** The rules pack's entry for the service's engine; undefined for none or an engine it does not know. */
 export function engineSpec(pack: RulesPack, engine: string | null): EngineSpec | undefined {
@@ -52,14 +53,26 @@ export function settingDefault(spec: SettingSpec, policy: Policy): unknown {
 }
 
 /**
- * The engine a service runs when ENGINE is not set: the first engine of rules/engines.yaml whose
- * command word is a word of a command key, or that serves `serve MODEL`; null otherwise.
+ * The engine a service runs when ENGINE is not set (contract §12): recognised from its image, its
+ * command line, a command word, the flags only one engine has, or `serve MODEL`, by the `recognise`
+ * traits of rules/engines.yaml; the strongest kind of evidence decides. null engine when nothing
+ * names one, or when one kind of evidence names two engines (`candidates` then lists them).
  */
-export function recogniseEngine(pack: RulesPack, parsed: ParsedEnv, servesModel: boolean): string | null {
-  for (const [name, spec] of Object.entries(pack.engines.engines)) {
-    const r = spec.recognise;
-    if (!r) continue;
-    if ((r.serves_model && servesModel) || parsed.positionals.some((p) => r.command_words.includes(p.word))) return name;
-  }
-  return null;
+export function recogniseEngine(pack: RulesPack, parsed: ParsedEnv): EngineRecognition {
+  return recogniseFrom(pack.engines.engines, parsed);
+}
+
+/** The engines the user runs knowingly with the generic checks only (kvgate.yaml engines.generic). */
+export function isGenericEngine(policy: Policy, engine: string | null): boolean {
+  return engine !== null && policy.engines.generic.includes(engine);
+}
+
+/** Engine names of the rules pack, in its order. */
+export function knownEngines(pack: RulesPack): string[] {
+  return Object.keys(pack.engines.engines);
+}
+
+/** The images' container-name prefixes (`vllm-coder` runs `coder`): every engine's name. */
+export function enginePrefixes(pack: RulesPack): string[] {
+  return knownEngines(pack);
 }

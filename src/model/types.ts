@@ -38,12 +38,26 @@ export interface Setting {
 /** An engine of rules/engines.yaml (or a name it does not know, as written). */
 export type EngineName = string;
 
+/** How a service's engine was found (contract §12): the ENGINE key, or recognised from what it runs. */
+export interface EngineRecognition {
+  /** The engine, lowercased; null when nothing names one (or two engines match, see candidates). */
+  engine: EngineName | null;
+  by: "ENGINE" | "image" | "command" | "flag" | "none";
+  /** What named it, as the file writes it (`IMAGE=vllm/vllm-openai:v0.11.0 (image vllm/vllm-openai:*)`). */
+  evidence: string | null;
+  origin: Origin | null;
+  /** Engines that the same kind of evidence names at once (then engine is null). */
+  candidates?: EngineName[];
+}
+
 /** One service: an env file (or a playbook's deploy of one), with its typed settings. */
 export interface Service {
   name: string;
   /** The env file the service lives in, e.g. `scripts/voices.env`. */
   file: string;
   engine: EngineName | null;
+  /** How the engine was found; absent on services built in memory by tests. */
+  recognition?: EngineRecognition;
   host: string | null;
   /** Card indexes on the host, in order (`GPU=0,1` → [0, 1]). */
   gpus: number[];
@@ -56,6 +70,8 @@ export interface Service {
   origins: Partial<Record<"engine" | "host" | "gpus" | "model" | "tp", Origin>>;
   /** Values that could not be read by their unit (engine/bad-value); the setting is then absent. */
   invalid: { name: string; raw: string; origin: Origin; message: string }[];
+  /** GPU and CUDA_VISIBLE_DEVICES naming different cards (fleet/gpu-conflict); GPU is the one used. */
+  gpuConflict?: { kept: Origin; keptRaw: string; other: Origin; otherRaw: string };
   /** A setting given both as an env key and as a flag with different values (env/conflict). */
   conflicts: { name: string; kept: Origin; keptRaw: string; dropped: Origin; droppedRaw: string }[];
 }

@@ -16,7 +16,10 @@ export function normaliseFlag(name: string): string {
 }
 
 export function parseEnv(text: string, file: string): ParsedEnv {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  // Old Mac editors end lines with CR alone: a file with no LF at all reads like its LF twin, not as one
+  // long line. In an LF or CRLF file a lone CR stays what the shell sees: part of the value.
+  const body = text.replace(/^\uFEFF/, "");
+  const lines = body.includes("\n") ? body.split(/\r?\n/) : body.split("\r");
   const out: ParsedEnv = { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
   let i = 0;
   while (i < lines.length) i += parseLine(lines, i, i + 1, out);

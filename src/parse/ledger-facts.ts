@@ -5,11 +5,14 @@ import * as z from "zod";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { valueText } from "../units/text.js";
 
-const mib = (what: string) => z.number().nonnegative().describe(`MiB: ${what}`);
+/** 2^53 bytes in MiB: past it the funding arithmetic loses whole bytes, and 1e308 turns into Infinity. */
+export const MAX_MIB = Number.MAX_SAFE_INTEGER / 2 ** 20;
+const tooBig = { message: `too large: a MiB figure must be at most ${Math.floor(MAX_MIB)} (2^53 bytes); copy the ledger's number` };
+const mib = (what: string) => z.number().nonnegative().max(MAX_MIB, tooBig).describe(`MiB: ${what}`);
 
 export const LedgerCard = z.strictObject({
   index: z.number().int().nonnegative().describe("the card's index (the ledger's [0], [1] pools: lines)"),
-  card_total_mib: z.number().positive().describe("MiB: the card's total (`card total`)"),
+  card_total_mib: z.number().positive().max(MAX_MIB, tooBig).describe("MiB: the card's total (`card total`)"),
   already_held_mib: mib("memory already held on the card before radiance allocates"),
   drift_mib: mib("the driver drift the ledger reserves"),
   arena_mib: mib("the activation arena"),

@@ -38,7 +38,8 @@ export function planInputForHost(state: FleetState, policy: Policy, pack: RulesP
     items.push({ name: seat.name, kind: "seat", current: listed.has(cur) ? cur : null, footprints: cardsFull.map((c) => seatFootprint(seat, c)) });
   }
   for (const t of state.tenants) {
-    if (t.host !== host || radiance.has(t.gpu)) continue;
+    // A tenant named like a seat is that seat (counted once, as the seat: fleet/tenant-is-service).
+    if (t.host !== host || radiance.has(t.gpu) || items.some((i) => i.kind === "seat" && i.name === t.name) || fixed.some((f) => f.kind === "seat" && f.name === t.name)) continue;
     if (t.pin) fixed.push({ name: t.name, kind: "tenant", card: t.gpu, bytes: t.vramBytes });
     else items.push({ name: t.name, kind: "tenant", current: listed.has(t.gpu) ? t.gpu : null, footprints: cardsFull.map(() => t.vramBytes) });
   }

@@ -1,6 +1,7 @@
 // The modules that write a service's env: lineinfile, blockinfile, copy, template, docker_container.
 // Each turns its arguments into EnvEdits with the line the value is written on. Unknown modules are
 // not handlers and are skipped by the reader.
+import { loadPack } from "../rules/load.js";
 import { join as shellJoin, split as shellSplit } from "shlex";
 import { parseEnv } from "../parse/env.js";
 import { emit, locate, problem, type PlaybookWalk } from "./walk.js";
@@ -262,9 +263,15 @@ function fromRepoFile(r: PlaybookWalk, call: ModuleCall, t: Target, src: Arg, su
   envTextEdits(r, call, t, text, 1, true, path, renderIt);
 }
 
+/** `<engine>-` or `<engine>_` at the start of a container name, for the engines of the rules pack. */
+function withoutEnginePrefix(name: string, engines: readonly string[]): string {
+  const hit = engines.find((e) => name.startsWith(`${e}-`) || name.startsWith(`${e}_`));
+  return hit === undefined ? name : name.slice(hit.length + 1);
+}
+
 /** `vllm-coder` / `radiance-x` / `coder` → the service, when it is one the repo knows (or any without a list). */
 function serviceOfContainer(r: PlaybookWalk, name: string): Target | null {
-  const candidates = [name, name.replace(/^(vllm|radiance)[-_]/, "")];
+  const candidates = [name, withoutEnginePrefix(name, r.opts.engines ?? Object.keys(loadPack().engines.engines))];
   const known = r.opts.services;
   if (!known) {
     const service = candidates[1] as string;

@@ -50,7 +50,10 @@ export type ReadFile = (path: string) => string | null;
 
 export interface ReadOptions {
   /** Known services: name → env file path. Destinations named `<name>.env` resolve through it; a
-   *  container maps to a service only when its name (or the name without a `vllm-`/`radiance-`
-   *  prefix) is listed. Without it, `<name>.env` → `scripts/<name>.env` and every container maps. */
+   *  container maps to a service only when its name (or the name without an `<engine>-`
+   *  prefix, for every engine of rules/engines.yaml) is listed. Without it, `<name>.env` → `scripts/<name>.env` and every container maps. */
   services?: ReadonlyMap<string, string>;
+  /** The engine names of rules/engines.yaml: a container named `<engine>-<service>` runs that service.
+   *  Default: the shipped rules pack's engines. */
+  engines?: readonly string[];
 }

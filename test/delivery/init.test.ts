@@ -214,3 +214,17 @@ describe("kvgate init, plain git", () => {
     expect(out.stderr).toContain("is not in a git repository");
   });
 });
+
+describe("starter kvgate.yaml: engines by their traits", () => {
+  test("a seat that names no ENGINE is found by its image; the owner-pin hint is offered to per-seat engines only", () => {
+    const services = [scanService("scripts/voices.env", "IMAGE=vllm/vllm-openai:v0.11.0\nHOST=fv-ml1\nGPU=0\n"), scanService("scripts/frank.env", "ENGINE=radiance\nHOST=fv-ml1\nGPU=1\n")];
+    expect(services.map((s) => [s.name, s.engine, s.recognisedBy, s.perSeat])).toEqual([
+      ["voices", "vllm", "image", true],
+      ["frank", "radiance", null, false],
+    ]);
+    const text = starterConfig(services);
+    expect(text).toContain("#   voices (scripts/voices.env): engine vllm (by image), host fv-ml1, gpu 0");
+    expect(text).toContain("#     voices: { pinned: 8GiB, by: <owner> }");
+    expect(text).not.toContain("#     frank:");
+  });
+});

@@ -341,7 +341,8 @@ describe("git in a bad state", () => {
 
 test("an injected internal error exits 2 and says the gate failed closed", async () => {
   const r = await repo();
-  r.write("scripts/x.env", "ENGINE=tgi\nHOST=fv-ml2\nGPU=0\n");
+  // An engine kvgate does not know, holding no GPU: nothing to size, a clean pass (engine/unknown otherwise).
+  r.write("scripts/x.env", "ENGINE=tgi\nHOST=fv-ml2\n");
   r.stage();
   expect(stagedCheck(r).code).toBe(0);
   const run = stagedCheck(r, { KVGATE_TEST_FAULT: "engine" });

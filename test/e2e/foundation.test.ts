@@ -39,7 +39,8 @@ describe("kvgate check --staged", () => {
 
   test("a clean staged change exits 0 with one line", async () => {
     const r = await repo();
-    r.write("scripts/x.env", "ENGINE=tgi\nHOST=fv-ml2\nGPU=0\nPORT=8080\n");
+    // An engine kvgate does not know that holds no GPU: nothing to size (with GPU= it is engine/unknown).
+    r.write("scripts/x.env", "ENGINE=tgi\nHOST=fv-ml2\nPORT=8080\n");
     r.stage();
     const run = kvgate(["check"], { cwd: r.dir });
     expect(run.stderr).toBe("");

@@ -90,3 +90,16 @@ describe("flags from *_ARGS-style keys", () => {
     expect(parsed.problems).toEqual([expect.objectContaining({ kind: "parse", line: 1 })]);
   });
 });
+
+describe("CR-only line ends (old Mac editors)", () => {
+  test("a file with no LF reads like its LF twin, lines numbered alike", () => {
+    const cr = parseEnv('ENGINE="vllm"\rHOST=h\rSERVE_ARGS="--max-model-len 4096\r  --kv-cache-memory-bytes 1073741824"\r', "x.env");
+    const lf = parseEnv('ENGINE="vllm"\nHOST=h\nSERVE_ARGS="--max-model-len 4096\n  --kv-cache-memory-bytes 1073741824"\n', "x.env");
+    expect([...cr.entries.values()].map((e) => [e.key, e.value, e.line])).toEqual([...lf.entries.values()].map((e) => [e.key, e.value, e.line]));
+    expect(cr.entries.get("ENGINE")?.value).toBe("vllm");
+    expect(cr.flags.map((f) => [f.name, f.value, f.line])).toEqual([["--max-model-len", "4096", 3], ["--kv-cache-memory-bytes", "1073741824", 4]]);
+  });
+  test("in an LF file a lone CR stays part of the value, as the shell reads it", () => {
+    expect(parseEnv("A='x\ry'\nB=2\n", "x.env").entries.get("A")?.value).toBe("x\ry");
+  });
+});

@@ -29,9 +29,9 @@ describe("engine traits from rules/engines.yaml", () => {
 
   test("without ENGINE: the command word or `serve MODEL` names vLLM; nothing else is guessed", () => {
     const env = (text: string) => parseEnv(text, "scripts/x.env");
-    expect(recogniseEngine(pack, env('CMD="vllm serve Qwen/Qwen3-8B"\n'), true)).toBe("vllm");
-    expect(recogniseEngine(pack, env('CMD="vllm --help"\n'), false)).toBe("vllm");
-    expect(recogniseEngine(pack, env('CMD="python -m other.server"\n'), false)).toBeNull();
+    expect(recogniseEngine(pack, env('CMD="vllm serve Qwen/Qwen3-8B"\n'))).toMatchObject({ engine: "vllm", by: "command", evidence: "CMD runs `vllm serve`" });
+    expect(recogniseEngine(pack, env('CMD="vllm --help"\n'))).toMatchObject({ engine: "vllm", by: "command", evidence: "CMD names `vllm`" });
+    expect(recogniseEngine(pack, env('CMD="python -m other.server"\n'))).toEqual({ engine: null, by: "none", evidence: null, origin: null });
   });
 
   test("the traits are validated: an unknown kv_sizing or recognise key is refused at load", () => {
