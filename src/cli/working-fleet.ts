@@ -19,7 +19,7 @@ export interface WorkingFleet {
 
 export async function loadWorkingFleet(opts: { repo?: string | undefined; config?: string | undefined }): Promise<WorkingFleet> {
   const pack = loadPack();
-  const source = await openSource(repoDirOf(opts.repo), true);
+  const source = await openSource(await repoDirOf(opts.repo), true);
   const [unit] = await source.units({ mode: "all" });
   if (!unit) throw new GateError("nothing to read: the folder is empty");
   const policy = policyFromFile(opts.config, pack) ?? (await policyOf(unit.after, pack));

@@ -54,7 +54,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const failOn = oneOf("fail-on", values["fail-on"], ["error", "warning", "never"] as const, "error");
   const pack = loadPack();
   const policy = policyFromFile(values.config, pack);
-  const source = await openSource(repoDirOf(values.repo), true);
+  const source = await openSource(await repoDirOf(values.repo), true);
   const units = await source.units(selection);
   const recording = startVerdictRecording(source, selection);
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
