@@ -3,6 +3,7 @@
 import { GateError, UsageError } from "../errors.js";
 import { USAGE, USAGE_LINE } from "./usage.js";
 import { VERSION } from "../version.js";
+import { shownError } from "./shown-error.js";
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -43,14 +44,14 @@ export async function main(argv: string[]): Promise<number> {
 
 function report(e: unknown): number {
   if (e instanceof GateError) {
-    process.stderr.write(`kvgate: ${e.message}\n`);
-    for (const d of e.details) process.stderr.write(`  ${d}\n`);
-    if (e.hint) process.stderr.write(`  fix: ${e.hint}\n`);
+    process.stderr.write(`kvgate: ${shownError(e.message)}\n`);
+    for (const d of e.details) process.stderr.write(`  ${shownError(d)}\n`);
+    if (e.hint) process.stderr.write(`  fix: ${shownError(e.hint)}\n`);
     if (e instanceof UsageError) process.stderr.write(`${e.usage ?? USAGE_LINE}\n`);
     return 2;
   }
   const err = e as Error;
-  process.stderr.write(`kvgate: internal error: ${err?.message ?? String(e)}\n`);
+  process.stderr.write(`kvgate: internal error: ${shownError(err?.message ?? String(e))}\n`);
   if (process.env.KVGATE_DEBUG) process.stderr.write(`${err?.stack ?? ""}\n`);
   process.stderr.write("  the gate failed closed (exit 2); rerun with KVGATE_DEBUG=1 and report the trace\n");
   return 2;
