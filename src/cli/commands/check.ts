@@ -9,6 +9,7 @@ import { openSource } from "../source.js";
 import type { Selection } from "../../git/types.js";
 import type { Mode } from "../../engine/result.js";
 import { startVerdictRecording } from "./check-hooks.js";
+import { overrideEnv } from "../override-env.js";
 import { useColor } from "../../report/color.js";
 import { createFleetLoader, type FleetLoader } from "../../load/fleet.js";
 import { loadPolicy } from "../../config/load.js";
@@ -60,7 +61,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
   const mode: Mode = selection.mode;
   const loader = createFleetLoader();
-  const result = await checkUnits(units, { mode, failOn, pack, env: process.env, loader, ...(policy ? { policy } : {}) });
+  const result = await checkUnits(units, { mode, failOn, pack, env: overrideEnv(selection, process.env), loader, ...(policy ? { policy } : {}) });
   await recording.save(result);
   const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
   emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack) }), values.output);
