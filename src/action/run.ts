@@ -11,8 +11,8 @@ import type { CheckResult, Mode } from "../engine/result.js";
 import { loadPack } from "../rules/load.js";
 import { policyOf } from "../load/config.js";
 import { formatSarif } from "../report/sarif.js";
-import { formatGithub, summaryMarkdown, verdictLine, type AnnotationSink } from "../report/github.js";
-import { countFindings } from "../engine/result.js";
+import { formatGithub, shortId, summaryMarkdown, verdictLine, type AnnotationSink } from "../report/github.js";
+import { countFindings, verdictOf } from "../engine/result.js";
 import { readInputs } from "./inputs.js";
 import { policyFor, unitsUnderBase } from "./policy.js";
 import { planRange, type RangePlan } from "./event.js";
@@ -115,7 +115,19 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   core.setOutput("warnings", result.counts.warning);
   core.setOutput("sarif-file", sarifFile);
   log(verdictLine(result));
-  if (result.verdict === "fail") core.setFailed(`kvgate refused ${result.units.length === 1 ? result.units[0] : `${result.units.length} deploy units`}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`);
+  if (result.verdict === "fail") core.setFailed(`kvgate refused ${refusedWhat(result)}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`);
+}
+
+/**
+ * What the step refused: the one unit, or how many of the units hold a finding that fails the run
+ * (a range of 5 commits with one bad commit refused 1 deploy unit of 5, not 5).
+ */
+export function refusedWhat(result: CheckResult): string {
+  if (result.units.length === 1) return shortId(result.units[0] ?? "");
+  const failing = result.findings.filter((f) => verdictOf([f], result.failOn) === "fail");
+  // A finding of a per-commit unit names its commit; one without a commit belongs to no single unit.
+  const refused = new Set(failing.map((f) => f.commit ?? "")).size;
+  return `${refused} of ${result.units.length} deploy units`;
 }
 
 async function audit(core: ActionCore, repo: Repo, target: Target): Promise<void> {
