@@ -469,14 +469,127 @@ check --format:
 ${formats}
 
 options:
-  -h, --help     this text
+  -h, --help     this text; \`kvgate <command> --help\` for a command's flags
   -v, --version  the version
 
 exit codes: 0 pass, 1 refused, 2 could not run (usage, config, git; the gate fails closed)
 `,USAGE_LINE="usage: kvgate check [--staged | --commit REV | --range A..B | --all] [options]; `kvgate --help` for all commands";init_version();init_define_KVGATE_RULES();init_load();init_load2();init_mask();init_shown();var masker=null;function shownError(s){if(!masker)try{let pack=loadPack(),m3=createMasker(pack.detectors(),loadPolicy(null,"kvgate.yaml",pack));masker=t3=>m3.text(t3)}catch{masker=t3=>escapeControls(maskKeyBodies(t3))}return s.split(`
 `).map(l2=>escapeControls(masker?.(l2)??l2)).join(`
-`)}var COMMANDS={check:async()=>(await Promise.resolve().then(()=>(init_check(),check_exports))).checkCommand,explain:async()=>(await Promise.resolve().then(()=>(init_explain4(),explain_exports))).explainCommand,schema:async()=>(await Promise.resolve().then(()=>(init_schema2(),schema_exports))).schemaCommand,plan:async()=>(await Promise.resolve().then(()=>(init_plan2(),plan_exports))).planCommand,audit:async()=>(await Promise.resolve().then(()=>(init_audit4(),audit_exports))).auditCommand,hook:async()=>(await Promise.resolve().then(()=>(init_hook(),hook_exports))).hookCommand,init:async()=>(await Promise.resolve().then(()=>(init_init(),init_exports))).initCommand,rules:async()=>(await Promise.resolve().then(()=>(init_rules(),rules_exports))).rulesCommand,usage:async()=>(await Promise.resolve().then(()=>(init_usage(),usage_exports))).usageCommand,observe:async()=>(await Promise.resolve().then(()=>(init_observe(),observe_exports))).observeCommand};async function main(argv){let[first,...rest]=argv;if(first==="-h"||first==="--help"||first==="help")return process.stdout.write(USAGE),0;if(first==="-v"||first==="--version")return process.stdout.write(`kvgate ${VERSION}
-`),0;let name=first===void 0||first.startsWith("-")?"check":first,args=first===void 0||first.startsWith("-")?argv:rest,load2=COMMANDS[name];if(!load2)throw new UsageError(`unknown command "${name}"`);return args.includes("-h")||args.includes("--help")?(process.stdout.write(USAGE),0):(await load2())(args)}function report(e){if(e instanceof GateError){process.stderr.write(`kvgate: ${shownError(e.message)}
+`)}init_define_KVGATE_RULES();init_report();var REPO=`  --repo DIR         the repository (or a folder inside one: read as a fleet of its own); default: the
+                     top level of the repository holding the current folder`,CONFIG="  --config FILE      use this kvgate.yaml instead of the repository's",OUTPUT="  --output FILE      write the report to FILE instead of stdout",SINCE=`  --since T, --until T
+                     only what happened in [T, T) (a date or an ISO timestamp)`,HELP={check:`usage: kvgate check [--staged | --commit REV | --range A..B | --all] [options]
+
+Gates a change: what it introduces that the rules refuse. Exit 0 pass, 1 refused, 2 could not run.
+
+what to check (one of):
+  --staged           the staged change (the default; what the pre-commit hook runs)
+  --commit REV       one commit, against its first parent
+  --range A..B       each commit of A..B (A...B: the commits of B since the merge base)
+  --all              every file of the tree, every finding (also a folder that is not a repository)
+options:
+  --unit commit|range
+                     with --range: each commit a deploy unit (default), or the range as one (squash merges)
+${REPO}
+${CONFIG}
+  --format F         ${FORMATS.join(", ")} (default text):
+${FORMATS.map(f2=>`                       ${f2.padEnd(7)} ${REPORTERS[f2].describe}`).join(`
+`)}
+${OUTPUT}
+  --fail-on error|warning|never
+                     the lowest severity of an open finding that refuses (default error)
+  -h, --help         this text
+`,audit:`usage: kvgate audit --range A..B [options]
+
+Re-scans each commit of the range for secrets with the current policy and classifies it: clean,
+exempt-only, secret-landed, bypass, verdict-mismatch. Exit 1 when a secret landed or the gate was bypassed.
+
+options:
+  --range A..B       the commits to audit (required)
+${REPO}
+${CONFIG}
+  --format text|json (default text)
+${OUTPUT}
+  -h, --help         this text
+`,explain:`usage: kvgate explain [SERVICE] [options]
+
+The sizing tables of the working tree: each service's settings and where each came from, the KV
+arithmetic, every card's memory, radiance funding and the TTM ledger.
+
+options:
+  SERVICE            only this service
+${REPO}
+${CONFIG}
+  --format text|json (default text)
+  -h, --help         this text
+`,plan:`usage: kvgate plan [--host H] [options]
+
+The proven-optimal layout of a host's seats over its cards, and the moves to get there.
+
+options:
+  --host H           only this host (default: every host with something to move)
+${REPO}
+${CONFIG}
+  --format text|json (default text)
+  -h, --help         this text
+`,init:`usage: kvgate init [--repo DIR]
+
+Installs the hooks (husky, the pre-commit framework or plain git, whichever the repository uses), a
+starter kvgate.yaml and .github/workflows/kvgate.yml, then proves the hooks live on a canary commit.
+Exit 0 live, 1 not live (the fix is printed), 2 could not run.
+
+options:
+  --repo DIR         the repository (default: the one holding the current folder)
+  -h, --help         this text
+`,hook:`usage: kvgate hook prepare-commit-msg FILE [SOURCE [SHA]]
+
+Run by git as the prepare-commit-msg hook: adds the Kvgate-Verdict trailer (and a
+Kvgate-Allowed-Secret trailer per secret the override let through) from the verdict \`check --staged\`
+recorded for the tree being committed.
+
+options:
+  -h, --help         this text
+`,schema:`usage: kvgate schema
+
+Prints the JSON Schema of kvgate.yaml (for editors and validators).
+
+options:
+  -h, --help         this text
+`,rules:`usage: kvgate rules [--format text|json|markdown]
+
+Every rule id with its default severity and what it refuses or reports.
+
+options:
+  --format text|json|markdown (default text)
+  -h, --help         this text
+`,usage:`usage: kvgate usage (--litellm FILE... | --litellm-db postgresql://\u2026) [options]
+
+What each service's LiteLLM traffic was, and the context, KV and output cap it needs.
+
+options:
+  --litellm FILE...  LiteLLM spend logs (JSON lines, a JSON array or CSV), one or more
+  --litellm-db URL   LiteLLM's PostgreSQL instead (aggregated in SQL)
+${SINCE}
+  --format text|json (default text)
+${REPO}
+${CONFIG}
+  -h, --help         this text
+`,observe:`usage: kvgate observe --metrics FILE... [options]
+
+GPU memory at boot and at plateau, per card, from nvidia-smi CSV, DCGM (Prometheus range-query JSON)
+or Beszel records.
+
+options:
+  --metrics FILE...  the GPU metrics, one or more files (required)
+  --host H           the host the metrics are of
+${SINCE}
+  --format text|json|svg (default text)
+${OUTPUT}
+  --write FILE       also write the observed figures for the gate to read
+${REPO}
+${CONFIG}
+  -h, --help         this text
+`};function commandHelp(name){return HELP[name]??null}var HELP_COMMANDS=Object.keys(HELP);var COMMANDS={check:async()=>(await Promise.resolve().then(()=>(init_check(),check_exports))).checkCommand,explain:async()=>(await Promise.resolve().then(()=>(init_explain4(),explain_exports))).explainCommand,schema:async()=>(await Promise.resolve().then(()=>(init_schema2(),schema_exports))).schemaCommand,plan:async()=>(await Promise.resolve().then(()=>(init_plan2(),plan_exports))).planCommand,audit:async()=>(await Promise.resolve().then(()=>(init_audit4(),audit_exports))).auditCommand,hook:async()=>(await Promise.resolve().then(()=>(init_hook(),hook_exports))).hookCommand,init:async()=>(await Promise.resolve().then(()=>(init_init(),init_exports))).initCommand,rules:async()=>(await Promise.resolve().then(()=>(init_rules(),rules_exports))).rulesCommand,usage:async()=>(await Promise.resolve().then(()=>(init_usage(),usage_exports))).usageCommand,observe:async()=>(await Promise.resolve().then(()=>(init_observe(),observe_exports))).observeCommand};async function main(argv){let[first,...rest]=argv;if(first==="-h"||first==="--help"||first==="help"){let named=first==="help"&&rest[0]!==void 0?commandHelp(rest[0]):null;if(first==="help"&&rest[0]!==void 0&&named===null)throw new UsageError(`unknown command "${rest[0]}"`);return process.stdout.write(named??USAGE),0}if(first==="-v"||first==="--version")return process.stdout.write(`kvgate ${VERSION}
+`),0;let name=first===void 0||first.startsWith("-")?"check":first,args=first===void 0||first.startsWith("-")?argv:rest,load2=COMMANDS[name];if(!load2)throw new UsageError(`unknown command "${name}"`);return args.includes("-h")||args.includes("--help")?(process.stdout.write(commandHelp(name)??USAGE),0):(await load2())(args)}function report(e){if(e instanceof GateError){process.stderr.write(`kvgate: ${shownError(e.message)}
 `);for(let d2 of e.details)process.stderr.write(`  ${shownError(d2)}
 `);return e.hint&&process.stderr.write(`  fix: ${shownError(e.hint)}
 `),e instanceof UsageError&&process.stderr.write(`${e.usage??USAGE_LINE}

@@ -4,6 +4,7 @@ import { GateError, UsageError } from "../errors.js";
 import { USAGE, USAGE_LINE } from "./usage.js";
 import { VERSION } from "../version.js";
 import { shownError } from "./shown-error.js";
+import { commandHelp } from "./help.js";
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -23,7 +24,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 export async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "-h" || first === "--help" || first === "help") {
-    process.stdout.write(USAGE);
+    // `kvgate help check` is `kvgate check --help`.
+    const named = first === "help" && rest[0] !== undefined ? commandHelp(rest[0]) : null;
+    if (first === "help" && rest[0] !== undefined && named === null) throw new UsageError(`unknown command "${rest[0]}"`);
+    process.stdout.write(named ?? USAGE);
     return 0;
   }
   if (first === "-v" || first === "--version") {
@@ -36,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
   const load = COMMANDS[name];
   if (!load) throw new UsageError(`unknown command "${name}"`);
   if (args.includes("-h") || args.includes("--help")) {
-    process.stdout.write(USAGE);
+    process.stdout.write(commandHelp(name) ?? USAGE);
     return 0;
   }
   return (await load())(args);
