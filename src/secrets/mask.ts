@@ -28,10 +28,10 @@ export function createMasker(set: DetectorSet, policy: Policy): Masker {
     scanLines(numberLines(s), set)
       .map((m) => m.value)
       .filter((v) => filter.match(v) === null);
-  const clean = (s: string, found: readonly string[], keys?: KeyWindows): string =>
-    maskKeyBodies(found.length === 0 ? s : scrubText(s, found), keys);
+  const clean = (s: string, found: readonly string[], keys?: KeyWindows, byShape = true): string =>
+    maskKeyBodies(found.length === 0 ? s : scrubText(s, found), keys, byShape);
   // Scanned before escaping (the detectors read the text as the file had it), escaped last.
-  const line = (s: string, found: readonly string[], keys?: KeyWindows): string => escapeControls(clean(s, found, keys));
+  const line = (s: string, found: readonly string[], keys?: KeyWindows, byShape = true): string => escapeControls(clean(s, found, keys, byShape));
   const data = (v: unknown, found: readonly string[], keys?: KeyWindows): unknown => {
     if (typeof v === "string") return line(v, found, keys);
     if (Array.isArray(v)) return v.map((x) => data(x, found, keys));
@@ -53,8 +53,8 @@ export function createMasker(set: DetectorSet, policy: Policy): Masker {
       const out: Finding = {
         ...f,
         message: line(f.message, found, keys),
-        file: f.file === null ? null : line(f.file, found, keys),
-        service: f.service === null ? null : line(f.service, found, keys),
+        file: f.file === null ? null : line(f.file, found, keys, false),
+        service: f.service === null ? null : line(f.service, found, keys, false),
         data: data(f.data, found, keys) as Finding["data"],
       };
       if (f.reason !== undefined) out.reason = line(f.reason, found, keys);

@@ -70,7 +70,11 @@ export class KeyWindows {
 
 const NO_KEYS = new KeyWindows();
 
-/** Every run that is a piece of a known key, or shaped like a key body, replaced by its redacted form. */
-export function maskKeyBodies(s: string, keys: KeyWindows = NO_KEYS): string {
-  return s.replace(RUN, (run) => (isKeyLike(run) || keys.holds(run) ? redactSecret(run) : run));
+/**
+ * Every run that is a piece of a known key, or (with `byShape`) shaped like a key body, replaced by
+ * its redacted form. A path or a service name is masked by the known keys only: a file may well be
+ * named `scripts/Qwen25Coder32BInstructAWQ.env`, and a masked path would point nowhere.
+ */
+export function maskKeyBodies(s: string, keys: KeyWindows = NO_KEYS, byShape = true): string {
+  return s.replace(RUN, (run) => ((byShape && isKeyLike(run)) || keys.holds(run) ? redactSecret(run) : run));
 }

@@ -39,3 +39,9 @@ describe("maskKeyBodies", () => {
     expect(maskKeyBodies('key "EFGH1234" and "zz==" and "EFGH123"', keys)).toBe('key "********" and "zz==" and "EFGH123"');
   });
 });
+
+test("a path is masked by the known keys only, never by its shape", () => {
+  const path = "scripts/Qwen25Coder32BInstructAWQ8bit.env";
+  expect(maskKeyBodies(path, undefined, false)).toBe(path);
+  expect(maskKeyBodies("Qwen25Coder32BInstructAWQ8bit")).toBe("Qwen…it");
+});
