@@ -39,6 +39,6 @@ export function readInputs(get: GetInput): ActionInputs {
     config: optional(get, "config"),
     failOn: choice(get, "fail-on", ["error", "warning", "never"] as const, "error"),
     sarif: optional(get, "sarif"),
-    policyFrom: choice(get, "policy-from", ["head", "base"] as const, "head"),
+    policyFrom: choice(get, "policy-from", ["base", "head"] as const, "base"),
   };
 }

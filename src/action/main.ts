@@ -3,16 +3,17 @@
 import * as core from "@actions/core";
 import { GateError } from "../errors.js";
 import { runAction } from "./run.js";
+import { shownError } from "../cli/shown-error.js";
 
 function failClosed(e: unknown): void {
   core.setOutput("verdict", "error");
   if (e instanceof GateError) {
-    const details = e.details.map((d) => `\n  ${d}`).join("");
-    core.setFailed(`kvgate could not run: ${e.message}${details}${e.hint ? `\n  fix: ${e.hint}` : ""}`);
+    const details = e.details.map((d) => `\n  ${shownError(d)}`).join("");
+    core.setFailed(`kvgate could not run: ${shownError(e.message)}${details}${e.hint ? `\n  fix: ${shownError(e.hint)}` : ""}`);
     return;
   }
   const err = e as Error;
-  core.setFailed(`kvgate: internal error: ${err?.message ?? String(e)} (the gate failed closed)`);
+  core.setFailed(`kvgate: internal error: ${shownError(err?.message ?? String(e))} (the gate failed closed)`);
   if (err?.stack) core.debug(err.stack);
 }
 

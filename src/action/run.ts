@@ -9,14 +9,12 @@ import type { Selection } from "../git/types.js";
 import { checkUnits } from "../engine/run.js";
 import type { CheckResult, Mode } from "../engine/result.js";
 import { loadPack } from "../rules/load.js";
-import { loadPolicy } from "../config/load.js";
-import { CONFIG_NAMES, findConfig, policyFromBytes, policyOf } from "../load/config.js";
-import type { Policy } from "../config/policy.js";
-import type { RulesPack } from "../rules/pack.js";
+import { policyOf } from "../load/config.js";
 import { formatSarif } from "../report/sarif.js";
-import { formatGithub, summaryMarkdown, verdictLine, type AnnotationSink } from "../report/github.js";
-import { countFindings } from "../engine/result.js";
-import { readInputs, type ActionInputs } from "./inputs.js";
+import { formatGithub, shortId, summaryMarkdown, verdictLine, type AnnotationSink } from "../report/github.js";
+import { countFindings, verdictOf } from "../engine/result.js";
+import { readInputs } from "./inputs.js";
+import { policyFor, unitsUnderBase } from "./policy.js";
 import { planRange, type RangePlan } from "./event.js";
 import { ensureHistory, remoteBranchTip } from "./fetch.js";
 import { cardRows } from "./cards.js";
@@ -63,34 +61,8 @@ async function resolveTarget(dir: string, plan: Exclude<RangePlan, { kind: "noth
     if (from !== null && from !== plan.head) return { from, head: plan.head, policyRev: tip, why: plan.why };
   }
   await ensureHistory(dir, { base: null, head: plan.head, mergeBase: false }, { log });
-  return { from: null, head: plan.head, policyRev: null, why: `${plan.why} (no ${plan.defaultBranch ? `origin/${plan.defaultBranch}` : "default branch"} to compare with: the head commit alone)` };
-}
-
-async function policyFor(repo: Repo, inputs: ActionInputs, target: Target, workspace: string, pack: RulesPack, log: (m: string) => void): Promise<Policy | undefined> {
-  if (inputs.policyFrom === "base") {
-    if (target.policyRev === null) {
-      log("kvgate: policy-from: base, but there is no base commit; each commit's own kvgate.yaml applies");
-      return undefined;
-    }
-    const names = inputs.config ? [inputs.config] : [...CONFIG_NAMES];
-    const at = target.policyRev.slice(0, 12);
-    const found = await findConfig(await repo.snapshot(target.policyRev), names);
-    if (found.text !== null) {
-      log(`kvgate: policy from ${found.file} at the base commit ${at}`);
-      return loadPolicy(found.text, `${found.file} (at ${at})`, pack);
-    }
-    log(`kvgate: the base commit ${at} has no ${names.join(" or ")}: the defaults apply`);
-    return loadPolicy(null, found.file, pack);
-  }
-  if (inputs.config === null) return undefined;
-  const file = isAbsolute(inputs.config) ? inputs.config : resolve(workspace, inputs.config);
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    throw new GateError(`cannot read the config input ${inputs.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: "name a kvgate.yaml path relative to the repository root" });
-  }
-  return policyFromBytes(bytes, inputs.config, pack);
+  // The head alone; its policy is still the default branch's when there is one (policy-from: base).
+  return { from: null, head: plan.head, policyRev: tip, why: `${plan.why} (no ${plan.defaultBranch ? `origin/${plan.defaultBranch}` : "default branch"} to compare with: the head commit alone)` };
 }
 
 function writeSarif(workspace: string, path: string, result: CheckResult): string {
@@ -119,11 +91,15 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   if (inputs.mode === "audit") return audit(core, repo, target);
 
   const pack = loadPack();
-  const policy = await policyFor(repo, inputs, target, workspace, pack, log);
+  const { policy, base } = await policyFor(repo, inputs, target.policyRev, workspace, pack, log);
   const selection: Selection = target.from === null ? { mode: "commit", rev: target.head } : { mode: "range", range: `${target.from}..${target.head}`, unit: inputs.unit };
-  const units = await repo.units(selection);
+  const read = await repo.units(selection);
+  const units = base ? unitsUnderBase(read, base) : read;
   const mode: Mode = selection.mode;
-  const result = await checkUnits(units, { mode, failOn: inputs.failOn, pack, env, ...(policy ? { policy } : {}) });
+  // No environment: the override variable (secrets.override) is never honoured in CI, where the
+  // runner sets variables of its own (GITHUB_RUN_ATTEMPT=1) that a pull request's kvgate.yaml could
+  // name. An override exists there only as what the commit recorded.
+  const result = await checkUnits(units, { mode, failOn: inputs.failOn, pack, env: {}, ...(policy ? { policy } : {}) });
 
   const plan2 = formatGithub(result, core);
   if (plan2.omitted > 0) log(`kvgate: ${plan2.omitted} more finding(s) are in the job summary (GitHub shows 10 annotations per severity)`);
@@ -139,7 +115,19 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   core.setOutput("warnings", result.counts.warning);
   core.setOutput("sarif-file", sarifFile);
   log(verdictLine(result));
-  if (result.verdict === "fail") core.setFailed(`kvgate refused ${result.units.length === 1 ? result.units[0] : `${result.units.length} deploy units`}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`);
+  if (result.verdict === "fail") core.setFailed(`kvgate refused ${refusedWhat(result)}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`);
+}
+
+/**
+ * What the step refused: the one unit, or how many of the units hold a finding that fails the run
+ * (a range of 5 commits with one bad commit refused 1 deploy unit of 5, not 5).
+ */
+export function refusedWhat(result: CheckResult): string {
+  if (result.units.length === 1) return shortId(result.units[0] ?? "");
+  const failing = result.findings.filter((f) => verdictOf([f], result.failOn) === "fail");
+  // A finding of a per-commit unit names its commit; one without a commit belongs to no single unit.
+  const refused = new Set(failing.map((f) => f.commit ?? "")).size;
+  return `${refused} of ${result.units.length} deploy units`;
 }
 
 async function audit(core: ActionCore, repo: Repo, target: Target): Promise<void> {

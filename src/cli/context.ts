@@ -1,14 +1,25 @@
 // What every command needs to start: the repo (or plain folder), the rules pack, the policy.
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { GateError } from "../errors.js";
+import { topLevelOf } from "../git/exec.js";
 import { loadPack } from "../rules/load.js";
 import { policyFromBytes } from "../load/config.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 
-export function repoDirOf(opt: string | undefined): string {
-  return resolve(opt ?? process.cwd());
+/**
+ * The folder a command reads: --repo as given (a fleet may live in a sub-folder), else the top level
+ * of the repository holding the current folder, as git does. A run from `scripts/` must check the
+ * whole repository: checking only the folder it was started in would pass a bad seat elsewhere and
+ * record that pass for the whole staged tree. Outside any repository: the current folder (--all).
+ */
+export async function repoDirOf(opt: string | undefined): Promise<string> {
+  if (opt !== undefined) return resolve(opt);
+  const cwd = process.cwd();
+  // A hook runs at the top level, where `.git` is: that case costs no git process.
+  if (existsSync(join(cwd, ".git")) && !process.env.GIT_DIR && !process.env.GIT_WORK_TREE) return cwd;
+  return (await topLevelOf(cwd)) ?? cwd;
 }
 
 /** --config FILE: one policy for the whole run, read from the filesystem. */

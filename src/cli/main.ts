@@ -3,6 +3,8 @@
 import { GateError, UsageError } from "../errors.js";
 import { USAGE, USAGE_LINE } from "./usage.js";
 import { VERSION } from "../version.js";
+import { shownError } from "./shown-error.js";
+import { commandHelp } from "./help.js";
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -22,7 +24,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 export async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "-h" || first === "--help" || first === "help") {
-    process.stdout.write(USAGE);
+    // `kvgate help check` is `kvgate check --help`.
+    const named = first === "help" && rest[0] !== undefined ? commandHelp(rest[0]) : null;
+    if (first === "help" && rest[0] !== undefined && named === null) throw new UsageError(`unknown command "${rest[0]}"`);
+    process.stdout.write(named ?? USAGE);
     return 0;
   }
   if (first === "-v" || first === "--version") {
@@ -35,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
   const load = COMMANDS[name];
   if (!load) throw new UsageError(`unknown command "${name}"`);
   if (args.includes("-h") || args.includes("--help")) {
-    process.stdout.write(USAGE);
+    process.stdout.write(commandHelp(name) ?? USAGE);
     return 0;
   }
   return (await load())(args);
@@ -43,14 +48,14 @@ export async function main(argv: string[]): Promise<number> {
 
 function report(e: unknown): number {
   if (e instanceof GateError) {
-    process.stderr.write(`kvgate: ${e.message}\n`);
-    for (const d of e.details) process.stderr.write(`  ${d}\n`);
-    if (e.hint) process.stderr.write(`  fix: ${e.hint}\n`);
+    process.stderr.write(`kvgate: ${shownError(e.message)}\n`);
+    for (const d of e.details) process.stderr.write(`  ${shownError(d)}\n`);
+    if (e.hint) process.stderr.write(`  fix: ${shownError(e.hint)}\n`);
     if (e instanceof UsageError) process.stderr.write(`${e.usage ?? USAGE_LINE}\n`);
     return 2;
   }
   const err = e as Error;
-  process.stderr.write(`kvgate: internal error: ${err?.message ?? String(e)}\n`);
+  process.stderr.write(`kvgate: internal error: ${shownError(err?.message ?? String(e))}\n`);
   if (process.env.KVGATE_DEBUG) process.stderr.write(`${err?.stack ?? ""}\n`);
   process.stderr.write("  the gate failed closed (exit 2); rerun with KVGATE_DEBUG=1 and report the trace\n");
   return 2;

@@ -25,7 +25,7 @@ check --format:
 ${formats}
 
 options:
-  -h, --help     this text
+  -h, --help     this text; \`kvgate <command> --help\` for a command's flags
   -v, --version  the version
 
 exit codes: 0 pass, 1 refused, 2 could not run (usage, config, git; the gate fails closed)

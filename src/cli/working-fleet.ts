@@ -32,7 +32,7 @@ export async function loadWorkingFleet(opts: FleetOptions): Promise<WorkingFleet
  */
 export async function loadWorkingFleetIfAny(opts: FleetOptions): Promise<WorkingFleet | null> {
   const pack = loadPack();
-  const source = await openSource(repoDirOf(opts.repo), true);
+  const source = await openSource(await repoDirOf(opts.repo), true);
   const [unit] = await source.units({ mode: "all" });
   if (!unit) return null;
   const policy = policyFromFile(opts.config, pack) ?? (await policyOf(unit.after, pack));

@@ -13,6 +13,7 @@ import type { Finding, PlaybookRead, Severity } from "../model/types.js";
 import type { MessageContext, Report } from "../model/rule.js";
 import type { AnyRule } from "../checks/define.js";
 import type { Masker } from "../secrets/mask.js";
+import { KeyWindows } from "../secrets/shown.js";
 import { ruleById } from "../checks/registry.js";
 import { redactFinding, secretFingerprint } from "../secrets/redact.js";
 import type { Waiver } from "./waivers.js";
@@ -169,10 +170,21 @@ const statuses: Step = {
   }),
 };
 
-/** Every shown text (message, reason, data) scanned with the detectors; what they find is redacted. */
+/**
+ * Every shown text (message, reason, data, file name, service name) scanned with the detectors and
+ * what they find redacted; no 8 characters of a secret raised in the same batch quoted anywhere (a
+ * pasted PEM key's base64 lines, quoted by env/parse, are pieces of the key the detector found), nor
+ * a run shaped like a key body; control characters escaped.
+ */
 const mask: Step = {
   name: "mask",
-  run: map("mask", (d, ctx) => ({ ...d, finding: ctx.masker.finding(d.finding) })),
+  run(drafts, ctx) {
+    const c = need(ctx, "mask");
+    const keys = new KeyWindows();
+    // A placeholder is shown on purpose (status exempt); every other secret is a key not to quote.
+    for (const d of drafts) if (d.report.secret && d.finding.status !== "exempt") keys.add(d.report.secret);
+    return drafts.map((d) => ({ ...d, finding: c.masker.finding(d.finding, keys) }));
+  },
 };
 
 /** The same finding from two units of one run (a range re-checking an untouched file) is kept once. */

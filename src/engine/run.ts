@@ -16,6 +16,7 @@ import { VERSION } from "../version.js";
 import { playbookContexts } from "./playbook-deploys.js";
 import { buildService } from "../model/build.js";
 import { createMasker } from "../secrets/mask.js";
+import { loadPolicy } from "../config/load.js";
 
 export interface RunOptions {
   mode: Mode;
@@ -114,6 +115,7 @@ export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise
   const run = { ...opts, loader: opts.loader ?? createFleetLoader() };
   for (const unit of units) all.push(...(await unitDrafts(unit, run)));
   const findings = runSteps(all, undefined, "dedupe", "sort").map((d) => d.finding);
+  const unitMasker = createMasker(opts.pack.detectors(), opts.policy ?? loadPolicy(null, "kvgate.yaml", opts.pack));
   return {
     tool: "kvgate",
     version: VERSION,
@@ -122,7 +124,8 @@ export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise
     failOn: opts.failOn,
     counts: countFindings(findings),
     findings,
-    units: units.map((u) => u.id),
+    // A range's id is the revisions as the user typed them: shown, so masked like any shown text.
+    units: units.map((u) => unitMasker.text(u.id)),
     filesChecked: new Set(units.flatMap((u) => u.files.map((f) => f.path))).size,
   };
 }

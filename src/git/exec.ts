@@ -242,6 +242,16 @@ export function remoteGitRunner(cwd: string): GitRunner {
   };
 }
 
+/**
+ * The top level of the work tree holding `dir` (`git rev-parse --show-toplevel`), or null when `dir`
+ * is in no work tree: where a command run without --repo starts, as git's own commands do.
+ */
+export async function topLevelOf(dir: string): Promise<string | null> {
+  const r = await runGit(dir, ["rev-parse", "--show-toplevel"]);
+  const top = r.stdout.toString("utf8").trim();
+  return r.code === 0 && top !== "" ? top : null;
+}
+
 export interface ToolRun {
   status: number | null;
   stdout: string;

@@ -4,6 +4,7 @@
 import type { CheckResult } from "../engine/result.js";
 import type { Finding, Severity } from "../model/types.js";
 import { formatBytes } from "../units/bytes.js";
+import { ruleHelpUri } from "./sarif.js";
 
 /** GitHub shows at most 10 annotations of each severity per step; the rest go to the summary. */
 export const ANNOTATIONS_PER_SEVERITY = 10;
@@ -122,14 +123,27 @@ function where(f: Finding): string {
   return `\`${cell(f.file)}${f.line !== null ? `:${f.line}` : ""}\``;
 }
 
-/** The job summary: the verdict, every finding, and the per-card memory table when given. */
+/** A commit id as the summary shows it (the commit column's length); a range's ends each shortened. */
+export function shortId(id: string): string {
+  return id.replace(/\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b/g, (sha) => sha.slice(0, SHORT_SHA));
+}
+const SHORT_SHA = 10;
+
+const SEVERITY_RANK: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
+
+/** The rule id linked to its row in the README's rule list (the anchor SARIF's helpUri uses). */
+function ruleLink(id: string): string {
+  return `[\`${id}\`](${ruleHelpUri(id)})`;
+}
+
+/** The job summary: the verdict, every finding (errors first), and the per-card memory table when given. */
 export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[]): string {
   const out: string[] = [];
   const icon = result.verdict === "pass" ? "✅" : "❌";
   out.push(`## ${icon} kvgate: ${result.verdict === "pass" ? "pass" : "refused"}`);
   out.push("");
   const c = result.counts;
-  const units = result.units.length === 1 ? `unit \`${cell(result.units[0] ?? "")}\`` : `${result.units.length} deploy units`;
+  const units = result.units.length === 1 ? `unit \`${cell(shortId(result.units[0] ?? ""))}\`` : `${result.units.length} deploy units`;
   out.push(`${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s); ${c.exempt} exempt, ${c.allowed} allowed, ${c.waived} waived — ${units}, ${result.filesChecked} file(s) changed, failing at \`${result.failOn}\`.`);
   out.push("");
   if (result.findings.length === 0) {
@@ -137,9 +151,11 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
   } else {
     out.push("| severity | rule | where | message | commit |");
     out.push("|---|---|---|---|---|");
-    for (const f of result.findings) {
+    // Errors first, then warnings, then notices; within a severity, the result's order (by file and line).
+    const ordered = [...result.findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
+    for (const f of ordered) {
       const reason = f.reason ? ` — _${cell(f.reason)}_` : "";
-      out.push(`| ${statusCell(f)} | \`${f.rule}\` | ${where(f)} | ${cell(f.message)}${reason} | ${f.commit ? `\`${f.commit.slice(0, 10)}\`` : "—"} |`);
+      out.push(`| ${statusCell(f)} | ${ruleLink(f.rule)} | ${where(f)} | ${cell(f.message)}${reason} | ${f.commit ? `\`${f.commit.slice(0, SHORT_SHA)}\`` : "—"} |`);
     }
   }
   if (cards && cards.length > 0) {

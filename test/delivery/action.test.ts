@@ -87,7 +87,7 @@ describe("pull_request", () => {
     expect(r.stdout).toMatch(/^::error title=engine\/removed-flag,file=scripts\/r\.env,line=5::/m);
     expect(r.stdout).toMatch(/::error::kvgate refused/);
     expect(r.summary).toContain("## ❌ kvgate: refused");
-    expect(r.summary).toMatch(/\| error \| `engine\/removed-flag` \| `scripts\/r\.env:5` \|/);
+    expect(r.summary).toMatch(/\| error \| \[`engine\/removed-flag`\]\(https:\/\/\S+#rule-engine-removed-flag\) \| `scripts\/r\.env:5` \|/);
     expect(r.summary).toContain("### GPU memory per card");
     expect(r.summary).toContain("| h | 0 | 96 GiB | 0 B | — | — | r (radiance) |");
     expect(r.outputs["sarif-file"]).toBe(`${ws.dir}/out/kvgate.sarif`);
@@ -126,11 +126,11 @@ describe("pull_request", () => {
     expect(r.stdout).toMatch(/::error::kvgate could not run: commit 0123456789ab is not in this clone, even after deepening it \d+ times%0A {2}fix: check out the full history: `actions\/checkout` with `fetch-depth: 0`/);
   });
 
-  test("policy-from: base keeps a pull request from loosening its own policy", () => {
+  test("policy-from: base (the default) keeps a pull request from loosening its own policy", () => {
     const ws = clone();
-    const head = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.L!) });
+    const head = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.L!), inputs: { "policy-from": "head" } });
     expect([head.code, head.outputs.verdict]).toEqual([0, "pass"]);
-    const base = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.L!), inputs: { "policy-from": "base" } });
+    const base = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.L!) });
     expect(base.code, base.stdout).toBe(1);
     expect(base.annotations.map((x) => x.props.title)).toContain("radiance/headroom");
     expect(base.stdout).toContain(`policy from kvgate.yaml at the base commit ${sha.M!.slice(0, 12)}`);
@@ -139,7 +139,7 @@ describe("pull_request", () => {
   test("a config input that is not UTF-8 fails the step, as --config and kvgate.yaml in the tree do", () => {
     const ws = clone();
     ws.write("ci/kvgate.yaml", Buffer.concat([Buffer.from("version: 1\n# "), Buffer.from([0xff, 0xfe]), Buffer.from("\n")]));
-    const r = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.G2!), inputs: { config: "ci/kvgate.yaml" } });
+    const r = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.G2!), inputs: { config: "ci/kvgate.yaml", "policy-from": "head" } });
     expect([r.code, r.outputs.verdict]).toEqual([1, "error"]);
     expect(r.stdout).toContain("::error::kvgate could not run: ci/kvgate.yaml cannot be read: the file is not valid UTF-8; save it as UTF-8");
   });

@@ -33,7 +33,7 @@ describe("planRange: which commits an event gates", () => {
 describe("readInputs", () => {
   const get = (m: Record<string, string>) => (n: string) => m[n] ?? "";
   test("defaults", () => {
-    expect(readInputs(get({}))).toEqual({ mode: "check", base: null, head: null, unit: "commit", config: null, failOn: "error", sarif: null, policyFrom: "head" });
+    expect(readInputs(get({}))).toEqual({ mode: "check", base: null, head: null, unit: "commit", config: null, failOn: "error", sarif: null, policyFrom: "base" });
   });
   test("values", () => {
     expect(readInputs(get({ mode: "audit", "fail-on": "warning", unit: "range", "policy-from": "base", sarif: " k.sarif " }))).toMatchObject({ mode: "audit", failOn: "warning", unit: "range", policyFrom: "base", sarif: "k.sarif" });

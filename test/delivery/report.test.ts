@@ -149,12 +149,24 @@ describe("job summary", () => {
     expect(md.split("\n")[0]).toBe("## ❌ kvgate: refused");
     expect(md).toContain("2 error(s), 1 warning(s), 1 notice(s); 1 exempt, 1 allowed, 1 waived — unit `a..b`, 2 file(s) changed, failing at `error`.");
     expect(md.split("\n").filter((l) => l.startsWith("| error") || l.startsWith("| warning") || l.startsWith("| notice"))).toHaveLength(7);
-    expect(md).toContain("| error (exempt) | `kv/covers-context` | `scripts/voices.env:5` | voices: pin 6 GiB < required 7.5 GiB — _owner Prime pinned it_ | — |");
-    expect(md).toContain("| error (waived) | `knob/one-per-deploy` | — | A twice".replace("A twice", "voices: pin 6 GiB < required 7.5 GiB"));
+    expect(md).toContain("| error (exempt) | [`kv/covers-context`](https://github.com/kvgate/kvgate#rule-kv-covers-context) | `scripts/voices.env:5` | voices: pin 6 GiB < required 7.5 GiB — _owner Prime pinned it_ | — |");
+    expect(md).toContain("| error (waived) | [`knob/one-per-deploy`](https://github.com/kvgate/kvgate#rule-knob-one-per-deploy) | — | A twice".replace("A twice", "voices: pin 6 GiB < required 7.5 GiB"));
     expect(md).toContain("`abcdef0123` |");
     expect(md).toContain("| `scripts/a b,c.env:3` | line 3: 100% bad |");
     expect(md).toContain("| fv-ml1 | 0 | 96 GiB | — | 90 GiB | 5 GiB | voices, parakeet |");
     expect(md).toContain("| fv-ml1 | 1 | 96 GiB | 1 GiB | 98 GiB | **-3 GiB** |  |");
+  });
+  test("errors before warnings before notices; rule ids link to the README; commit ids short", () => {
+    const sha = "0123456789abcdef0123456789abcdef01234567";
+    const md = summaryMarkdown({ ...mixed, units: [`${sha}..${sha.replace("0", "f")}`] });
+    const rows = md.split("\n").filter((l) => /^\| (error|warning|notice)/.test(l));
+    expect(rows.map((l) => l.split(" | ")[0]?.slice(2).split(" ")[0])).toEqual(["error", "error", "error", "error", "error", "warning", "notice"]);
+    for (const l of rows) {
+      const rule = /`([^`]+)`/.exec(l)?.[1] ?? "";
+      expect(l.split(" | ")[1]).toBe(`[\`${rule}\`](${ruleHelpUri(rule)})`);
+    }
+    expect(md).toContain("unit `0123456789..f123456789`");
+    expect(md).not.toContain(sha);
   });
   test("a pass says so and has no findings table", () => {
     const md = summaryMarkdown(resultOf([]));
@@ -179,5 +191,22 @@ describe("card rows from the kv ledger", () => {
       [1, null, null, ["r (radiance)"]],
     ]);
     expect(summaryMarkdown(resultOf([]), rows)).toContain("| h | 1 | 96 GiB | 0 B | — | — | r (radiance) |");
+  });
+});
+
+describe("what the failed step says it refused", () => {
+  test("the refused units are counted, not all units of the range", async () => {
+    const { refusedWhat } = await import("../../src/action/run.js");
+    const [a, b, c] = ["a".repeat(40), "b".repeat(40), "c".repeat(40)];
+    const findings = [
+      finding({ commit: a }),
+      finding({ commit: a, fingerprint: "fp-a2", line: 9 }),
+      finding({ commit: b, severity: "warning", rule: "env/duplicate-key" }),
+      finding({ commit: c, status: "waived", reason: "ok" }),
+    ];
+    const three = { ...resultOf(findings), units: [a, b, c] };
+    expect(refusedWhat(three)).toBe("1 of 3 deploy units");
+    expect(refusedWhat({ ...three, failOn: "warning" })).toBe("2 of 3 deploy units");
+    expect(refusedWhat({ ...resultOf(findings), units: [a] })).toBe("aaaaaaaaaa");
   });
 });

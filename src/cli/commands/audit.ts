@@ -27,7 +27,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
   const range = values.range;
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
   const pack = loadPack();
-  const repo = await openRepo(repoDirOf(values.repo));
+  const repo = await openRepo(await repoDirOf(values.repo));
   // The current policy: --config, else the working tree's kvgate.yaml.
   const policy = policyFromFile(values.config, pack) ?? (await policyOf(await repo.snapshot("worktree"), pack));
   // One git log for the whole range; only the added lines are read, never whole blobs.

@@ -19,7 +19,11 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
   return {
     async save(result) {
       const [tree, dir] = await where;
-      saveVerdict(dir, tree, verdictRecordOf(result, tree));
+      const record = verdictRecordOf(result, tree);
+      // `--repo <sub-folder>` checked part of the tree: its pass is not the tree's pass (the trailer
+      // would then vouch for files the run never read). Its fail still stands for the whole tree.
+      if (repo.prefix !== "" && record.verdict !== "fail") return;
+      saveVerdict(dir, tree, record);
     },
   };
 }

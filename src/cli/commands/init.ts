@@ -2,14 +2,14 @@
 // repository uses), a starter kvgate.yaml and .github/workflows/kvgate.yml; then the proof that the
 // hooks are live. Exit 0: live and proved; 1: not live (what to type is printed); 2: could not run.
 import { parse } from "../args.js";
-import { repoDirOf } from "../context.js";
+import { resolve } from "node:path";
 import { runInit } from "../../init/run.js";
 
 const OPTIONS = { repo: { type: "string" } } as const;
 
 export async function initCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, OPTIONS, 0);
-  const report = runInit(repoDirOf(values.repo));
+  const report = runInit(resolve(values.repo ?? process.cwd()));
   const out = [`kvgate init in ${report.root}:`, ...report.lines.map((l) => `  ${l}`)];
   if (report.notLive) {
     out.push(`NOT LIVE: the kvgate hooks do not run on your commits yet: ${report.notLive.reason}`);

@@ -1,0 +1,97 @@
+// policy-from in the Action (contract §11). With `base` (the default), the policy of the run is the
+// base commit's: its kvgate.yaml, and its .kvgateignore when it has one. A pull request that loosens
+// its own kvgate.yaml or adds fingerprints to .kvgateignore is checked under the rules it is changing,
+// so it cannot approve itself. A base that cannot be found fails the step with the fix: falling back to
+// the head's policy would hand the choice back to the change under review.
+import { readFileSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { GateError } from "../errors.js";
+import type { Repo } from "../git/index.js";
+import type { DeployUnit, Snapshot } from "../git/types.js";
+import { globFilter } from "../git/globs.js";
+import { loadPolicy } from "../config/load.js";
+import { CONFIG_NAMES, findConfig, policyFromBytes } from "../load/config.js";
+import type { Policy } from "../config/policy.js";
+import type { RulesPack } from "../rules/pack.js";
+import type { ActionInputs } from "./inputs.js";
+
+/** The files that are the policy: what a change may not loosen for itself. */
+export const POLICY_FILES: readonly string[] = [...CONFIG_NAMES, ".kvgateignore"];
+
+export const NO_BASE_HINT =
+  "give actions/checkout `fetch-depth: 0` so the default branch is there to compare with, or set the `base` input; " +
+  "to check this run under each commit's own policy instead, set `policy-from: head` knowingly";
+
+/**
+ * `snapshot` with the policy files read from `base` instead: whatever reads kvgate.yaml or
+ * .kvgateignore from a unit's snapshot (the fleet loader, the secret scan's ignore list) gets the base's.
+ */
+export function withPolicyOf(snapshot: Snapshot, base: Snapshot, files: readonly string[] = POLICY_FILES): Snapshot {
+  const isPolicy = (p: string): boolean => files.includes(p);
+  return {
+    label: snapshot.label,
+    async list(globs) {
+      const [own, theirs] = await Promise.all([snapshot.list(globs), base.list(globs)]);
+      const wanted = globs ? globFilter(globs) : null;
+      const fromBase = theirs.filter((p) => isPolicy(p) && (!wanted || wanted.matches(p)));
+      return [...own.filter((p) => !isPolicy(p)), ...fromBase].sort();
+    },
+    async read(paths) {
+      const policyPaths = paths.filter(isPolicy);
+      const [own, theirs] = await Promise.all([snapshot.read(paths.filter((p) => !isPolicy(p))), policyPaths.length > 0 ? base.read(policyPaths) : new Map<string, Buffer | null>()]);
+      const out = new Map<string, Buffer | null>();
+      for (const p of paths) out.set(p, (isPolicy(p) ? theirs.get(p) : own.get(p)) ?? null);
+      return out;
+    },
+  };
+}
+
+/** Every unit's snapshots with the base's policy files. */
+export function unitsUnderBase(units: readonly DeployUnit[], base: Snapshot): DeployUnit[] {
+  return units.map((u) => ({ ...u, after: withPolicyOf(u.after, base), before: u.before ? withPolicyOf(u.before, base) : null }));
+}
+
+export interface RunPolicy {
+  /** The policy fixed for the run; undefined: each unit's own kvgate.yaml (policy-from: head, no config input). */
+  policy: Policy | undefined;
+  /** The base snapshot whose policy files hold for every unit (policy-from: base). */
+  base: Snapshot | null;
+}
+
+export async function policyFor(
+  repo: Repo,
+  inputs: Pick<ActionInputs, "policyFrom" | "config">,
+  policyRev: string | null,
+  workspace: string,
+  pack: RulesPack,
+  log: (m: string) => void,
+): Promise<RunPolicy> {
+  if (inputs.policyFrom === "base") {
+    if (policyRev === null) {
+      throw new GateError("policy-from: base, but there is no base commit to read the policy from (kvgate.yaml, .kvgateignore)", {
+        hint: NO_BASE_HINT,
+      });
+    }
+    const names = inputs.config ? [inputs.config] : [...CONFIG_NAMES];
+    const at = policyRev.slice(0, 12);
+    const base = await repo.snapshot(policyRev);
+    const found = await findConfig(base, names);
+    const ignore = (await base.read([".kvgateignore"])).get(".kvgateignore");
+    const ignoreNote = ignore ? " and its .kvgateignore" : "";
+    if (found.text !== null) {
+      log(`kvgate: policy from ${found.file}${ignoreNote} at the base commit ${at}`);
+      return { policy: loadPolicy(found.text, `${found.file} (at ${at})`, pack), base };
+    }
+    log(`kvgate: the base commit ${at} has no ${names.join(" or ")}: the defaults apply${ignoreNote ? `, with its .kvgateignore` : ""}`);
+    return { policy: loadPolicy(null, found.file, pack), base };
+  }
+  if (inputs.config === null) return { policy: undefined, base: null };
+  const file = isAbsolute(inputs.config) ? inputs.config : resolve(workspace, inputs.config);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    throw new GateError(`cannot read the config input ${inputs.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: "name a kvgate.yaml path relative to the repository root" });
+  }
+  return { policy: policyFromBytes(bytes, inputs.config, pack), base: null };
+}

@@ -1,0 +1,138 @@
+// `kvgate <command> --help` (or `kvgate help <command>`): that command's usage line and its flags,
+// each with what it does. The global `kvgate --help` (./usage.ts) lists the commands.
+import { FORMATS, REPORTERS } from "../report/index.js";
+
+const REPO = "  --repo DIR         the repository (or a folder inside one: read as a fleet of its own); default: the\n                     top level of the repository holding the current folder";
+const CONFIG = "  --config FILE      use this kvgate.yaml instead of the repository's";
+const OUTPUT = "  --output FILE      write the report to FILE instead of stdout";
+const SINCE = "  --since T, --until T\n                     only what happened in [T, T) (a date or an ISO timestamp)";
+
+const HELP: Record<string, string> = {
+  check: `usage: kvgate check [--staged | --commit REV | --range A..B | --all] [options]
+
+Gates a change: what it introduces that the rules refuse. Exit 0 pass, 1 refused, 2 could not run.
+
+what to check (one of):
+  --staged           the staged change (the default; what the pre-commit hook runs)
+  --commit REV       one commit, against its first parent
+  --range A..B       each commit of A..B (A...B: the commits of B since the merge base)
+  --all              every file of the tree, every finding (also a folder that is not a repository)
+options:
+  --unit commit|range
+                     with --range: each commit a deploy unit (default), or the range as one (squash merges)
+${REPO}
+${CONFIG}
+  --format F         ${FORMATS.join(", ")} (default text):
+${FORMATS.map((f) => `                       ${f.padEnd(7)} ${REPORTERS[f].describe}`).join("\n")}
+${OUTPUT}
+  --fail-on error|warning|never
+                     the lowest severity of an open finding that refuses (default error)
+  -h, --help         this text
+`,
+  audit: `usage: kvgate audit --range A..B [options]
+
+Re-scans each commit of the range for secrets with the current policy and classifies it: clean,
+exempt-only, secret-landed, bypass, verdict-mismatch. Exit 1 when a secret landed or the gate was bypassed.
+
+options:
+  --range A..B       the commits to audit (required)
+${REPO}
+${CONFIG}
+  --format text|json (default text)
+${OUTPUT}
+  -h, --help         this text
+`,
+  explain: `usage: kvgate explain [SERVICE] [options]
+
+The sizing tables of the working tree: each service's settings and where each came from, the KV
+arithmetic, every card's memory, radiance funding and the TTM ledger.
+
+options:
+  SERVICE            only this service
+${REPO}
+${CONFIG}
+  --format text|json (default text)
+  -h, --help         this text
+`,
+  plan: `usage: kvgate plan [--host H] [options]
+
+The proven-optimal layout of a host's seats over its cards, and the moves to get there.
+
+options:
+  --host H           only this host (default: every host with something to move)
+${REPO}
+${CONFIG}
+  --format text|json (default text)
+  -h, --help         this text
+`,
+  init: `usage: kvgate init [--repo DIR]
+
+Installs the hooks (husky, the pre-commit framework or plain git, whichever the repository uses), a
+starter kvgate.yaml and .github/workflows/kvgate.yml, then proves the hooks live on a canary commit.
+Exit 0 live, 1 not live (the fix is printed), 2 could not run.
+
+options:
+  --repo DIR         the repository (default: the one holding the current folder)
+  -h, --help         this text
+`,
+  hook: `usage: kvgate hook prepare-commit-msg FILE [SOURCE [SHA]]
+
+Run by git as the prepare-commit-msg hook: adds the Kvgate-Verdict trailer (and a
+Kvgate-Allowed-Secret trailer per secret the override let through) from the verdict \`check --staged\`
+recorded for the tree being committed.
+
+options:
+  -h, --help         this text
+`,
+  schema: `usage: kvgate schema
+
+Prints the JSON Schema of kvgate.yaml (for editors and validators).
+
+options:
+  -h, --help         this text
+`,
+  rules: `usage: kvgate rules [--format text|json|markdown]
+
+Every rule id with its default severity and what it refuses or reports.
+
+options:
+  --format text|json|markdown (default text)
+  -h, --help         this text
+`,
+  usage: `usage: kvgate usage (--litellm FILE... | --litellm-db postgresql://…) [options]
+
+What each service's LiteLLM traffic was, and the context, KV and output cap it needs.
+
+options:
+  --litellm FILE...  LiteLLM spend logs (JSON lines, a JSON array or CSV), one or more
+  --litellm-db URL   LiteLLM's PostgreSQL instead (aggregated in SQL)
+${SINCE}
+  --format text|json (default text)
+${REPO}
+${CONFIG}
+  -h, --help         this text
+`,
+  observe: `usage: kvgate observe --metrics FILE... [options]
+
+GPU memory at boot and at plateau, per card, from nvidia-smi CSV, DCGM (Prometheus range-query JSON)
+or Beszel records.
+
+options:
+  --metrics FILE...  the GPU metrics, one or more files (required)
+  --host H           the host the metrics are of
+${SINCE}
+  --format text|json|svg (default text)
+${OUTPUT}
+  --write FILE       also write the observed figures for the gate to read
+${REPO}
+${CONFIG}
+  -h, --help         this text
+`,
+};
+
+/** The help of one command, or null for a name that is not a command. */
+export function commandHelp(name: string): string | null {
+  return HELP[name] ?? null;
+}
+
+export const HELP_COMMANDS: readonly string[] = Object.keys(HELP);
