@@ -3,7 +3,7 @@
 // then depends on who booted first.
 import { defineCheck } from "./define.js";
 import { cardUsage, usageOfCard } from "../kv/card-usage.js";
-import { kvData, placeOf, setPin, vllmSeats } from "../kv/seat.js";
+import { kvData, pinFix, placeOf, setPin, vllmSeats } from "../kv/seat.js";
 
 export const kvUnpinnedSharedCard = defineCheck({
   id: "kv/unpinned-shared-card",
@@ -31,6 +31,7 @@ export const kvUnpinnedSharedCard = defineCheck({
           neighbours: shared.entries.filter((e) => e.name !== seat.name).map((e) => e.name),
           utilization: seat.utilization,
           set: seat.required === null ? null : setPin(seat, seat.required),
+          ...(seat.required === null ? {} : { fix: pinFix(seat, seat.required) }),
         },
       }];
     });
