@@ -32,7 +32,7 @@ function escapeRe(s: string): string {
 /** Where a key's value sits on one line: `KEY=v` (env line, lineinfile line), `KEY: v` (YAML env map), `--flag v` / `--flag=v`. */
 function pattern(key: string): RegExp {
   const k = escapeRe(key);
-  if (key.startsWith("-")) return new RegExp(String.raw`(^|[\s"'\[,])(${k})(=|\s+)(${TOKEN})`, "g");
+  if (key.startsWith("-")) return new RegExp(String.raw`(^|[\s"'\[,=])(${k})(=|\s+)(${TOKEN})`, "g");
   return new RegExp(String.raw`(^|[^A-Za-z0-9_-])((?:export\s+)?${k}\s*(?:=|:\s+)\s*)(${TOKEN})?`, "g");
 }
 

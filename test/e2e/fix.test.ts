@@ -254,3 +254,18 @@ describe("check --fix", () => {
   });
 });
 
+
+describe("advice in the spelling the file uses", () => {
+  test("plan moves a seat whose file uses CUDA_VISIBLE_DEVICES with CUDA_VISIBLE_DEVICES=, never GPU=", async () => {
+    const { repo } = await fleetRepo(made);
+    for (const [path, text] of Object.entries(fleetFiles())) {
+      if (path.startsWith("scripts/") && path.endsWith(".env") && path !== FRANK) repo.write(path, text.replace(/^(export )?GPU=/m, "$1CUDA_VISIBLE_DEVICES="));
+    }
+    const json = JSON.parse(kvgate(["plan", "--host", "fv-ml1", "--format", "json"], { cwd: repo.dir }).stdout);
+    const seatMoves = json.moves.filter((m: { kind: string }) => m.kind === "seat");
+    expect(seatMoves.length).toBeGreaterThan(0);
+    const text = kvgate(["plan", "--host", "fv-ml1"], { cwd: repo.dir }).stdout;
+    for (const m of seatMoves) expect(text).toContain(`set CUDA_VISIBLE_DEVICES=${m.to} in scripts/${m.name}.env`);
+    expect(text).not.toContain("set GPU=");
+  });
+});
