@@ -47,8 +47,11 @@ function unquote(token: string): string {
   return /^(['"]).*\1$/s.test(token) ? token.slice(1, -1) : token;
 }
 
-/** Replaces the key's last value on the line; null when the line does not set the key. */
-function editLine(line: string, key: string, value: string): { line: string; from: string } | null {
+/** A value written through a variable (`{{ coder_ctx }}`, `${CTX}`): the number lives where the variable is set. */
+const TEMPLATED = /\{\{|\{%|\$\{?[A-Za-z_]/;
+
+/** Replaces the key's last value on the line; null when the line does not set the key; `templated` when its value is a variable. */
+function editLine(line: string, key: string, value: string): { line: string; from: string } | "templated" | null {
   const re = pattern(key);
   let last: RegExpExecArray | null = null;
   for (let m = re.exec(line); m; m = re.exec(line)) {
@@ -58,6 +61,7 @@ function editLine(line: string, key: string, value: string): { line: string; fro
   if (!last) return null;
   const flag = key.startsWith("-");
   const old = (flag ? last[4] : last[3]) ?? "";
+  if (TEMPLATED.test(old) || TEMPLATED.test(line.slice(last.index + last[0].length, last.index + last[0].length + 3))) return "templated";
   const head = flag ? `${last[1]}${last[2]}${last[3]}` : `${last[1]}${last[2]}`;
   const start = last.index;
   const end = start + last[0].length;
@@ -85,18 +89,26 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
   const applied: AppliedFix[] = [];
   const failed: FailedFix[] = [];
   for (const fix of fixes) {
+    let templated = false;
     const tryAt = (i: number): boolean => {
       const src = lines[i];
       if (src === undefined || isComment(src)) return false;
       const r = editLine(src, fix.key, fix.value);
+      if (r === "templated") {
+        templated = true;
+        return true;
+      }
       if (!r) return false;
       lines[i] = r.line;
       applied.push({ fix, line: i + 1, from: r.from, to: fix.value });
       return true;
     };
-    if (fix.line !== null && tryAt(fix.line - 1)) continue;
-    let done = false;
+    let done = fix.line !== null && tryAt(fix.line - 1);
     for (let i = lines.length - 1; i >= 0 && !done; i--) done = tryAt(i);
+    if (templated) {
+      failed.push({ fix, why: `${path} sets ${fix.key} through a variable: set ${fix.value} where the variable is defined` });
+      continue;
+    }
     if (done) continue;
     if (!fix.key.startsWith("-") && path.endsWith(".env")) {
       // A new KEY=value line at the end, after the last line's ending (added when the file has none).

@@ -39,6 +39,16 @@ describe("applyFixes", () => {
     expect(r.failed).toEqual([{ fix: fix("MAX_MODEL_LEN", "40960", 1, "playbooks/p.yml"), why: "playbooks/p.yml does not set MAX_MODEL_LEN any more" }]);
   });
 
+  test.each([
+    ["a Jinja variable", '        line: "MAX_MODEL_LEN={{ coder_ctx | int }}"\n'],
+    ["a compose variable", "      - --max-model-len=${CTX:-40960}\n"],
+  ])("a value written through %s is not overwritten: reported, text unchanged", (_name, text) => {
+    const key = text.includes("--max-model-len") ? "--max-model-len" : "MAX_MODEL_LEN";
+    const r = applyFixes(text, "playbooks/p.yml", [fix(key, "32768", 1, "playbooks/p.yml")]);
+    expect(r.text).toBe(text);
+    expect(r.failed.map((f) => f.why)).toEqual([`playbooks/p.yml sets ${key} through a variable: set 32768 where the variable is defined`]);
+  });
+
   test("a flag no line carries is not invented", () => {
     const r = applyFixes("A=1\n", "scripts/a.env", [fix("--gpu-memory-utilization", "0.5", 1)]);
     expect([r.text, r.applied.length, r.failed.length]).toEqual(["A=1\n", 0, 1]);
