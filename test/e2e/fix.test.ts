@@ -139,6 +139,13 @@ const SCENARIOS: Scenario[] = [
     fix: { file: FRANK, key: "HOST_POOL_MIB", value: "48128" },
   },
   {
+    // frank-archon is funded below 100 % at the committed values: cutting MAX_SEQS is not the lever.
+    name: "radiance/demand-cut: a demand cut on an under-funded endpoint puts the demand back",
+    rule: "radiance/demand-cut",
+    change: (r) => set(r, FRANK, { MAX_SEQS: "4" }),
+    fix: { file: FRANK, key: "MAX_SEQS", value: "8" },
+  },
+  {
     name: "ttm/ledger: TTM_MIN_MIB 97,791 under the 97,791.68 ledger goes to 97,792",
     rule: "ttm/ledger",
     change: (r) => set(r, FRANK, { TTM_MIN_MIB: "97791" }),
