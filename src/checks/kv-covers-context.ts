@@ -8,6 +8,7 @@ import { cardUsage } from "../kv/card-usage.js";
 import { compact, formatInt, size } from "../kv/format.js";
 import { contextThatFits, pinRaiseFits } from "../fix/kv-room.js";
 import { settingFix } from "../fix/setting.js";
+import { outputCapOf } from "../kv/yarn.js";
 import { showFix, type ValueFix } from "../fix/types.js";
 
 type Data = { name: string; pinned_bytes: number; required_bytes: number; formula: string; fix?: ValueFix; fix_kind: "pin" | "context" | "none" };
@@ -37,7 +38,9 @@ export const kvCoversContext = defineCheck({
         kind = "pin";
       } else {
         const len = contextThatFits(seat, ctx.policy.kv.round_bytes);
-        fix = len === null ? null : settingFix(ctx.pack, seat.service, "max_model_len", len);
+        // Below the output cap, gen/output-cap would refuse the lower context: no single value fixes it then.
+        const cap = outputCapOf(seat.service)?.cap;
+        fix = len === null || (cap !== undefined && cap > len) ? null : settingFix(ctx.pack, seat.service, "max_model_len", len);
         kind = fix ? "context" : "none";
       }
       return [{
