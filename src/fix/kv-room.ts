@@ -1,16 +1,18 @@
-// Whether a bigger KV pin still leaves every card of the seat passing: gpu/fits (the card's spare
+// Whether a bigger KV pin (or a first one) still leaves every card of the seat passing: gpu/fits (the card's spare
 // stays ≥ 0) and kv/boot-check of each neighbouring seat (a neighbour booting last must still find
 // utilization × total free). A pin fix that fails either would trade one refusal for another.
 import type { CardUsage } from "../kv/card-usage.js";
 import { footprintOf, usageOfCard } from "../kv/card-usage.js";
-import type { VllmSeat } from "../kv/seat.js";
+import { seatFootprint, type VllmSeat } from "../kv/seat.js";
 import { requiredKv } from "../kv/bytes.js";
 
 export function pinRaiseFits(usages: CardUsage[], seat: VllmSeat, newPin: number): boolean {
-  const delta = newPin - (seat.pinned ?? 0);
   for (const index of seat.cards) {
     const card = usageOfCard(usages, seat.host, index);
     if (!card || card.ledgerSized) continue;
+    // What the seat holds now (an unpinned seat: utilization × total) against weights + pin + overhead.
+    const delta = (seat.weights ?? 0) + newPin + seat.overhead - seatFootprint(seat, { totalBytes: card.total_bytes });
+    if (delta <= 0) continue; // holding less can break nothing
     if (card.spare_bytes - delta < 0) return false;
     for (const e of card.entries) {
       if (e.kind !== "seat" || e.name === seat.name) continue;
