@@ -4,14 +4,30 @@ import { defineCheck } from "./define.js";
 import { cardUsage, footprintOf, usageOfCard } from "../kv/card-usage.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
 import { size } from "../kv/format.js";
+import { settingFix } from "../fix/setting.js";
+import { showFix, type ValueFix } from "../fix/types.js";
+
+type Data = { name: string; host: string; gpu: number; utilization: number; total_bytes: number; asked_bytes: number; others_bytes: number; free_bytes: number; others: string; max_utilization: number; min_utilization: number; fix?: ValueFix };
+
+/**
+ * Lowering utilization is the fix only while the seat's own footprint still fits in what it asks
+ * (weights + pin + overhead; unpinned: weights + required KV + overhead): below that vLLM cannot load
+ * it at all, and 0 is not a utilization vLLM accepts. Otherwise the card is over-full and the fix is
+ * to move a seat or shrink a neighbour, not a number.
+ */
+const advice = (d: Data): string =>
+  d.fix
+    ? `set ${showFix(d.fix)} or lower, down to ${d.min_utilization} (the KV pin still sizes the cache)`
+    : `no utilization fits: the seat needs at least ${d.min_utilization} of the card, the neighbours leave ${d.max_utilization}; move a seat off ${d.host} gpu ${d.gpu} (kvgate plan --host ${d.host}) or shrink a neighbour`;
+
 
 export const kvBootCheck = defineCheck({
   id: "kv/boot-check",
   severity: "error",
   description: "A vLLM seat on a shared card asks for utilization × total, more than its neighbours leave free.",
   messages: {
-    boot: (d: { name: string; host: string; gpu: number; utilization: number; total_bytes: number; asked_bytes: number; others_bytes: number; free_bytes: number; others: string; max_utilization: number }) =>
-      `${d.name}: vLLM boots only with ${d.utilization} × ${size(d.total_bytes)} = ${size(d.asked_bytes)} free on ${d.host} gpu ${d.gpu}, but its neighbours hold ${size(d.others_bytes)} (${d.others}), leaving ${size(d.free_bytes)}: booting last it fails; set GPU_MEMORY_UTILIZATION=${d.max_utilization} or lower (the KV pin still sizes the cache)`,
+    boot: (d: Data) =>
+      `${d.name}: vLLM boots only with ${d.utilization} × ${size(d.total_bytes)} = ${size(d.asked_bytes)} free on ${d.host} gpu ${d.gpu}, but its neighbours hold ${size(d.others_bytes)} (${d.others}), leaving ${size(d.free_bytes)}: booting last it fails; ${advice(d)}`,
   },
   run(ctx) {
     const usages = cardUsage(ctx.after, ctx.policy, ctx.pack);
@@ -24,6 +40,10 @@ export const kvBootCheck = defineCheck({
         const asked = Math.round(seat.utilization * l.total_bytes);
         const free = l.total_bytes - othersBytes;
         if (asked <= free) continue;
+        const maxUtil = Math.max(0, Math.floor((free / l.total_bytes) * 100 + 1e-9) / 100);
+        const own = (seat.weights ?? 0) + (seat.pinned ?? seat.required ?? 0) + seat.overhead;
+        const minUtil = Math.ceil((own / l.total_bytes) * 100 - 1e-9) / 100;
+        const fix = maxUtil > 0 && maxUtil >= minUtil ? settingFix(ctx.pack, seat.service, "gpu_memory_utilization", maxUtil) : null;
         return [{
           message: "boot" as const,
           service: seat.name,
@@ -39,7 +59,9 @@ export const kvBootCheck = defineCheck({
             others_bytes: othersBytes,
             free_bytes: free,
             others: others.map((e) => `${e.name} ${footprintOf(e) === null ? "?" : size(footprintOf(e) as number)}`).join(", "),
-            max_utilization: Math.max(0, Math.floor((free / l.total_bytes) * 100 + 1e-9) / 100),
+            max_utilization: maxUtil,
+            min_utilization: minUtil,
+            ...(fix ? { fix } : {}),
           },
         }];
       }

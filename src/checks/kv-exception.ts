@@ -1,7 +1,7 @@
 // kv/exception: a seat listed under kv.seats with `pinned` carries its owner's number; the env file
 // must pin exactly that, so a change to it goes through the owner, not through a passing check.
 import { defineCheck, type Report } from "./define.js";
-import { kvData, placeOf, setPin, vllmSeats } from "../kv/seat.js";
+import { kvData, pinFix, placeOf, setPin, vllmSeats } from "../kv/seat.js";
 import { size } from "../kv/format.js";
 
 const messages = {
@@ -23,7 +23,7 @@ export const kvException = defineCheck({
       const owner = seat.policy?.pinned_bytes;
       if (owner === undefined || seat.pinned === owner) return [];
       const by = seat.policy?.by ?? "the seat's owner";
-      const data = { ...kvData(seat), name: seat.name, owner_bytes: owner, by, set: setPin(seat, owner) };
+      const data = { ...kvData(seat), name: seat.name, owner_bytes: owner, by, set: setPin(seat, owner), fix: pinFix(seat, owner) };
       if (seat.pinned === null) return [{ message: "unpinned" as const, service: seat.name, ...placeOf(seat), data }];
       return [{ message: "differs" as const, service: seat.name, ...placeOf(seat, "kv_pin"), data }];
     });

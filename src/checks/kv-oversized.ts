@@ -1,7 +1,7 @@
 // kv/oversized: a pin a whole rounding step (or more) above the requirement holds memory the card's
 // other seats could use. Owner-pinned seats are the owner's number and are not second-guessed.
 import { defineCheck } from "./define.js";
-import { kvData, placeOf, setPin, vllmSeats } from "../kv/seat.js";
+import { kvData, pinFix, placeOf, setPin, vllmSeats } from "../kv/seat.js";
 import { size } from "../kv/format.js";
 
 export const kvOversized = defineCheck({
@@ -20,7 +20,7 @@ export const kvOversized = defineCheck({
         message: "oversized" as const,
         service: seat.name,
         ...placeOf(seat, "kv_pin"),
-        data: { ...kvData(seat), name: seat.name, release_bytes: seat.pinned - seat.required, set: setPin(seat, seat.required) },
+        data: { ...kvData(seat), name: seat.name, release_bytes: seat.pinned - seat.required, set: setPin(seat, seat.required), fix: pinFix(seat, seat.required) },
       }];
     });
   },

@@ -1,7 +1,10 @@
 // playbook/drift: a playbook the change touches deploys a value the committed env file does not hold,
 // so the repository no longer says what runs. Values of secret-looking keys are never shown.
+// The change that causes the drift answers for it: an env-only commit that moves a value a committed
+// playbook (not in the change) still deploys the old way is reported on that commit, at the env line.
 import { engineSpec } from "../model/engine.js";
-import { defineCheck, type Report } from "./define.js";
+import { defineCheck, type CheckContext, type Report } from "./define.js";
+import type { ParsedEnv } from "../model/types.js";
 import { playbooksInUnit } from "../model/playbooks.js";
 import { driftOf, settingKeysOf } from "../playbook/drift.js";
 
@@ -23,6 +26,8 @@ const messages = {
     `${d.playbook} removes ${d.key} from ${d.service}, but ${d.env_file} still sets it${d.committed_value === undefined ? "" : ` (${shown(d.committed_value)})`}: delete it from ${d.env_file} too, or keep it in the playbook`,
   added: (d: Data) =>
     `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, which ${d.env_file} does not set: add it to ${d.env_file}`,
+  "env-moved": (d: Data) =>
+    `${d.env_file} ${d.committed_value === null ? `no longer sets ${d.key}` : `now sets ${d.key}${d.committed_value === undefined ? "" : `=${shown(d.committed_value)}`}`}, but ${d.playbook} (not in this change) still deploys ${d.playbook_value === undefined ? "another value" : shown(d.playbook_value)} to ${d.service}: change ${d.playbook} in the same commit, or keep the value it deploys`,
   "no-env": (d: Data) =>
     `${d.playbook} deploys ${d.service}, but ${d.env_file} is not in the repository: commit the env file the playbook writes, so kvgate can size it`,
 };
@@ -55,6 +60,38 @@ export const playbookDrift = defineCheck({
         }
       }
     }
+    out.push(...envMoved(ctx));
     return out;
   },
 });
+
+/** Drifts an env change opens against playbooks the change does not touch: new ones only (the key did not drift before). */
+function envMoved(ctx: CheckContext): Report<typeof messages>[] {
+  if (!ctx.before) return [];
+  const before = ctx.before;
+  const inUnit = new Set(playbooksInUnit(ctx).map((p) => p.path));
+  const changed = new Set(ctx.unit.files.map((f) => f.path));
+  const out: Report<typeof messages>[] = [];
+  for (const read of ctx.after.playbooks ?? []) {
+    if (inUnit.has(read.path)) continue;
+    for (const deploy of read.deploys) {
+      const now = ctx.after.services.find((s) => s.name === deploy.service);
+      const was = before.services.find((s) => s.name === deploy.service);
+      if (!now || !was || !changed.has(now.file)) continue;
+      const old = new Set(driftOf(deploy, was.env, settingKeysOf(engineSpec(ctx.pack, was.engine))).map((d) => d.key));
+      for (const d of driftOf(deploy, now.env, settingKeysOf(engineSpec(ctx.pack, now.engine)))) {
+        if (old.has(d.key)) continue;
+        const hide = SECRET_KEY.test(d.key);
+        const data: Data & Record<string, unknown> = { playbook: read.path, service: deploy.service, env_file: now.file, key: d.key, playbook_line: d.line, ...(hide ? {} : { playbook_value: d.playbookValue, committed_value: d.committedValue }) };
+        out.push({ message: "env-moved", data, file: now.file, line: envLineOf(now.env, d.key) ?? d.line, service: deploy.service, key: `env:${d.key}` });
+      }
+    }
+  }
+  return out;
+}
+
+/** The line of the env file that sets a key (or the last flag of that name). */
+function envLineOf(env: ParsedEnv, key: string): number | null {
+  if (key.startsWith("-")) return [...env.flags].reverse().find((f) => f.name === key)?.line ?? null;
+  return env.entries.get(key)?.line ?? null;
+}

@@ -8,7 +8,7 @@ const messages = {
   problem: (d: { message: string }) => `ledger facts: ${d.message}`,
   cards: (d: { cards: number; expected: number; from: string }) =>
     `the ledger facts list ${d.cards} card${d.cards === 1 ? "" : "s"} but the endpoint runs on ${d.expected} (${d.from}): list every card's facts, the smallest card is the budget`,
-  missing: (d: { file: string }) => `no ledger facts file ${d.file}: funding is not checked; write it from the last boot ledger (contract section 6)`,
+  missing: (d: { file: string }) => `no ledger facts file ${d.file}: funding is not checked; write it from the last boot ledger (README#rule-radiance-ledger-facts)`,
 };
 type R = Report<typeof messages>;
 

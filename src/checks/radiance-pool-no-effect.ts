@@ -5,6 +5,8 @@ import { defineCheck } from "./define.js";
 import { changedPairs, ledgerEntry, lineOf } from "../radiance/settings.js";
 import { fundingFromInputs, fundingInputsOf } from "../radiance/funding.js";
 import { formatInt } from "../units/bytes.js";
+import { settingFix } from "../fix/setting.js";
+import { showFix, type ValueFix } from "../fix/types.js";
 
 type Data = {
   host_pool_before_mib: number;
@@ -15,6 +17,7 @@ type Data = {
   demand_tokens: number;
   funded: number;
   reason: "plane-on-host" | "demand-met" | "floor-capped";
+  fix?: ValueFix;
 }
 
 const why: Record<Data["reason"], (d: Data) => string> = {
@@ -29,7 +32,7 @@ export const radiancePoolNoEffect = defineCheck({
   description: "HOST_POOL_MIB rose but the KV cache did not: the extra pinned RAM buys nothing.",
   messages: {
     none: (d: Data) =>
-      `HOST_POOL_MIB rises ${formatInt(d.host_pool_before_mib)} → ${formatInt(d.host_pool_mib)} but no card's kv grows: ${why[d.reason](d)}; keep HOST_POOL_MIB at ${formatInt(d.host_pool_before_mib)}, the extra pinned RAM buys nothing`,
+      `HOST_POOL_MIB rises ${formatInt(d.host_pool_before_mib)} → ${formatInt(d.host_pool_mib)} but no card's kv grows: ${why[d.reason](d)}; keep ${d.fix ? showFix(d.fix) : `HOST_POOL_MIB at ${formatInt(d.host_pool_before_mib)}`}, the extra pinned RAM buys nothing`,
   },
   run(ctx) {
     return changedPairs(ctx.before, ctx.after, (s) => sizesKvByLedger(ctx.pack, s)).flatMap(({ before, after }) => {
@@ -53,6 +56,8 @@ export const radiancePoolNoEffect = defineCheck({
         funded: now.funded,
         reason,
       };
+      const fix = settingFix(ctx.pack, after, "host_pool_mib", b.inputs.host_pool_mib);
+      if (fix) data.fix = fix;
       return [{ message: "none" as const, service: after.name, file: after.file, line: lineOf(after, "host_pool_mib"), data }];
     });
   },

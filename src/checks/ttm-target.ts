@@ -5,14 +5,16 @@ import { ledgerSizedServices, lineOf } from "../radiance/settings.js";
 import { ttmLedgerOf } from "../radiance/ttm.js";
 import { ttmData, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
+import { settingFix } from "../fix/setting.js";
+import { showFix, type ValueFix } from "../fix/types.js";
 
 export const ttmTarget = defineCheck({
   id: "ttm/target",
   severity: "error",
   description: "TTM_TARGET_MIB of a radiance endpoint is below TTM_MIN_MIB + ttm.slack_mib.",
   messages: {
-    low: (d: TtmData & { target_required_mib: number }) =>
-      `TTM_TARGET_MIB ${formatInt(d.ttm_target_mib ?? 0)} is below TTM_MIN_MIB ${formatInt(d.ttm_min_mib ?? 0)} + ${formatInt(d.slack_mib)} MiB slack: set TTM_TARGET_MIB to ${formatInt(d.target_required_mib)} or more`,
+    low: (d: TtmData & { target_required_mib: number; fix?: ValueFix }) =>
+      `TTM_TARGET_MIB ${formatInt(d.ttm_target_mib ?? 0)} is below TTM_MIN_MIB ${formatInt(d.ttm_min_mib ?? 0)} + ${formatInt(d.slack_mib)} MiB slack: ${d.fix ? `set ${showFix(d.fix)} or more` : `set TTM_TARGET_MIB to ${formatInt(d.target_required_mib)} or more`}`,
   },
   run(ctx) {
     return ledgerSizedServices(ctx.after, ctx.pack).flatMap((s) => {
@@ -20,7 +22,8 @@ export const ttmTarget = defineCheck({
       if (!r.ok) return [];
       const { ttm_min_mib: min, ttm_target_mib: target, slack_mib: slack } = r.ledger;
       if (min === null || target === null || target >= min + slack) return [];
-      const data = { ...ttmData(r.ledger), target_required_mib: min + slack };
+      const fix = settingFix(ctx.pack, s, "ttm_target_mib", Math.ceil(min + slack));
+      const data = { ...ttmData(r.ledger), target_required_mib: min + slack, ...(fix ? { fix } : {}) };
       return [{ message: "low" as const, service: s.name, file: s.file, line: lineOf(s, "ttm_target_mib"), data }];
     });
   },

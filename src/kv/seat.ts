@@ -8,6 +8,7 @@ import { sizesKvPerSeat } from "../model/engine.js";
 import { MiB } from "../units/bytes.js";
 import { bytesPerToken, requiredKv, type PerToken } from "./bytes.js";
 import { compact, formatInt, size } from "./format.js";
+import { showFix, type ValueFix } from "../fix/types.js";
 
 export interface VllmSeat {
   service: Service;
@@ -114,9 +115,14 @@ export function placeOf(seat: VllmSeat, setting?: string): { file: string; line:
   return o ? { file: o.file, line: o.line } : { file: seat.service.file, line: 1 };
 }
 
-/** How to set the pin, in the spelling the file already uses: `KV_CACHE_MEMORY_BYTES=8053063680 (7.5GiB)`. */
-export function setPin(seat: VllmSeat, bytes: number): string {
+/** The pin fix in the spelling the file already uses: its flag when a flag sets it, else KV_CACHE_MEMORY_BYTES. */
+export function pinFix(seat: VllmSeat, bytes: number): ValueFix {
   const o = originOf(seat, "kv_pin");
-  if (o && o.source === "flag") return `${o.name.startsWith("--kv-cache-memory") ? "--kv-cache-memory-bytes" : o.name} ${bytes} (${compact(bytes)})`;
-  return `KV_CACHE_MEMORY_BYTES=${bytes} (${compact(bytes)})`;
+  if (o) return { file: o.file, line: o.line, key: o.name, value: String(bytes) };
+  return { file: seat.service.file, line: null, key: "KV_CACHE_MEMORY_BYTES", value: String(bytes) };
+}
+
+/** How to set the pin, as the fix writes it: `KV_CACHE_MEMORY_BYTES=8053063680 (7.5GiB)`. */
+export function setPin(seat: VllmSeat, bytes: number): string {
+  return `${showFix(pinFix(seat, bytes))} (${compact(bytes)})`;
 }

@@ -80,7 +80,7 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
   if (gpu) {
     const parts = gpu.value.split(",").map((s) => s.trim()).filter((s) => s !== "");
     if (parts.every((p) => /^\d+$/.test(p))) service.gpus = parts.map(Number);
-    else service.invalid.push({ name: "gpu", raw: gpu.value, origin: gpu.origin, message: `"${gpu.value}" is not a card list: write GPU=0 or GPU=0,1` });
+    else service.invalid.push({ name: "gpu", raw: gpu.value, origin: gpu.origin, message: `"${gpu.value}" is not a card list: write ${gpu.origin.name}=0 or ${gpu.origin.name}=0,1` });
     service.origins.gpus = gpu.origin;
   }
   const model = firstOf(parsed, ["MODEL"], ["--model"]) ?? servedModel(parsed);

@@ -82,7 +82,7 @@ export function parseLedgerFacts(text: string, file: string): ParseLedger {
     return { ok: false, problems: [{ line: 1, path: "", message: `not valid YAML: ${(e as Error).message}` }] };
   }
   if (value === null || value === undefined) {
-    return { ok: false, problems: [{ line: 1, path: "", message: `the ledger facts file is empty: write ${requiredKeys()} (contract section 6)` }] };
+    return { ok: false, problems: [{ line: 1, path: "", message: `the ledger facts file is empty: write ${requiredKeys()} from the last boot ledger` }] };
   }
   const parsed = LedgerFactsSchema.safeParse(value);
   const problems: LedgerProblem[] = [];

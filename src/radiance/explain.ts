@@ -49,7 +49,7 @@ export function explainRadiance(after: RadianceSide, before: RadianceSide | null
   const text: string[] = [];
   const entry = after.ledger;
   const ledgerFile = entry?.file ?? ledgerPathOf(policy.ledgers, after.service.name);
-  if (!entry) problems.push(`no ledger facts file ${ledgerFile}: write it from the last boot ledger to see the funding (contract section 6)`);
+  if (!entry) problems.push(`no ledger facts file ${ledgerFile}: write it from the last boot ledger to see the funding (README#rule-radiance-ledger-facts)`);
   else if (!entry.ok) problems.push(...entry.problems.map((p) => formatLedgerProblem(entry.file, p)));
 
   const f = fundingSides(after, before);

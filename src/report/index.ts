@@ -11,7 +11,7 @@ export type { ReportContext, Reporter } from "./reporter.js";
 
 export const REPORTERS = {
   text: { describe: "the terminal: one line when all passes, else every finding by file and the counts", report: formatText },
-  json: { describe: "the result as JSON (contract section 10)", report: formatJson },
+  json: { describe: "the result as JSON: verdict, counts, and each finding with its numbers (data)", report: formatJson },
   sarif: { describe: "SARIF 2.1.0, for GitHub code scanning and other viewers", report: formatSarif },
   github: { describe: "GitHub workflow commands: an annotation per finding, outside the Action", report: formatGithubCommands },
 } as const satisfies Record<string, { describe: string; report: Reporter }>;

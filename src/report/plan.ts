@@ -1,8 +1,14 @@
 // The text of `kvgate plan`: the layout per card, the moves, and how to make each (which file to edit).
-import type { FleetState } from "../model/types.js";
+import type { FleetState, Service } from "../model/types.js";
 import type { PlanResult } from "../plan/types.js";
 import { size } from "../kv/format.js";
 import { COLORS, PLAIN } from "./color.js";
+
+/** The key the file moves the seat with: the one it uses (CUDA_VISIBLE_DEVICES, `export GPU`), else GPU. */
+function gpuKeyOf(service: Service | undefined): string {
+  const name = service?.origins.gpus?.name;
+  return name === "CUDA_VISIBLE_DEVICES" || name === "NVIDIA_VISIBLE_DEVICES" ? name : "GPU";
+}
 
 export function renderPlan(result: PlanResult, state: FleetState, opts: { color: boolean }): string {
   const p = opts.color ? COLORS : PLAIN;
@@ -20,8 +26,8 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
   else {
     out.push("  moves:");
     for (const m of result.moves) {
-      const file = m.kind === "seat" ? state.services.find((s) => s.name === m.name)?.file : undefined;
-      const how = m.kind === "seat" ? `set GPU=${m.to}${file ? ` in ${file}` : ""}` : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
+      const service = m.kind === "seat" ? state.services.find((s) => s.name === m.name) : undefined;
+      const how = m.kind === "seat" ? `set ${gpuKeyOf(service)}=${m.to}${service ? ` in ${service.origins.gpus?.file ?? service.file}` : ""}` : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
       out.push(`    ${m.name}: gpu ${m.from ?? "?"} → ${m.to}  ${p.dim(how)}`);
     }
   }

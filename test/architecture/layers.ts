@@ -7,7 +7,7 @@ export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
   { name: "parsers", folders: ["parse", "playbook", "compose"] },
   { name: "model", folders: ["model"] },
   { name: "fleet loader", folders: ["load"] },
-  { name: "domain math", folders: ["kv", "radiance", "secrets", "plan"] },
+  { name: "domain math", folders: ["kv", "radiance", "secrets", "plan", "fix"] },
   { name: "checks", folders: ["checks"] },
   { name: "engine", folders: ["engine"] },
   { name: "views and reporters", folders: ["report", "explain", "usage", "observe"] },

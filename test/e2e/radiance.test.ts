@@ -64,13 +64,13 @@ describe("GPU_HEADROOM_MIB alone, staged", () => {
     const text = kvgate(["check", "--staged"], { cwd: repo.dir });
     expect(text.code).toBe(1);
     expect(text.stdout).toContain(
-      `${FRANK}:${HEADROOM_LINE} error radiance/headroom GPU_HEADROOM_MIB 32 is below the floor of 48 MiB (the first rung measured decode-neutral): set GPU_HEADROOM_MIB to 48 or more`,
+      `${FRANK}:${HEADROOM_LINE} error radiance/headroom GPU_HEADROOM_MIB 32 is below the floor of 48 MiB (the first rung measured decode-neutral): set GPU_HEADROOM_MIB=48 or more`,
     );
     expect(lastLine(text)).toMatch(/^kvgate staged: 1 error, .* — REFUSED$/);
     const doc = report(kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir }));
     expect(doc.verdict).toBe("fail");
     expect(openErrors(doc)).toEqual([["radiance/headroom", HEADROOM_LINE]]);
-    expect(only(doc, "radiance/headroom").data).toEqual({ gpu_headroom_mib: 32, headroom_floor_mib: 48 });
+    expect(only(doc, "radiance/headroom").data).toEqual({ gpu_headroom_mib: 32, headroom_floor_mib: 48, key: "GPU_HEADROOM_MIB", fix: { file: FRANK, line: HEADROOM_LINE, key: "GPU_HEADROOM_MIB", value: "48" } });
   });
 
   test("48, the floor itself, is not refused", async () => {
@@ -190,7 +190,7 @@ describe("the TTM pin ledger", () => {
     const text = kvgate(["check", "--staged"], { cwd: repo.dir });
     expect(text.code).toBe(1);
     expect(text.stdout).toContain(
-      `${FRANK}:${TTM_LINE} error ttm/ledger TTM_MIN_MIB 97,792 is below the pin ledger 99,839.68 MiB (2 × 45,952 pool + 0 PLE + 4,096 prefix + 2,048 statics + 16 slots (auto: 8 × (1 + 1)) × 111.98): set TTM_MIN_MIB to 99,840 or more (and TTM_TARGET_MIB to 100,864 or more)`,
+      `${FRANK}:${TTM_LINE} error ttm/ledger TTM_MIN_MIB 97,792 is below the pin ledger 99,839.68 MiB (2 × 45,952 pool + 0 PLE + 4,096 prefix + 2,048 statics + 16 slots (auto: 8 × (1 + 1)) × 111.98): set TTM_MIN_MIB=99840 and TTM_TARGET_MIB=100864 (or more)`,
     );
     expect(text.stdout).toContain(
       `${FRANK}:${TTM_LINE} error ttm/co-change the pin ledger moves 97,791.68 → 99,839.68 MiB by HOST_POOL_MIB 44,928 → 45,952: in the same commit, change TTM_MIN_MIB (97,792; ceil(ledger) is 99,840) and update ${GUARD}`,

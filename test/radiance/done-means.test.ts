@@ -26,7 +26,7 @@ describe("issue 4, done means", () => {
   it("GPU_HEADROOM_MIB 96 → 32 is refused", async () => {
     const f = await unit({}, { GPU_HEADROOM_MIB: "32" });
     expect(failing(f)).toEqual(["radiance/headroom"]);
-    expect(f.find((x) => x.rule === "radiance/headroom")?.data).toEqual({ gpu_headroom_mib: 32, headroom_floor_mib: 48 });
+    expect(f.find((x) => x.rule === "radiance/headroom")?.data).toEqual({ gpu_headroom_mib: 32, headroom_floor_mib: 48, key: "GPU_HEADROOM_MIB", fix: { file: "scripts/frank-archon.env", line: 6, key: "GPU_HEADROOM_MIB", value: "48" } });
   });
 
   it("GPU_HEADROOM_MIB and HOST_POOL_MIB in one unit is refused by knob/one-per-deploy; as two units, neither is", async () => {

@@ -23,7 +23,7 @@ describe("explainRadiance (kvgate explain <endpoint>)", () => {
     const none = explainRadiance({ service: frank(), ledger: undefined }, null, policyOf());
     expect(none.funding).toBeNull();
     expect(none.ttm).not.toBeNull();
-    expect(none.problems).toEqual(["no ledger facts file scripts/frank-archon.ledger.yaml: write it from the last boot ledger to see the funding (contract section 6)"]);
+    expect(none.problems).toEqual(["no ledger facts file scripts/frank-archon.ledger.yaml: write it from the last boot ledger to see the funding (README#rule-radiance-ledger-facts)"]);
     const bad = explainRadiance(side({}, ledgerOf("frank-archon", factsYaml().replace("block_size: 16\n", ""))), null, policyOf());
     expect(bad.problems).toEqual(["scripts/frank-archon.ledger.yaml:2: block_size is missing (tokens per paged KV block): add it"]);
     const unset = explainRadiance(side({ MAX_SEQS: undefined }), null, policyOf());

@@ -1,4 +1,5 @@
 // kvgate check: gate the staged change (default), one commit, a range, or the whole tree.
+import { resolve } from "node:path";
 import { parse, oneOf } from "../args.js";
 import { UsageError } from "../../errors.js";
 import { emit } from "../io.js";
@@ -17,6 +18,7 @@ import type { CheckResult } from "../../engine/result.js";
 import type { Policy } from "../../config/policy.js";
 import type { RulesPack } from "../../rules/pack.js";
 import type { DeployUnit } from "../../git/types.js";
+import { assertFixable, describeFixes, fixAndRecheck } from "./check-fix.js";
 
 const OPTIONS = {
   staged: { type: "boolean" },
@@ -29,6 +31,7 @@ const OPTIONS = {
   format: { type: "string" },
   output: { type: "string" },
   "fail-on": { type: "string" },
+  fix: { type: "boolean" },
 } as const;
 
 export function selectionOf(v: { staged?: boolean; commit?: string; range?: string; all?: boolean; unit?: string }): Selection {
@@ -51,6 +54,7 @@ export function selectionOf(v: { staged?: boolean; commit?: string; range?: stri
 export async function checkCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, OPTIONS, 0);
   const selection = selectionOf(values);
+  if (values.fix) assertFixable(selection);
   const format = oneOf<Format>("format", values.format, FORMATS, "text");
   const failOn = oneOf("fail-on", values["fail-on"], ["error", "warning", "never"] as const, "error");
   const pack = loadPack();
@@ -61,8 +65,17 @@ export async function checkCommand(argv: string[]): Promise<number> {
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
   const mode: Mode = selection.mode;
   const loader = createFleetLoader();
-  const result = await checkUnits(units, { mode, failOn, pack, env: overrideEnv(selection, process.env), loader, ...(policy ? { policy } : {}) });
+  const runOpts = { mode, failOn, pack, env: overrideEnv(selection, process.env), loader, ...(policy ? { policy } : {}) };
+  let result = await checkUnits(units, runOpts);
+  // The verdict recorded is the staged tree's: --fix writes the working tree, not the index.
   await recording.save(result);
+  if (values.fix) {
+    const base = source.repo ? resolve(source.repo.root, source.repo.prefix) : await repoDirOf(values.repo);
+    const run = await fixAndRecheck({ source, base, selection, units, first: result, check: (u) => checkUnits(u, { ...runOpts, loader: createFleetLoader() }) });
+    result = run.result;
+    // Text keeps one stream; a machine format stays parseable on stdout, so the summary goes to stderr.
+    (format === "text" && values.output === undefined ? process.stdout : process.stderr).write(describeFixes(run));
+  }
   const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
   emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack) }), values.output);
   return result.verdict === "fail" ? 1 : 0;

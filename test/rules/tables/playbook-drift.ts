@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import type { FleetState, Service } from "../../../src/model/types.js";
 import { playbookDrift } from "../../../src/checks/playbook-drift.js";
 import { exact, ruleTester } from "../../helpers/rule-tester.js";
 import { PB, lines, playbookCase, read, service } from "../../playbook/helpers.js";
@@ -10,6 +11,12 @@ const li = (kv: string) => `    - lineinfile: { path: /opt/fleet/scripts/voices.
 const deploys = (name: string, pb: string, extra: { changed?: string[]; kind?: "all" } = {}) => playbookCase(name, { services: [voices], playbooks: [read({ [PB]: pb }, PB, opts)], ...extra });
 const drift = (messageId: string, line: number, key: string, playbook_value: string | null, committed_value: string | null) => ({ messageId, line, data: { key, playbook_value, committed_value } });
 const container = (command: string) => lines("- hosts: fv-ml1", "  tasks:", "    - docker_container:", "        name: vllm-voices", `        command: ${command}`);
+const voicesAt = (len: string, extra = "") => service("scripts/voices.env", lines("ENGINE=vllm", "GPU=0", `MAX_MODEL_LEN=${len}`, "KV_CACHE_MEMORY_BYTES=6979321856", `SERVE_ARGS="--max-num-seqs 8"${extra}`));
+/** An env-only change (the playbook is committed and not in the unit): before and after fleets. */
+const envOnly = (name: string, pb: string, before: Service, after: Service) => {
+  const c = playbookCase(name, { services: [after], playbooks: [read({ [PB]: pb }, PB, opts)], changed: ["scripts/voices.env"] });
+  return { ...c, before: { ...(c.fleet as FleetState), services: [before], playbooks: [read({ [PB]: pb }, PB, opts)] } };
+};
 const included = read({ [PB]: play("    - import_tasks: t.yml"), "playbooks/t.yml": lines(`- lineinfile: { path: scripts/voices.env, line: MAX_MODEL_LEN=8192 }`) }, PB, opts);
 
 export default ruleTester(playbookDrift, {
@@ -17,6 +24,8 @@ export default ruleTester(playbookDrift, {
     deploys("the same values: no drift", play(li("MAX_MODEL_LEN=40960"), li("KV_CACHE_MEMORY_BYTES=6979321856"), li("GPU= 0"))),
     deploys("the same setting as an env key on one side and a flag on the other", container("[--max-model-len, '40960', --max-num-seqs, '8']")),
     deploys("a playbook the unit does not touch", play(li("MAX_MODEL_LEN=32768")), { changed: ["scripts/voices.env"] }),
+    envOnly("an env-only change of a key the playbook does not deploy", play(li("MAX_MODEL_LEN=32768")), voicesAt("32768"), voicesAt("32768", " --enforce-eager")),
+    envOnly("an env-only change where the key already drifted before: not this change's", play(li("MAX_MODEL_LEN=8192")), voicesAt("32768"), voicesAt("40960")),
   ],
   invalid: [
     { ...deploys("a value that differs from the committed env file, at the playbook's line", play(li("MAX_MODEL_LEN=32768"), li("GPU=0"))), findings: [drift("differs", 3, "MAX_MODEL_LEN", "32768", "40960")] },
@@ -35,6 +44,17 @@ export default ruleTester(playbookDrift, {
     {
       ...playbookCase("a deploy of a service with no committed env file", { services: [voices], playbooks: [read({ [PB]: play("    - lineinfile: { path: scripts/ghost.env, line: GPU=1 }") })] }),
       findings: [{ messageId: "no-env", line: 3, service: "ghost" }],
+    },
+    {
+      // The playbook deployed 32,768 like the env file; the env file moves to 40,960 alone.
+      ...envOnly("an env-only change the committed playbook now contradicts, at the env file's line", play(li("MAX_MODEL_LEN=32768")), voicesAt("32768"), voicesAt("40960")),
+      findings: [{
+        messageId: "env-moved",
+        file: "scripts/voices.env",
+        line: 3,
+        data: { key: "MAX_MODEL_LEN", playbook_value: "32768", committed_value: "40960", playbook_line: 3 },
+        message: "scripts/voices.env now sets MAX_MODEL_LEN=40960, but playbooks/p.yaml (not in this change) still deploys 32768 to voices: change playbooks/p.yaml in the same commit, or keep the value it deploys",
+      }],
     },
     { ...deploys("every playbook under --all", play(li("MAX_MODEL_LEN=32768")), { changed: [], kind: "all" }), findings: [{ messageId: "differs" }] },
     {

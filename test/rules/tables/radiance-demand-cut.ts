@@ -12,8 +12,8 @@ export default ruleTester(radianceDemandCut, {
     {
       ...radianceCase("an under-funded endpoint cuts demand", { before: frankState(), after: frankState({ MAX_SEQS: "7" }) }),
       findings: [{
-        data: { tokens: 179408, demand_tokens: 196608, cuts: [{ knob: "MAX_SEQS", before: 8, after: 7 }], pool_for_full_funding_mib: 1209, funded: expect.closeTo(0.9125, 4) },
-        message: expect.stringContaining("demand is not the lever; keep the demand and raise HOST_POOL_MIB in 1,024-MiB steps"),
+        data: { tokens: 179408, demand_tokens: 196608, cuts: [{ knob: "MAX_SEQS", before: 8, after: 7 }], pool_for_full_funding_mib: 1209, funded: expect.closeTo(0.9125, 4), fix: { key: "MAX_SEQS", value: "8" } },
+        message: expect.stringContaining("demand is not the lever; keep the demand (MAX_SEQS=8) and raise HOST_POOL_MIB in 1,024-MiB steps"),
       }],
     },
   ],

@@ -10,7 +10,7 @@ export default ruleTester(ttmTarget, {
   invalid: [
     {
       ...target("98,815", "98815"),
-      findings: [{ data: { ttm_min_mib: 97792, ttm_target_mib: 98815, target_required_mib: 98816, ledger_mib: 97791.68 }, message: expect.stringContaining("set TTM_TARGET_MIB to 98,816 or more") }],
+      findings: [{ data: { ttm_min_mib: 97792, ttm_target_mib: 98815, target_required_mib: 98816, ledger_mib: 97791.68 }, message: expect.stringContaining("set TTM_TARGET_MIB=98816 or more") }],
     },
   ],
 });

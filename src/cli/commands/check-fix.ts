@@ -1,0 +1,114 @@
+// `kvgate check --fix`: writes the value fixes the findings carry (data.fix) into the working tree,
+// never the index (the user reviews and stages them), then checks again: the staged change as it
+// will be once the fixes are staged (HEAD → working tree), or the working tree under --all. Up to
+// three rounds, so a fix whose value uncovers the next rule's number (the TTM floor after the pool)
+// is written too. Prints what it changed and what is left; the exit code is the re-check's.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { GateError, UsageError } from "../../errors.js";
+import { applyFixes, type AppliedFix, type FailedFix } from "../../fix/edit.js";
+import { fixesOf, type RuledFix } from "../../fix/collect.js";
+import type { CheckResult } from "../../engine/result.js";
+import type { ChangedFile, DeployUnit, Selection } from "../../git/types.js";
+import type { Source } from "../source.js";
+
+export interface FixRun {
+  result: CheckResult;
+  applied: (AppliedFix & { rule: string })[];
+  failed: (FailedFix & { rule: string })[];
+}
+
+const ROUNDS = 3;
+
+export function assertFixable(selection: Selection): void {
+  if (selection.mode === "commit" || selection.mode === "range") {
+    throw new UsageError(`--fix writes the working tree: use it with --staged or --all, not --${selection.mode}`);
+  }
+}
+
+/** Writes one round of fixes; returns the new texts by path. */
+async function writeRound(base: string, result: CheckResult, run: FixRun, tried: Set<string>): Promise<Map<string, string>> {
+  const written = new Map<string, string>();
+  for (const [path, fixes] of fixesOf(result.findings)) {
+    const fresh = fixes.filter((f) => !tried.has(`${f.file}\u0000${f.key}\u0000${f.value}`));
+    if (fresh.length === 0) continue;
+    for (const f of fresh) tried.add(`${f.file}\u0000${f.key}\u0000${f.value}`);
+    const abs = join(base, path);
+    let text: string;
+    try {
+      text = await readFile(abs, "utf8");
+    } catch (e) {
+      run.failed.push(...fresh.map((fix) => ({ fix, why: `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, rule: fix.rule })));
+      continue;
+    }
+    const edit = applyFixes(text, path, fresh);
+    const ruleOf = (fix: RuledFix | object) => ("rule" in fix ? String(fix.rule) : "");
+    run.applied.push(...edit.applied.map((a) => ({ ...a, rule: ruleOf(a.fix) })));
+    run.failed.push(...edit.failed.map((f) => ({ ...f, rule: ruleOf(f.fix) })));
+    if (edit.applied.length === 0) continue;
+    try {
+      await writeFile(abs, edit.text);
+    } catch (e) {
+      throw new GateError(`cannot write ${path}: ${(e as Error).message}`, { hint: "make the file writable, or apply the fixes the report names by hand" });
+    }
+    written.set(path, edit.text);
+  }
+  return written;
+}
+
+/** The units to check again: the working tree as the after side, the fixed files among the changed ones. */
+async function recheckUnits(source: Source, selection: Selection, units: DeployUnit[], texts: Map<string, string>): Promise<DeployUnit[]> {
+  if (selection.mode === "all" || !source.repo) return source.units({ mode: "all" });
+  const worktree = await source.repo.snapshot("worktree");
+  return units.map((u) => {
+    const files: ChangedFile[] = u.files.map((f) => {
+      const text = texts.get(f.path);
+      return text === undefined ? f : { ...f, after: text, size: Buffer.byteLength(text) };
+    });
+    for (const [path, text] of texts) {
+      if (files.some((f) => f.path === path)) continue;
+      files.push({ path, oldPath: null, status: "modified", before: null, after: text, binary: false, size: Buffer.byteLength(text), addedLines: [] });
+    }
+    return { ...u, after: worktree, files };
+  });
+}
+
+export async function fixAndRecheck(opts: {
+  source: Source;
+  base: string;
+  selection: Selection;
+  units: DeployUnit[];
+  first: CheckResult;
+  check: (units: DeployUnit[]) => Promise<CheckResult>;
+}): Promise<FixRun> {
+  const run: FixRun = { result: opts.first, applied: [], failed: [] };
+  const tried = new Set<string>();
+  const texts = new Map<string, string>();
+  for (let round = 0; round < ROUNDS; round++) {
+    const written = await writeRound(opts.base, run.result, run, tried);
+    if (written.size === 0) break;
+    for (const [p, t] of written) texts.set(p, t);
+    run.result = await opts.check(await recheckUnits(opts.source, opts.selection, opts.units, texts));
+  }
+  return run;
+}
+
+/** File text shown back (the old value) with its control characters escaped, so it cannot rewrite the terminal. */
+function shown(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+/** What --fix did, as lines: each value written (file:line key old → new, the rule), each fix it could not place. */
+export function describeFixes(run: FixRun): string {
+  const out: string[] = [];
+  if (run.applied.length === 0 && run.failed.length === 0) out.push("kvgate --fix: no finding carries a value fix; nothing written");
+  else out.push(`kvgate --fix: wrote ${run.applied.length} value${run.applied.length === 1 ? "" : "s"} into the working tree (not staged: review and git add them)`);
+  for (const a of run.applied) {
+    const was = a.from === null ? "added" : `${shown(a.from)} →`;
+    out.push(`  fixed ${a.fix.file}:${a.line} ${a.fix.key} ${was} ${a.to} (${a.rule})`);
+  }
+  for (const f of run.failed) out.push(`  not fixed ${f.fix.file}: ${f.fix.key}=${f.fix.value} (${f.rule}): ${f.why}`);
+  const left = run.result.findings.filter((f) => f.status === "open").length;
+  out.push(left === 0 ? "  left: nothing open after the fixes" : `  left: ${left} open finding${left === 1 ? "" : "s"} after the fixes (below)`);
+  return out.join("\n") + "\n";
+}

@@ -1,0 +1,35 @@
+// Which value fixes a run's findings ask for: every open finding's `data.fixes` (a fix that needs two
+// values) or `data.fix`, one per file and key (the first finding's, in the report's order: errors
+// before warnings on a line), grouped by file.
+import type { Finding } from "../model/types.js";
+import type { ValueFix } from "./types.js";
+
+export interface RuledFix extends ValueFix {
+  /** The rule whose finding asked for it. */
+  rule: string;
+}
+
+function isFix(v: unknown): v is ValueFix {
+  if (typeof v !== "object" || v === null) return false;
+  const f = v as Record<string, unknown>;
+  return typeof f.file === "string" && (f.line === null || typeof f.line === "number") && typeof f.key === "string" && typeof f.value === "string";
+}
+
+export function fixesOf(findings: readonly Finding[]): Map<string, RuledFix[]> {
+  const byFile = new Map<string, RuledFix[]>();
+  const seen = new Set<string>();
+  for (const f of findings) {
+    if (f.status !== "open") continue;
+    const list = Array.isArray(f.data.fixes) ? f.data.fixes : f.data.fix !== undefined ? [f.data.fix] : [];
+    for (const fix of list) {
+      if (!isFix(fix)) continue;
+      const id = `${fix.file}\u0000${fix.key}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const forFile = byFile.get(fix.file) ?? [];
+      forFile.push({ file: fix.file, line: fix.line, key: fix.key, value: fix.value, rule: f.rule });
+      byFile.set(fix.file, forFile);
+    }
+  }
+  return byFile;
+}

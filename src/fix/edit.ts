@@ -1,0 +1,132 @@
+// Writes value fixes into a file's text, pure: the line the finding names when it still sets the key,
+// else the last line that does (the last setting wins, for env keys and flags alike), else a new
+// `KEY=value` line at the end of an env file. Quotes and the line ending are kept as written.
+import type { ValueFix } from "./types.js";
+
+export interface AppliedFix {
+  fix: ValueFix;
+  /** The 1-based line written (a new line's number when the key was added). */
+  line: number;
+  /** The value as the file had it; null when the line was added. */
+  from: string | null;
+  to: string;
+}
+
+export interface FailedFix {
+  fix: ValueFix;
+  why: string;
+}
+
+export interface FileEdit {
+  text: string;
+  applied: AppliedFix[];
+  failed: FailedFix[];
+}
+
+const TOKEN = String.raw`'[^']*'|"(?:[^"\\]|\\.)*"|[^\s"'#,}\]]+`;
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Where a key's value sits on one line: `KEY=v` (env line, lineinfile line), `KEY: v` (YAML env map), `--flag v` / `--flag=v`. */
+function pattern(key: string): RegExp {
+  const k = escapeRe(key);
+  if (key.startsWith("-")) return new RegExp(String.raw`(^|[\s"'\[,=])(${k})(=|\s+)(${TOKEN})`, "g");
+  return new RegExp(String.raw`(^|[^A-Za-z0-9_-])((?:export\s+)?${k}\s*(?:=|:\s+)\s*)(${TOKEN})?`, "g");
+}
+
+/** The value written in the old value's quoting: `'v'`, `"v"`, or bare. */
+function requote(old: string, value: string): string {
+  if (old.startsWith("'")) return `'${value}'`;
+  if (old.startsWith('"')) return `"${value}"`;
+  return value;
+}
+
+function unquote(token: string): string {
+  return /^(['"]).*\1$/s.test(token) ? token.slice(1, -1) : token;
+}
+
+/** A value written through a variable (`{{ coder_ctx }}`, `${CTX}`): the number lives where the variable is set. */
+const TEMPLATED = /\{\{|\{%|\$\{?[A-Za-z_]/;
+
+/** Replaces the key's last value on the line; null when the line does not set the key; `templated` when its value is a variable. */
+function editLine(line: string, key: string, value: string): { line: string; from: string } | "templated" | null {
+  const re = pattern(key);
+  let last: RegExpExecArray | null = null;
+  for (let m = re.exec(line); m; m = re.exec(line)) {
+    last = m;
+    if (m[0] === "") re.lastIndex++;
+  }
+  if (!last) return null;
+  const flag = key.startsWith("-");
+  const old = (flag ? last[4] : last[3]) ?? "";
+  if (TEMPLATED.test(old) || TEMPLATED.test(line.slice(last.index + last[0].length, last.index + last[0].length + 3))) return "templated";
+  const head = flag ? `${last[1]}${last[2]}${last[3]}` : `${last[1]}${last[2]}`;
+  const start = last.index;
+  const end = start + last[0].length;
+  return { line: line.slice(0, start) + head + requote(old, value) + line.slice(end), from: unquote(old) };
+}
+
+/** A file's text split into lines and the endings between them (CRLF, LF and CR-only files kept). */
+function splitKeep(text: string): { lines: string[]; ends: string[] } {
+  const parts = text.split(/(\r\n|\n|\r)/);
+  const lines: string[] = [];
+  const ends: string[] = [];
+  for (let i = 0; i < parts.length; i += 2) {
+    lines.push(parts[i] ?? "");
+    ends.push(parts[i + 1] ?? "");
+  }
+  return { lines, ends };
+}
+
+function isComment(line: string): boolean {
+  return /^\s*#/.test(line);
+}
+
+export function applyFixes(text: string, path: string, fixes: readonly ValueFix[]): FileEdit {
+  const { lines, ends } = splitKeep(text);
+  const applied: AppliedFix[] = [];
+  const failed: FailedFix[] = [];
+  for (const fix of fixes) {
+    let templated = false;
+    const tryAt = (i: number): boolean => {
+      const src = lines[i];
+      if (src === undefined || isComment(src)) return false;
+      const r = editLine(src, fix.key, fix.value);
+      if (r === "templated") {
+        templated = true;
+        return true;
+      }
+      if (!r) return false;
+      lines[i] = r.line;
+      applied.push({ fix, line: i + 1, from: r.from, to: fix.value });
+      return true;
+    };
+    let done = fix.line !== null && tryAt(fix.line - 1);
+    for (let i = lines.length - 1; i >= 0 && !done; i--) done = tryAt(i);
+    if (templated) {
+      failed.push({ fix, why: `${path} sets ${fix.key} through a variable: set ${fix.value} where the variable is defined` });
+      continue;
+    }
+    if (done) continue;
+    if (!fix.key.startsWith("-") && path.endsWith(".env")) {
+      // A new KEY=value line at the end, after the last line's ending (added when the file has none).
+      const eol = ends.find((e) => e !== "") ?? "\n";
+      if (lines[lines.length - 1] === "") {
+        lines[lines.length - 1] = `${fix.key}=${fix.value}`;
+        ends[ends.length - 1] = eol;
+        lines.push("");
+        ends.push("");
+      } else {
+        ends[ends.length - 1] = eol;
+        lines.push(`${fix.key}=${fix.value}`);
+        ends.push(eol);
+      }
+      applied.push({ fix, line: lines[lines.length - 1] === "" ? lines.length - 1 : lines.length, from: null, to: fix.value });
+      continue;
+    }
+    failed.push({ fix, why: `${path} does not set ${fix.key} any more` });
+  }
+  return { text: lines.map((l, i) => l + (ends[i] ?? "")).join(""), applied, failed };
+}

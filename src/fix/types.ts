@@ -1,0 +1,19 @@
+// A fix that is a value: which file, which line, the key as the file spells it (the env key, or the
+// flag when the value came from a flag), and the value to write. Findings carry it as `data.fix`;
+// `kvgate check --fix` writes it into the working tree.
+
+export interface ValueFix {
+  /** Repo-relative path of the file that sets (or should set) the value. */
+  file: string;
+  /** The line that sets it now; null when the file does not set it yet (the fix adds a line). */
+  line: number | null;
+  /** `MAX_MODEL_LEN`, or `--max-model-len` as written in the file. */
+  key: string;
+  /** The value to write, as the engine reads it (plain integers for bytes and tokens). */
+  value: string;
+}
+
+/** How a message says the fix: `KEY=value`, or `--flag value`. */
+export function showFix(fix: Pick<ValueFix, "key" | "value">): string {
+  return fix.key.startsWith("-") ? `${fix.key} ${fix.value}` : `${fix.key}=${fix.value}`;
+}
