@@ -8,9 +8,20 @@ import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { cardUsage } from "../kv/card-usage.js";
-import { seatFootprint, vllmSeats } from "../kv/seat.js";
+import { seatFootprint, vllmSeats, type VllmSeat } from "../kv/seat.js";
 import { solvePlan } from "./solve.js";
 import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./types.js";
+
+/**
+ * kv/boot-check as the planner's constraint: vLLM boots only with utilization × total free, so a seat
+ * on a card boots last when total − (Σ footprints − its own) ≥ asked, i.e. when the card's spare
+ * (total − reserve − Σ footprints) is at least asked − footprint − reserve. Asked is capped at the
+ * total: alone on a card a seat always passes (the check applies to shared cards only).
+ */
+export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number }): number {
+  const asked = Math.min(Math.round(seat.utilization * card.totalBytes), card.totalBytes);
+  return asked - seatFootprint(seat, card) - card.reserveBytes;
+}
 
 export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
   const notes: string[] = [];
@@ -30,12 +41,18 @@ export function planInputForHost(state: FleetState, policy: Policy, pack: RulesP
       if (seat.cards.length > 1 && !pinned) notes.push(`${seat.name} spans gpus ${seat.cards.join(",")} (TP ${seat.tp}): kept where it is`);
       for (const i of seat.cards) {
         const card = cardsFull.find((c) => c.index === i);
-        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card) });
+        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card), boot_floor: bootFloor(seat, card) });
       }
       continue;
     }
     const cur = seat.cards[0] as number;
-    items.push({ name: seat.name, kind: "seat", current: listed.has(cur) ? cur : null, footprints: cardsFull.map((c) => seatFootprint(seat, c)) });
+    items.push({
+      name: seat.name,
+      kind: "seat",
+      current: listed.has(cur) ? cur : null,
+      footprints: cardsFull.map((c) => seatFootprint(seat, c)),
+      boot_floors: cardsFull.map((c) => bootFloor(seat, c)),
+    });
   }
   for (const t of state.tenants) {
     if (t.host !== host || radiance.has(t.gpu)) continue;

@@ -111,7 +111,8 @@ export function solvePlan(input: PlanInput, limits: Partial<PlanLimits> = {}): P
     nodes: outcome.nodes,
     optimal: outcome.complete && boots,
     worst_spare_bound_bytes: bound,
-    resolution_bytes: resolution,
+    // Worst spares step by `step`: a grain of one step is the exact proof.
+    resolution_bytes: resolution === step ? 1 : resolution,
     boots,
     notes,
   };

@@ -23,11 +23,15 @@ function bruteForce(input: PlanInput): { worst: number; minMoves: number } {
       x = Math.floor(x / C);
     }
     const spare = base.slice();
+    const floor = input.cards.map((c) => Math.max(-Infinity, ...input.fixed.filter((x) => x.card === c.index).map((x) => x.boot_floor ?? -Infinity)));
     let moves = 0;
     for (let k = 0; k < n; k++) {
       spare[a[k]!] = spare[a[k]!]! - input.items[k]!.footprints[a[k]!]!;
+      floor[a[k]!] = Math.max(floor[a[k]!]!, input.items[k]!.boot_floors?.[a[k]!] ?? -Infinity);
       if (input.items[k]!.current !== input.cards[a[k]!]!.index) moves++;
     }
+    // kv/boot-check: a layout where some seat cannot boot last is not a layout
+    if (spare.some((x, c) => x < floor[c]!)) continue;
     const w = Math.min(...spare);
     if (w > worst) {
       worst = w;
@@ -74,6 +78,36 @@ describe("solvePlan", () => {
         expect(r.moves.length).toBe(input.items.filter((it) => r.assignment[it.name] !== it.current).length);
       }),
       { numRuns: 600, seed: 20261006 },
+    );
+  });
+
+  it("finds the brute-force optimum among the layouts that pass kv/boot-check (random boot floors)", () => {
+    const withFloors = fc.tuple(instance, fc.array(fc.option(fc.integer({ min: -10, max: 60 }), { nil: undefined }), { minLength: 8, maxLength: 8 }), fc.array(fc.option(fc.integer({ min: -10, max: 40 }), { nil: undefined }), { minLength: 2, maxLength: 2 }));
+    fc.assert(
+      fc.property(withFloors, ([base, floors, fixedFloors]) => {
+        // a seat's floor on each card: utilization × total − footprint − reserve, here drawn directly
+        const input: PlanInput = {
+          ...base,
+          items: base.items.map((it, k) => (floors[k] === undefined ? it : { ...it, boot_floors: it.footprints.map((_, c) => (floors[k]! + c) * GiB) })),
+          fixed: base.fixed.map((x, k) => (fixedFloors[k] === undefined ? x : { ...x, boot_floor: fixedFloors[k]! * GiB })),
+        };
+        const r = solvePlan(input);
+        const b = bruteForce(input);
+        expect(r.boots).toBe(b.worst > -Infinity);
+        if (!r.boots) return;
+        expect(r.worst_spare_bytes).toBe(b.worst);
+        expect(r.optimal).toBe(true);
+        expect(r.moves.length).toBeGreaterThanOrEqual(b.minMoves);
+        // the layout shown (after the fewer-moves pass) keeps every card's floor
+        for (const card of input.cards) {
+          const floors = [
+            ...input.fixed.filter((x) => x.card === card.index).map((x) => x.boot_floor ?? -Infinity),
+            ...input.items.filter((it) => r.assignment[it.name] === card.index).map((it) => it.boot_floors?.[input.cards.indexOf(card)] ?? -Infinity),
+          ];
+          expect(r.spares[String(card.index)]).toBeGreaterThanOrEqual(Math.max(-Infinity, ...floors));
+        }
+      }),
+      { numRuns: 600, seed: 20261203 },
     );
   });
 
@@ -205,7 +239,7 @@ describe("solvePlan at 40 seats × 8 cards", () => {
 describe("planForHost", () => {
   it("builds the host's input from the fleet, honouring GPU_PIN and tenant pins", () => {
     const mk = (name: string, gpu: string, extra: Record<string, string> = {}) =>
-      seat(name, { MODEL: "Qwen/Qwen3-8B", GPU: gpu, MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680", ...extra });
+      seat(name, { MODEL: "Qwen/Qwen3-8B", GPU: gpu, MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680", GPU_MEMORY_UTILIZATION: "0.3", ...extra });
     const state = fleet([mk("a", "0"), mk("b", "0"), mk("c", "0", { GPU_PIN: "1" })], [tenant("pinned", 0, 3 * GiB, true), tenant("free", 0, 3 * GiB)]);
     const r = planForHost(state, policyOf(), pack, "fv-ml1");
     const fp = Math.round(15.3 * GiB) + 9.5 * GiB;
