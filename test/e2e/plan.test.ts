@@ -73,6 +73,21 @@ describe("kvgate plan keeps the gate's boot check", () => {
     const boot = JSON.parse(run.stdout).findings.find((f: { rule: string }) => f.rule === "kv/boot-check");
     expect(boot.data).toMatchObject({ asked_bytes: Math.round(0.6 * 96 * GiB), total_bytes: 96 * GiB });
     expect(boot.data.free_bytes).toBeLessThan(boot.data.asked_bytes);
+    // explain names the same moment: meromero-rp booting last behind the other four, short of what it asks
+    const explain = JSON.parse(kvgate(["explain", "--format", "json"], { cwd: r.dir }).stdout);
+    const gpu0 = explain.gpus.find((g: { host: string; index: number }) => g.host === "fv-ml1" && g.index === 0);
+    expect(gpu0.worst_boot).toEqual({
+      order: ["voices", "erp-seat", "parakeet-nemo", "meromero-rp"],
+      last: "meromero-rp",
+      free_bytes: boot.data.free_bytes,
+      asked_bytes: boot.data.asked_bytes,
+      margin_bytes: boot.data.free_bytes - boot.data.asked_bytes,
+      uncounted: [],
+    });
+    const held = (gpu0.entries as { name: string; footprint_bytes: number }[]).filter((e) => e.name !== "meromero-rp").reduce((n, e) => n + e.footprint_bytes, 0);
+    expect(gpu0.worst_boot.free_bytes).toBe(96 * GiB - held);
+    const text = kvgate(["explain"], { cwd: r.dir }).stdout;
+    expect(text).toMatch(/worst boot order: voices → erp-seat → parakeet-nemo → meromero-rp: meromero-rp boots with [\d.]+ GiB free for the 57.6 GiB it asks, short by [\d.]+ GiB: it fails to boot/);
     // plan sees this layout's 8.4 GiB and still moves meromero-rp back behind fewer neighbours
     const plan = JSON.parse(kvgate(["plan", "--host", "fv-ml1", "--format", "json"], { cwd: r.dir }).stdout);
     expect(plan.today_worst_spare_bytes).toBeGreaterThan(plan.worst_spare_bytes);
