@@ -4,10 +4,11 @@ import type { PlanResult } from "../plan/types.js";
 import { size } from "../kv/format.js";
 import { COLORS, PLAIN } from "./color.js";
 
-/** A gap in GiB, however small ("0.004 GiB", never "1 bytes"): spares are read in GiB. */
-function gib(bytes: number): string {
+/** A gap in GiB, however small ("0.004 GiB", "under 0.001 GiB", never "1 bytes"): spares are read in GiB. */
+export function gapGiB(bytes: number): string {
   const g = bytes / 2 ** 30;
-  return `${g >= 0.01 ? Number(g.toFixed(2)) : Number(g.toPrecision(2))} GiB`;
+  if (g < 0.001) return "under 0.001 GiB";
+  return `${Number(g.toFixed(g >= 0.01 ? 2 : 3))} GiB`;
 }
 
 export function renderPlan(result: PlanResult, state: FleetState, opts: { color: boolean }): string {
@@ -18,7 +19,7 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
     ? p.red("no layout lets every vLLM seat boot last (kv/boot-check): the layout shown fails the gate")
     : result.optimal
       ? `proven optimal${result.resolution_bytes > 1 ? ` to ${size(result.resolution_bytes)}` : ""} (${result.nodes.toLocaleString("en-US")} nodes)`
-      : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${gib(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
+      : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${gapGiB(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
   out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`);
   for (const c of result.cards) {
     const spare = c.spare_bytes < 0 ? p.red(`over by ${size(-c.spare_bytes)}`) : `spare ${size(c.spare_bytes)}`;

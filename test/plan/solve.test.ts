@@ -5,6 +5,7 @@ import { prepare, worstOf } from "../../src/plan/prepare.js";
 import { greedy, localSearch } from "../../src/plan/heuristic.js";
 import type { PlanInput } from "../../src/plan/types.js";
 import { planForHost } from "../../src/plan/host.js";
+import { gapGiB, renderPlan } from "../../src/report/plan.js";
 import { GiB, fleet, pack, policyOf, seat, tenant } from "../kv/fixtures.js";
 
 /** Every assignment of the movable items: the worst spare it reaches and how many items it moves. */
@@ -258,5 +259,32 @@ describe("planForHost", () => {
     const r = planForHost(fleet([big]), policyOf(), pack, "fv-ml1");
     expect(r.assignment).toEqual({ big: [0, 1] });
     expect(r.notes.join(" ")).toContain("big spans gpus 0,1");
+  });
+});
+
+describe("renderPlan", () => {
+  it("prints a search stopped on its budget with its gap in GiB, never in bytes", () => {
+    const input = benchInstance(5, 40);
+    const r = solvePlan(input, { maxNodes: 50_000, resolutionBytes: 1 });
+    expect(r.worst_spare_bound_bytes - r.worst_spare_bytes).toBe(1);
+    const text = renderPlan(r, fleet([]), { color: false });
+    expect(text).toContain("not proven: the optimum is at most under 0.001 GiB better");
+    expect(text).not.toMatch(/\bbytes?\b/);
+  });
+
+  it.each([
+    [1, "under 0.001 GiB"],
+    [4 * 2 ** 20, "0.004 GiB"],
+    [Math.round(0.0702 * GiB), "0.07 GiB"],
+    [Math.round(2.4 * GiB), "2.4 GiB"],
+  ])("gap %i bytes → %s", (bytes, text) => {
+    expect(gapGiB(bytes)).toBe(text);
+  });
+
+  it("says when a layout is proven to the 1 MiB grain, and when to the byte", () => {
+    const input = benchInstance(1, 24);
+    expect(renderPlan(solvePlan(input), fleet([]), { color: false })).toMatch(/proven optimal to 1 MiB \([\d,]+ nodes\)/);
+    const whole: PlanInput = { host: "h", cards: [0, 1].map((i) => ({ index: i, total_bytes: 96 * GiB, reserve_bytes: GiB })), items: [{ name: "a", kind: "seat", current: 0, footprints: [30 * GiB, 30 * GiB] }], fixed: [] };
+    expect(renderPlan(solvePlan(whole), fleet([]), { color: false })).toMatch(/proven optimal \(\d+ nodes\)/);
   });
 });
