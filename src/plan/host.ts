@@ -13,14 +13,19 @@ import { solvePlan } from "./solve.js";
 import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./types.js";
 
 /**
- * kv/boot-check as the planner's constraint: vLLM boots only with utilization × total free, so a seat
- * on a card boots last when total − (Σ footprints − its own) ≥ asked, i.e. when the card's spare
- * (total − reserve − Σ footprints) is at least asked − footprint − reserve. Asked is capped at the
- * total: alone on a card a seat always passes (the check applies to shared cards only).
+ * The gate's shared-card rules as the planner's constraint, one floor per card: the spare the card
+ * must keep with the seat on it.
+ * - kv/boot-check: vLLM boots only with utilization × total free, so a seat boots last when total −
+ *   (Σ footprints − its own) ≥ asked, i.e. spare (total − reserve − Σ footprints) ≥ asked − footprint −
+ *   reserve. Asked is capped at the total: alone on a card a seat always passes.
+ * - kv/unpinned-shared-card: a seat without a byte pin shares its card with nobody, i.e. spare ≥
+ *   total − reserve − its footprint (no other footprint on the card).
  */
 export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number }): number {
+  const footprint = seatFootprint(seat, card);
   const asked = Math.min(Math.round(seat.utilization * card.totalBytes), card.totalBytes);
-  return asked - seatFootprint(seat, card) - card.reserveBytes;
+  const boots = asked - footprint - card.reserveBytes;
+  return seat.pinned === null ? Math.max(boots, card.totalBytes - card.reserveBytes - footprint) : boots;
 }
 
 export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {

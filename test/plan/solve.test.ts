@@ -254,6 +254,22 @@ describe("planForHost", () => {
     expect(r.moves.every((m) => m.name !== "c" && m.name !== "pinned")).toBe(true);
   });
 
+  it("keeps a seat without a byte pin alone on its card (kv/unpinned-shared-card), at the cost of worst spare", () => {
+    const pinnedSeat = (name: string, gpu: string) =>
+      seat(name, { MODEL: "Qwen/Qwen3-8B", GPU: gpu, MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680", GPU_MEMORY_UTILIZATION: "0.3" });
+    // loose: unpinned at 0.2 × 96 GiB = 19.2 GiB; each pinned seat 15.3 + 7.5 + 2 = 24.8 GiB.
+    // Sharing would give 95 − 19.2 − 24.8 = 51 | 95 − 49.6 = 45.4; alone it is 75.8 | 95 − 74.4 = 20.6.
+    const loose = seat("loose", { MODEL: "Qwen/Qwen3-8B", GPU: "0", MAX_MODEL_LEN: "4096", GPU_MEMORY_UTILIZATION: "0.2" });
+    const state = fleet([loose, pinnedSeat("p1", "0"), pinnedSeat("p2", "1"), pinnedSeat("p3", "1")]);
+    const r = planForHost(state, policyOf(), pack, "fv-ml1");
+    const fp = Math.round(15.3 * GiB) + 9.5 * GiB;
+    expect(r.today_worst_spare_bytes).toBe(95 * GiB - 2 * fp);
+    expect(r).toMatchObject({ optimal: true, boots: true });
+    const alone = r.assignment.loose;
+    expect(Object.entries(r.assignment).filter(([, g]) => g === alone).map(([n]) => n)).toEqual(["loose"]);
+    expect(r.worst_spare_bytes).toBe(95 * GiB - 3 * fp);
+  });
+
   it("keeps a TP 2 seat fixed and says so", () => {
     const big = seat("big", { MODEL: "Qwen/Qwen3-32B", GPU: "0,1", TP: "2", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(4 * GiB) });
     const r = planForHost(fleet([big]), policyOf(), pack, "fv-ml1");
