@@ -115,6 +115,7 @@ export function makeBounder(P: Prepared, limit: number): Bounder {
       for (let c = 0; c < C; c++) below += Math.min(cnt[c] as number, most - 1);
       const m = tt - below;
       if (m > 0 && most > 0) {
+        if (m * most > tt) return false; // m cards of `most` items each: more items than there are
         const need = (suffix[end - m * most] as number) - (suffix[end] as number);
         let have = 0;
         let taken = 0;
