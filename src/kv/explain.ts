@@ -4,6 +4,7 @@ import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { cardUsage, type CardUsage } from "./card-usage.js";
+import { worstBootOrder, type WorstBoot } from "./boot-order.js";
 import { seatFootprint, vllmSeats } from "./seat.js";
 import { yarnOf } from "./yarn.js";
 
@@ -32,6 +33,8 @@ export interface GpuExplain {
   tenants: string[];
   entries: { kind: string; name: string; weights_bytes?: number | null; kv_bytes?: number; overhead_bytes?: number; footprint_bytes: number | null; pinned?: boolean }[];
   radiance: boolean;
+  /** A shared card with a vLLM seat: the boot order that leaves the least free memory, and that figure. */
+  worst_boot: WorstBoot | null;
 }
 
 export interface VllmExplain {
@@ -57,6 +60,7 @@ export function gpuJson(l: CardUsage): GpuExplain {
           : { kind: "other", name: e.name, footprint_bytes: null },
     ),
     radiance: l.ledgerSized,
+    worst_boot: worstBootOrder(l),
   };
 }
 

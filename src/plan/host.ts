@@ -8,9 +8,25 @@ import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { cardUsage } from "../kv/card-usage.js";
-import { seatFootprint, vllmSeats } from "../kv/seat.js";
+import { seatFootprint, vllmSeats, type VllmSeat } from "../kv/seat.js";
 import { solvePlan } from "./solve.js";
 import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./types.js";
+
+/**
+ * The gate's shared-card rules as the planner's constraint, one floor per card: the spare the card
+ * must keep with the seat on it.
+ * - kv/boot-check: vLLM boots only with utilization × total free, so a seat boots last when total −
+ *   (Σ footprints − its own) ≥ asked, i.e. spare (total − reserve − Σ footprints) ≥ asked − footprint −
+ *   reserve. Asked is capped at the total: alone on a card a seat always passes.
+ * - kv/unpinned-shared-card: a seat without a byte pin shares its card with nobody, i.e. spare ≥
+ *   total − reserve − its footprint (no other footprint on the card).
+ */
+export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number }): number {
+  const footprint = seatFootprint(seat, card);
+  const asked = Math.min(Math.round(seat.utilization * card.totalBytes), card.totalBytes);
+  const boots = asked - footprint - card.reserveBytes;
+  return seat.pinned === null ? Math.max(boots, card.totalBytes - card.reserveBytes - footprint) : boots;
+}
 
 export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
   const notes: string[] = [];
@@ -30,12 +46,18 @@ export function planInputForHost(state: FleetState, policy: Policy, pack: RulesP
       if (seat.cards.length > 1 && !pinned) notes.push(`${seat.name} spans gpus ${seat.cards.join(",")} (TP ${seat.tp}): kept where it is`);
       for (const i of seat.cards) {
         const card = cardsFull.find((c) => c.index === i);
-        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card) });
+        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card), boot_floor: bootFloor(seat, card) });
       }
       continue;
     }
     const cur = seat.cards[0] as number;
-    items.push({ name: seat.name, kind: "seat", current: listed.has(cur) ? cur : null, footprints: cardsFull.map((c) => seatFootprint(seat, c)) });
+    items.push({
+      name: seat.name,
+      kind: "seat",
+      current: listed.has(cur) ? cur : null,
+      footprints: cardsFull.map((c) => seatFootprint(seat, c)),
+      boot_floors: cardsFull.map((c) => bootFloor(seat, c)),
+    });
   }
   for (const t of state.tenants) {
     // A tenant named like a seat is that seat (counted once, as the seat: fleet/tenant-is-service).

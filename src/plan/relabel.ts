@@ -5,7 +5,9 @@
 // - identical items trade places so that those already on a card keep its slots;
 // - an item that moved goes back to today's card, or two moved items trade back, whenever every card
 //   still ends at or above the worst spare.
-import { sparesOf, type Prepared } from "./prepare.js";
+// Every pass keeps the boot check: alike cards have the same floors, identical items the same boot
+// floors, and a move back is taken only when the card it lands on still lets its seats boot last.
+import { floorOf, sparesOf, type Prepared } from "./prepare.js";
 
 function sameVector(a: number[], b: number[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -47,7 +49,7 @@ function permuteAlikeCards(P: Prepared, out: number[], group: number[]): void {
   const { C, n } = P;
   const alike: number[][] = [];
   for (let c = 0; c < C; c++) {
-    const home = alike.find((cl) => P.col[cl[0] as number] === P.col[c] && P.base[cl[0] as number] === P.base[c]);
+    const home = alike.find((cl) => P.col[cl[0] as number] === P.col[c] && P.base[cl[0] as number] === P.base[c] && P.fixedFloor[cl[0] as number] === P.fixedFloor[c]);
     if (home) home.push(c);
     else alike.push([c]);
   }
@@ -92,6 +94,15 @@ function sortIdenticalItems(P: Prepared, out: number[], group: number[]): void {
   }
 }
 
+/** Cards `c1` (and `c2`) keep their boot floors once item k moves to c1 (and item j to c2). */
+function bootsWith(P: Prepared, out: number[], k: number, c1: number, s1: number, j = -1, c2 = -1, s2 = 0): boolean {
+  if (!P.hasFloors) return true;
+  const trial = out.slice();
+  trial[k] = c1;
+  if (j >= 0) trial[j] = c2;
+  return s1 >= floorOf(P, trial, c1) && (j < 0 || s2 >= floorOf(P, trial, c2));
+}
+
 function moveBack(P: Prepared, out: number[], worst: number): void {
   const { n, f } = P;
   const spare = sparesOf(P, out);
@@ -101,7 +112,7 @@ function moveBack(P: Prepared, out: number[], worst: number): void {
       const home = P.current[k];
       const at = out[k] as number;
       if (home === null || home === undefined || home === at) continue;
-      if ((spare[home] as number) - (f[k]![home] as number) >= worst) {
+      if ((spare[home] as number) - (f[k]![home] as number) >= worst && bootsWith(P, out, k, home, (spare[home] as number) - (f[k]![home] as number))) {
         spare[home] = (spare[home] as number) - (f[k]![home] as number);
         spare[at] = (spare[at] as number) + (f[k]![at] as number);
         out[k] = home;
@@ -112,7 +123,7 @@ function moveBack(P: Prepared, out: number[], worst: number): void {
         if (out[j] !== home || P.current[j] !== at) continue;
         const sHome = (spare[home] as number) - (f[k]![home] as number) + (f[j]![home] as number);
         const sAt = (spare[at] as number) + (f[k]![at] as number) - (f[j]![at] as number);
-        if (sHome >= worst && sAt >= worst) {
+        if (sHome >= worst && sAt >= worst && bootsWith(P, out, k, home, sHome, j, at, sAt)) {
           spare[home] = sHome;
           spare[at] = sAt;
           out[k] = home;
@@ -129,7 +140,7 @@ function moveBack(P: Prepared, out: number[], worst: number): void {
 export function fewerMoves(P: Prepared, assign: number[]): number[] {
   const { f } = P;
   const group = f.map((v, k) => {
-    for (let j = 0; j < k; j++) if (sameVector(v, f[j] as number[])) return j;
+    for (let j = 0; j < k; j++) if (sameVector(v, f[j] as number[]) && sameVector(P.fl[k] as number[], P.fl[j] as number[])) return j;
     return k;
   });
   const out = assign.slice();

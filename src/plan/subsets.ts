@@ -1,6 +1,6 @@
 // Subset sums of the items still to place, for the search's capacity bound: whatever a card takes
 // from items k.. is a subset of them, so its added load is at most the largest subset sum of items
-// k.. that fits its room. Footprints are byte counts, so a room is usually far from every subset sum
+// k.. within its room. Footprints are byte counts, so a room is usually far from every subset sum
 // and this bound is much tighter than the room itself (it knows that 0.1 GiB-grained seats cannot
 // fill a room to the byte).
 //
@@ -62,6 +62,18 @@ export function buildSubsetTables(f: number[][], columns: number[], limit: numbe
     return t;
   });
   return { tables };
+}
+
+/** The largest entry of a sorted table at most x (−Infinity when none). */
+export function largestAtMost(t: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((t[mid] as number) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? -Infinity : (t[lo - 1] as number);
 }
 
 /** The largest entry of a sorted table strictly below x (−Infinity when none). */

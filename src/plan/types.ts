@@ -15,6 +15,12 @@ export interface PlanItem {
   current: number | null;
   /** Footprint on each card, in the order of `PlanInput.cards` (a utilization-sized seat's depends on the card). */
   footprints: number[];
+  /**
+   * kv/boot-check as a constraint: for a vLLM seat, on each card, the spare (total − reserve − Σ
+   * footprints) that card must keep for the seat to boot last behind its neighbours, i.e. utilization ×
+   * total − footprint − reserve (see bootFloor). Absent for a tenant, which asks nothing at boot.
+   */
+  boot_floors?: number[];
 }
 
 /** Something that stays: a pinned seat or tenant, or a seat spanning TP > 1 cards (one row per card). */
@@ -23,6 +29,8 @@ export interface PlanFixed {
   kind: "seat" | "tenant";
   card: number;
   bytes: number;
+  /** A fixed vLLM seat's boot floor on this card (see PlanItem.boot_floors). */
+  boot_floor?: number;
 }
 
 export interface PlanInput {
@@ -65,5 +73,13 @@ export interface PlanResult {
   optimal: boolean;
   /** No layout's worst spare exceeds this; equals `worst_spare_bytes` when `optimal`. */
   worst_spare_bound_bytes: number;
+  /**
+   * The proof's grain: layouts whose worst spares differ by less than this are counted as equal, so
+   * `optimal` means no layout's worst spare is `resolution_bytes` or more above this one's (footprints
+   * are byte counts; proving the last byte is a number-partitioning problem no CLI budget affords).
+   */
+  resolution_bytes: number;
+  /** Every card lets each of its vLLM seats boot last (kv/boot-check holds); false when no layout does. */
+  boots: boolean;
   notes: string[];
 }

@@ -3,6 +3,7 @@
 import { COLORS, PLAIN, type Paint } from "./color.js";
 import type { CardUsage, CardEntry } from "../kv/card-usage.js";
 import { size } from "../kv/format.js";
+import { worstBootOrder } from "../kv/boot-order.js";
 
 const BAR = 40;
 
@@ -46,6 +47,12 @@ export function renderCardTable(usages: CardUsage[], opts: { color: boolean }): 
     const spare = l.spare_bytes < 0 ? p.red(`over by ${size(-l.spare_bytes)}`) : p.green(`spare ${size(l.spare_bytes)}`);
     out.push(`  used ${size(l.used_bytes)} of ${size(l.total_bytes - l.reserve_bytes)}  ${spare}`);
     out.push(`  ${bar(l, p)}`);
+    const boot = worstBootOrder(l);
+    if (boot) {
+      const verdict = boot.margin_bytes < 0 ? p.red(`short by ${size(-boot.margin_bytes)}: it fails to boot`) : `${size(boot.margin_bytes)} to spare`;
+      const uncounted = boot.uncounted.length > 0 ? p.dim(` (${boot.uncounted.join(", ")} not counted)`) : "";
+      out.push(`  worst boot order: ${boot.order.join(" → ")}: ${boot.last} boots with ${size(boot.free_bytes)} free for the ${size(boot.asked_bytes)} it asks, ${verdict}${uncounted}`);
+    }
     out.push("");
   }
   return out.join("\n");

@@ -10,19 +10,28 @@ function gpuKeyOf(service: Service | undefined): string {
   return name === "CUDA_VISIBLE_DEVICES" || name === "NVIDIA_VISIBLE_DEVICES" ? name : "GPU";
 }
 
+/** A gap in GiB, however small ("0.004 GiB", "under 0.001 GiB", never "1 bytes"): spares are read in GiB. */
+export function gapGiB(bytes: number): string {
+  const g = bytes / 2 ** 30;
+  if (g < 0.001) return "under 0.001 GiB";
+  return `${Number(g.toFixed(g >= 0.01 ? 2 : 3))} GiB`;
+}
+
 export function renderPlan(result: PlanResult, state: FleetState, opts: { color: boolean }): string {
   const p = opts.color ? COLORS : PLAIN;
   const out: string[] = [];
   const today = result.today_worst_spare_bytes;
-  const proof = result.optimal
-    ? `proven optimal (${result.nodes.toLocaleString("en-US")} nodes)`
-    : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${(result.worst_spare_bound_bytes - result.worst_spare_bytes).toLocaleString("en-US")} bytes better`;
+  const proof = !result.boots
+    ? p.red("no layout lets every vLLM seat boot last (kv/boot-check): the layout shown fails the gate")
+    : result.optimal
+      ? `proven optimal${result.resolution_bytes > 1 ? ` to ${size(result.resolution_bytes)}` : ""} (${result.nodes.toLocaleString("en-US")} nodes)`
+      : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${gapGiB(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
   out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`);
   for (const c of result.cards) {
     const spare = c.spare_bytes < 0 ? p.red(`over by ${size(-c.spare_bytes)}`) : `spare ${size(c.spare_bytes)}`;
     out.push(`  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`);
   }
-  if (result.moves.length === 0) out.push(result.optimal ? "  no moves: today's layout is already optimal" : "  no moves: nothing better than today's layout was found");
+  if (result.moves.length === 0) out.push(!result.boots ? "  no moves" : result.optimal ? "  no moves: today's layout is already optimal" : "  no moves: nothing better than today's layout was found");
   else {
     out.push("  moves:");
     for (const m of result.moves) {

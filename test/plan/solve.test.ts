@@ -5,6 +5,7 @@ import { prepare, worstOf } from "../../src/plan/prepare.js";
 import { greedy, localSearch } from "../../src/plan/heuristic.js";
 import type { PlanInput } from "../../src/plan/types.js";
 import { planForHost } from "../../src/plan/host.js";
+import { gapGiB, renderPlan } from "../../src/report/plan.js";
 import { GiB, fleet, pack, policyOf, seat, tenant } from "../kv/fixtures.js";
 
 /** Every assignment of the movable items: the worst spare it reaches and how many items it moves. */
@@ -23,11 +24,15 @@ function bruteForce(input: PlanInput): { worst: number; minMoves: number } {
       x = Math.floor(x / C);
     }
     const spare = base.slice();
+    const floor = input.cards.map((c) => Math.max(-Infinity, ...input.fixed.filter((x) => x.card === c.index).map((x) => x.boot_floor ?? -Infinity)));
     let moves = 0;
     for (let k = 0; k < n; k++) {
       spare[a[k]!] = spare[a[k]!]! - input.items[k]!.footprints[a[k]!]!;
+      floor[a[k]!] = Math.max(floor[a[k]!]!, input.items[k]!.boot_floors?.[a[k]!] ?? -Infinity);
       if (input.items[k]!.current !== input.cards[a[k]!]!.index) moves++;
     }
+    // kv/boot-check: a layout where some seat cannot boot last is not a layout
+    if (spare.some((x, c) => x < floor[c]!)) continue;
     const w = Math.min(...spare);
     if (w > worst) {
       worst = w;
@@ -77,6 +82,36 @@ describe("solvePlan", () => {
     );
   });
 
+  it("finds the brute-force optimum among the layouts that pass kv/boot-check (random boot floors)", () => {
+    const withFloors = fc.tuple(instance, fc.array(fc.option(fc.integer({ min: -10, max: 60 }), { nil: undefined }), { minLength: 8, maxLength: 8 }), fc.array(fc.option(fc.integer({ min: -10, max: 40 }), { nil: undefined }), { minLength: 2, maxLength: 2 }));
+    fc.assert(
+      fc.property(withFloors, ([base, floors, fixedFloors]) => {
+        // a seat's floor on each card: utilization × total − footprint − reserve, here drawn directly
+        const input: PlanInput = {
+          ...base,
+          items: base.items.map((it, k) => (floors[k] === undefined ? it : { ...it, boot_floors: it.footprints.map((_, c) => (floors[k]! + c) * GiB) })),
+          fixed: base.fixed.map((x, k) => (fixedFloors[k] === undefined ? x : { ...x, boot_floor: fixedFloors[k]! * GiB })),
+        };
+        const r = solvePlan(input);
+        const b = bruteForce(input);
+        expect(r.boots).toBe(b.worst > -Infinity);
+        if (!r.boots) return;
+        expect(r.worst_spare_bytes).toBe(b.worst);
+        expect(r.optimal).toBe(true);
+        expect(r.moves.length).toBeGreaterThanOrEqual(b.minMoves);
+        // the layout shown (after the fewer-moves pass) keeps every card's floor
+        for (const card of input.cards) {
+          const floors = [
+            ...input.fixed.filter((x) => x.card === card.index).map((x) => x.boot_floor ?? -Infinity),
+            ...input.items.filter((it) => r.assignment[it.name] === card.index).map((it) => it.boot_floors?.[input.cards.indexOf(card)] ?? -Infinity),
+          ];
+          expect(r.spares[String(card.index)]).toBeGreaterThanOrEqual(Math.max(-Infinity, ...floors));
+        }
+      }),
+      { numRuns: 600, seed: 20261203 },
+    );
+  });
+
   it("does not lose the optimum when identical items meet interchangeable cards (the old solver said 3)", () => {
     // Two empty alike cards and pairs of identical items (11, 11 and 7, 7): trying only the first-tried
     // of two alike cards, and then only later cards for the twin item, excluded the split 11 | 11.
@@ -88,7 +123,8 @@ describe("solvePlan", () => {
       fixed: [],
     };
     expect(bruteForce(input).worst).toBe(4);
-    expect(solvePlan(input)).toMatchObject({ worst_spare_bytes: 4, optimal: true, worst_spare_bound_bytes: 4 });
+    // sizes in bytes: the proof's grain set to one byte
+    expect(solvePlan(input, { resolutionBytes: 1 })).toMatchObject({ worst_spare_bytes: 4, optimal: true, worst_spare_bound_bytes: 4, resolution_bytes: 1 });
   });
 
   it("moves nothing when today's layout is already optimal", () => {
@@ -131,7 +167,7 @@ describe("solvePlan", () => {
     expect(r.moves).toEqual([{ name: "a", kind: "seat", from: 0, to: 1 }]);
   });
 
-  it("solves 24 seats × 8 cards well under a second", () => {
+  it("proves 24 seats × 8 cards within the default budget", () => {
     let seed = 7;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const weights = [15.3, 27.5, 7.5, 3.8, 1.4, 15, 6, 22.8];
@@ -140,10 +176,9 @@ describe("solvePlan", () => {
       const f = Math.round((weights[Math.floor(rnd() * weights.length)]! + Math.ceil(rnd() * 20) / 2 + 2) * GiB);
       return { name: `s${i}`, kind: "seat" as const, current: Math.floor(rnd() * 8), footprints: cards.map(() => f) };
     });
-    const t0 = performance.now();
     const r = solvePlan({ host: "h", cards, items, fixed: [] });
-    expect(performance.now() - t0).toBeLessThan(2000);
     expect(r.optimal).toBe(true);
+    expect(r.worst_spare_bound_bytes - r.worst_spare_bytes).toBeLessThan(r.resolution_bytes);
   });
 });
 
@@ -162,32 +197,31 @@ function benchInstance(seedArg: number, seats: number): PlanInput {
 }
 
 describe("solvePlan at 40 seats × 8 cards", () => {
-  // worst spares proven by the solver (bytes); the first is exactly the mean bound's grid point
+  // the optimum of each seed (bytes, proven to the byte by the exact search, resolutionBytes 1, before the
+  // grain was introduced); at the default grain the solver may stop anywhere within 1 MiB below it
   it.each([
     [1, -6657199309],
     [2, 536870912],
     [3, -11596411700],
-  ])("seed %i: proven optimal in well under a second, at least as good as LPT + moves and swaps", (seed, worst) => {
+  ])("seed %i: proven optimal to 1 MiB, at least as good as LPT + moves and swaps", (seed, worst) => {
     const input = benchInstance(seed, 40);
     const P = prepare(input);
     const known = Math.max(worstOf(P, greedy(P)), worstOf(P, localSearch(P, greedy(P))), worstOf(P, localSearch(P, P.current as number[])));
-    const t0 = performance.now();
     const r = solvePlan(input);
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(r.optimal).toBe(true);
+    expect(r.resolution_bytes).toBe(2 ** 20);
     expect(r.worst_spare_bytes).toBeGreaterThanOrEqual(known);
-    expect(r.worst_spare_bytes).toBe(worst);
-    expect(r.worst_spare_bound_bytes).toBe(worst);
-    expect(Math.min(...Object.values(r.spares))).toBe(worst);
+    expect(r.worst_spare_bytes).toBeLessThanOrEqual(worst);
+    expect(r.worst_spare_bytes).toBeGreaterThan(worst - 2 ** 20);
+    expect(r.worst_spare_bound_bytes).toBe(r.worst_spare_bytes + 2 ** 20 - 1);
+    expect(Math.min(...Object.values(r.spares))).toBe(r.worst_spare_bytes);
     expect(r.nodes).toBeLessThan(100_000);
   });
 
-  it("says optimal: false with the best found and a bound when the budget runs out, instead of hanging", () => {
-    // seed 5: a layout 1 byte better is ruled out only by how the byte counts fall mod 0.1 GiB
+  it("says optimal: false with the best found and a bound when the node budget runs out, instead of hanging", () => {
+    // seed 5 to the byte: a layout 1 byte better is ruled out only by how the byte counts fall mod 0.1 GiB
     const input = benchInstance(5, 40);
-    const t0 = performance.now();
-    const r = solvePlan(input, { maxNodes: 50_000 });
-    expect(performance.now() - t0).toBeLessThan(1500);
+    const r = solvePlan(input, { maxNodes: 50_000, resolutionBytes: 1 });
     expect(r.optimal).toBe(false);
     expect(r.nodes).toBeGreaterThanOrEqual(50_000);
     expect(r.nodes).toBeLessThan(52_000);
@@ -197,9 +231,7 @@ describe("solvePlan at 40 seats × 8 cards", () => {
   });
 
   it("honours a time budget too", () => {
-    const t0 = performance.now();
-    const r = solvePlan(benchInstance(8, 40), { maxMillis: 100 });
-    expect(performance.now() - t0).toBeLessThan(1000);
+    const r = solvePlan(benchInstance(8, 40), { maxMillis: 50, resolutionBytes: 1 });
     expect(r.optimal).toBe(false);
     expect(r.worst_spare_bound_bytes).toBeGreaterThan(r.worst_spare_bytes);
   });
@@ -208,7 +240,7 @@ describe("solvePlan at 40 seats × 8 cards", () => {
 describe("planForHost", () => {
   it("builds the host's input from the fleet, honouring GPU_PIN and tenant pins", () => {
     const mk = (name: string, gpu: string, extra: Record<string, string> = {}) =>
-      seat(name, { MODEL: "Qwen/Qwen3-8B", GPU: gpu, MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680", ...extra });
+      seat(name, { MODEL: "Qwen/Qwen3-8B", GPU: gpu, MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680", GPU_MEMORY_UTILIZATION: "0.3", ...extra });
     const state = fleet([mk("a", "0"), mk("b", "0"), mk("c", "0", { GPU_PIN: "1" })], [tenant("pinned", 0, 3 * GiB, true), tenant("free", 0, 3 * GiB)]);
     const r = planForHost(state, policyOf(), pack, "fv-ml1");
     const fp = Math.round(15.3 * GiB) + 9.5 * GiB;
@@ -222,10 +254,53 @@ describe("planForHost", () => {
     expect(r.moves.every((m) => m.name !== "c" && m.name !== "pinned")).toBe(true);
   });
 
+  it("keeps a seat without a byte pin alone on its card (kv/unpinned-shared-card), at the cost of worst spare", () => {
+    const pinnedSeat = (name: string, gpu: string) =>
+      seat(name, { MODEL: "Qwen/Qwen3-8B", GPU: gpu, MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680", GPU_MEMORY_UTILIZATION: "0.3" });
+    // loose: unpinned at 0.2 × 96 GiB = 19.2 GiB; each pinned seat 15.3 + 7.5 + 2 = 24.8 GiB.
+    // Sharing would give 95 − 19.2 − 24.8 = 51 | 95 − 49.6 = 45.4; alone it is 75.8 | 95 − 74.4 = 20.6.
+    const loose = seat("loose", { MODEL: "Qwen/Qwen3-8B", GPU: "0", MAX_MODEL_LEN: "4096", GPU_MEMORY_UTILIZATION: "0.2" });
+    const state = fleet([loose, pinnedSeat("p1", "0"), pinnedSeat("p2", "1"), pinnedSeat("p3", "1")]);
+    const r = planForHost(state, policyOf(), pack, "fv-ml1");
+    const fp = Math.round(15.3 * GiB) + 9.5 * GiB;
+    expect(r.today_worst_spare_bytes).toBe(95 * GiB - 2 * fp);
+    expect(r).toMatchObject({ optimal: true, boots: true });
+    const alone = r.assignment.loose;
+    expect(Object.entries(r.assignment).filter(([, g]) => g === alone).map(([n]) => n)).toEqual(["loose"]);
+    expect(r.worst_spare_bytes).toBe(95 * GiB - 3 * fp);
+  });
+
   it("keeps a TP 2 seat fixed and says so", () => {
     const big = seat("big", { MODEL: "Qwen/Qwen3-32B", GPU: "0,1", TP: "2", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(4 * GiB) });
     const r = planForHost(fleet([big]), policyOf(), pack, "fv-ml1");
     expect(r.assignment).toEqual({ big: [0, 1] });
     expect(r.notes.join(" ")).toContain("big spans gpus 0,1");
+  });
+});
+
+describe("renderPlan", () => {
+  it("prints a search stopped on its budget with its gap in GiB, never in bytes", () => {
+    const input = benchInstance(5, 40);
+    const r = solvePlan(input, { maxNodes: 50_000, resolutionBytes: 1 });
+    expect(r.worst_spare_bound_bytes - r.worst_spare_bytes).toBe(1);
+    const text = renderPlan(r, fleet([]), { color: false });
+    expect(text).toContain("not proven: the optimum is at most under 0.001 GiB better");
+    expect(text).not.toMatch(/\bbytes?\b/);
+  });
+
+  it.each([
+    [1, "under 0.001 GiB"],
+    [4 * 2 ** 20, "0.004 GiB"],
+    [Math.round(0.0702 * GiB), "0.07 GiB"],
+    [Math.round(2.4 * GiB), "2.4 GiB"],
+  ])("gap %i bytes → %s", (bytes, text) => {
+    expect(gapGiB(bytes)).toBe(text);
+  });
+
+  it("says when a layout is proven to the 1 MiB grain, and when to the byte", () => {
+    const input = benchInstance(1, 24);
+    expect(renderPlan(solvePlan(input), fleet([]), { color: false })).toMatch(/proven optimal to 1 MiB \([\d,]+ nodes\)/);
+    const whole: PlanInput = { host: "h", cards: [0, 1].map((i) => ({ index: i, total_bytes: 96 * GiB, reserve_bytes: GiB })), items: [{ name: "a", kind: "seat", current: 0, footprints: [30 * GiB, 30 * GiB] }], fixed: [] };
+    expect(renderPlan(solvePlan(whole), fleet([]), { color: false })).toMatch(/proven optimal \(\d+ nodes\)/);
   });
 });
