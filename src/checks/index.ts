@@ -5,6 +5,8 @@ import { auditBypass } from "./audit-bypass.js";
 import { auditOverrideUnneeded } from "./audit-override-unneeded.js";
 import { auditSecretLanded } from "./audit-secret-landed.js";
 import { auditVerdictMismatch } from "./audit-verdict-mismatch.js";
+import { composeParse } from "./compose-parse.js";
+import { composeUnresolved } from "./compose-unresolved.js";
 import { engineBadValue } from "./engine-bad-value.js";
 import { engineFlagAlias } from "./engine-flag-alias.js";
 import { engineRemovedFlag } from "./engine-removed-flag.js";
@@ -47,6 +49,8 @@ export const RULE_MODULES: readonly AnyRule[] = [
   auditOverrideUnneeded,
   auditSecretLanded,
   auditVerdictMismatch,
+  composeParse,
+  composeUnresolved,
   engineBadValue,
   engineFlagAlias,
   engineRemovedFlag,

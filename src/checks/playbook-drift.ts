@@ -1,8 +1,11 @@
-// playbook/drift: a playbook the change touches deploys a value the committed env file does not hold,
-// so the repository no longer says what runs. Values of secret-looking keys are never shown.
+// playbook/drift: a playbook (or a compose file) the change touches deploys a value the committed env
+// file does not hold, so the repository no longer says what runs. Values of secret-looking keys are
+// never shown. A compose service that matches no env file has nothing to drift from: it is skipped.
 import { engineSpec } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
 import { playbooksInUnit } from "../model/playbooks.js";
+import { composesInUnit } from "../model/composes.js";
+import { asPlaybookRead } from "../compose/index.js";
 import { driftOf, settingKeysOf } from "../playbook/drift.js";
 
 type Data = {
@@ -37,7 +40,8 @@ export const playbookDrift = defineCheck({
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];
-    for (const read of playbooksInUnit(ctx)) {
+    const composeReads = composesInUnit(ctx).map((r) => asPlaybookRead({ ...r, deploys: r.deploys.filter((d) => d.matchedBy !== null) }));
+    for (const read of [...playbooksInUnit(ctx), ...composeReads]) {
       for (const deploy of read.deploys) {
         const base = { playbook: read.path, service: deploy.service, env_file: deploy.envFile };
         const committed = ctx.after.services.find((s) => s.name === deploy.service);

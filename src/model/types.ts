@@ -3,11 +3,13 @@
 // The parsers' records (env files, ledger facts, playbooks) are defined beside their parsers, one
 // layer down, and re-exported here so the layers above read the whole model from one module.
 import type { PlaybookRead } from "../playbook/types.js";
+import type { ComposeRead } from "../compose/types.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
 import type { ParsedEnv } from "../parse/env-types.js";
 import type { Severity } from "../rules/severity.js";
 export type { EnvEntry, EnvFlag, EnvProblem, ParsedEnv } from "../parse/env-types.js";
 export type { PlaybookRead } from "../playbook/types.js";
+export type { ComposeDeploy, ComposeRead } from "../compose/types.js";
 export type { Severity } from "../rules/severity.js";
 
 export type Status = "open" | "exempt" | "allowed" | "waived";
@@ -87,6 +89,9 @@ export interface FleetState {
   paths: string[];
   /** Every file matching the `playbooks` glob, read (see src/playbook/plays.ts; src/load/ always loads them). */
   playbooks?: PlaybookRead[];
+  /** Every compose file matching the `compose` glob, read (src/compose/; src/load/composes.ts), with
+   *  only the services that are fleet deploys (see there). */
+  composes?: ComposeRead[];
 }
 
 /** A finding as the engine reports it, after post-processing (status, redaction, fingerprint). */
