@@ -19,6 +19,7 @@ import { fleetUnknownCard } from "./fleet-unknown-card.js";
 import { fleetUnknownHost } from "./fleet-unknown-host.js";
 import { genOutputCap } from "./gen-output-cap.js";
 import { gpuFits } from "./gpu-fits.js";
+import { gpuPlateau } from "./gpu-plateau.js";
 import { knobKvAndPlacement } from "./knob-kv-and-placement.js";
 import { knobOnePerDeploy } from "./knob-one-per-deploy.js";
 import { kvBootCheck } from "./kv-boot-check.js";
@@ -63,6 +64,7 @@ export const RULE_MODULES: readonly AnyRule[] = [
   fleetUnknownHost,
   genOutputCap,
   gpuFits,
+  gpuPlateau,
   knobKvAndPlacement,
   knobOnePerDeploy,
   kvBootCheck,
