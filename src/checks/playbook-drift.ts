@@ -21,7 +21,7 @@ const shown = (v: string | null | undefined): string => (v === undefined ? "a di
 
 const messages = {
   differs: (d: Data) =>
-    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, but ${d.env_file} has ${shown(d.committed_value)}: commit the deployed value in ${d.env_file}, or change the playbook`,
+    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, but ${d.env_file} has ${shown(d.committed_value)}: commit the deployed value in ${d.env_file}, or change ${d.playbook}`,
   removed: (d: Data) =>
     `${d.playbook} removes ${d.key} from ${d.service}, but ${d.env_file} still sets it${d.committed_value === undefined ? "" : ` (${shown(d.committed_value)})`}: delete it from ${d.env_file} too, or keep it in the playbook`,
   added: (d: Data) =>

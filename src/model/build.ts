@@ -30,7 +30,7 @@ function servedModel(parsed: ParsedEnv): { value: string; origin: Origin } | nul
     if (cur && next && cur.word === "serve" && next.fromKey === cur.fromKey) {
       // The command may come from a deploy (a compose command, a container task): its file, not the env file.
       const file = parsed.entries.get(cur.fromKey)?.file ?? parsed.file;
-      return { value: next.word, origin: { file, line: next.line, source: file === parsed.file ? "flag" : "playbook", name: `${cur.fromKey} serve` } };
+      return { value: next.word, origin: { file, line: next.line, source: "flag", name: `${cur.fromKey} serve` } };
     }
   }
   return null;

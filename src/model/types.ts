@@ -19,7 +19,8 @@ export type Status = "open" | "exempt" | "allowed" | "waived";
 export interface Origin {
   file: string;
   line: number;
-  /** `env` for a KEY=VALUE line, `flag` for a flag inside an *_ARGS-style value, `playbook` for a task. */
+  /** `env` for a KEY=VALUE line, `flag` for a flag (in an *_ARGS-style value, a compose or container
+   *  command), `playbook` for a KEY=VALUE a deploy file (playbook task, compose environment) writes. */
   source: "env" | "flag" | "playbook";
   /** The env key (`MAX_MODEL_LEN`) or the flag as written (`--max_model_len`). */
   name: string;
