@@ -10,6 +10,8 @@ import { driftOf, settingKeysOf } from "../playbook/drift.js";
 
 type Data = {
   playbook: string;
+  /** Set when the deploy is a compose file's service (the same path as `playbook`). */
+  compose?: string;
   service: string;
   env_file: string;
   key: string;
@@ -21,7 +23,7 @@ const shown = (v: string | null | undefined): string => (v === undefined ? "a di
 
 const messages = {
   differs: (d: Data) =>
-    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, but ${d.env_file} has ${shown(d.committed_value)}: commit the deployed value in ${d.env_file}, or change ${d.playbook}`,
+    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, but ${d.env_file} has ${shown(d.committed_value)}: commit the deployed value in ${d.env_file}, or change ${d.compose ?? "the playbook"}`,
   removed: (d: Data) =>
     `${d.playbook} removes ${d.key} from ${d.service}, but ${d.env_file} still sets it${d.committed_value === undefined ? "" : ` (${shown(d.committed_value)})`}: delete it from ${d.env_file} too, or keep it in the playbook`,
   added: (d: Data) =>
@@ -41,9 +43,10 @@ export const playbookDrift = defineCheck({
   run(ctx) {
     const out: Report<typeof messages>[] = [];
     const composeReads = composesInUnit(ctx).map((r) => asPlaybookRead({ ...r, deploys: r.deploys.filter((d) => d.matchedBy !== null) }));
+    const composePaths = new Set(composeReads.map((r) => r.path));
     for (const read of [...playbooksInUnit(ctx), ...composeReads]) {
       for (const deploy of read.deploys) {
-        const base = { playbook: read.path, service: deploy.service, env_file: deploy.envFile };
+        const base = { playbook: read.path, ...(composePaths.has(read.path) ? { compose: read.path } : {}), service: deploy.service, env_file: deploy.envFile };
         const committed = ctx.after.services.find((s) => s.name === deploy.service);
         if (!committed) {
           const first = deploy.edits[0];
