@@ -17,7 +17,7 @@ export const gpuFits = defineCheck({
       if (l.ledgerSized || l.spare_bytes >= 0) return [];
       const seats = l.entries.flatMap((e) => (e.kind === "seat" ? [e] : []));
       const first = seats[0];
-      const where = first ? { file: first.seat.service.file, line: first.seat.service.origins.gpus?.line ?? 1 } : { file: null, line: null };
+      const where = first ? { file: first.seat.service.origins.gpus?.file ?? first.seat.service.file, line: first.seat.service.origins.gpus?.line ?? 1 } : { file: null, line: null };
       const parts = l.entries.flatMap((e) => (e.kind === "other" ? [] : [`${e.name} ${size(e.footprint_bytes)}`])).join(", ");
       return [{
         message: "over" as const,

@@ -5,6 +5,8 @@ import { auditBypass } from "./audit-bypass.js";
 import { auditOverrideUnneeded } from "./audit-override-unneeded.js";
 import { auditSecretLanded } from "./audit-secret-landed.js";
 import { auditVerdictMismatch } from "./audit-verdict-mismatch.js";
+import { composeParse } from "./compose-parse.js";
+import { composeUnresolved } from "./compose-unresolved.js";
 import { engineBadValue } from "./engine-bad-value.js";
 import { engineFlagAlias } from "./engine-flag-alias.js";
 import { engineRemovedFlag } from "./engine-removed-flag.js";
@@ -22,6 +24,7 @@ import { fleetUnknownCard } from "./fleet-unknown-card.js";
 import { fleetUnknownHost } from "./fleet-unknown-host.js";
 import { genOutputCap } from "./gen-output-cap.js";
 import { gpuFits } from "./gpu-fits.js";
+import { gpuPlateau } from "./gpu-plateau.js";
 import { knobKvAndPlacement } from "./knob-kv-and-placement.js";
 import { knobOnePerDeploy } from "./knob-one-per-deploy.js";
 import { kvBootCheck } from "./kv-boot-check.js";
@@ -52,6 +55,8 @@ export const RULE_MODULES: readonly AnyRule[] = [
   auditOverrideUnneeded,
   auditSecretLanded,
   auditVerdictMismatch,
+  composeParse,
+  composeUnresolved,
   engineBadValue,
   engineFlagAlias,
   engineRemovedFlag,
@@ -69,6 +74,7 @@ export const RULE_MODULES: readonly AnyRule[] = [
   fleetUnknownHost,
   genOutputCap,
   gpuFits,
+  gpuPlateau,
   knobKvAndPlacement,
   knobOnePerDeploy,
   kvBootCheck,

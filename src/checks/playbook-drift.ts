@@ -1,15 +1,20 @@
-// playbook/drift: a playbook the change touches deploys a value the committed env file does not hold,
-// so the repository no longer says what runs. Values of secret-looking keys are never shown.
+// playbook/drift: a playbook (or a compose file) the change touches deploys a value the committed env
+// file does not hold, so the repository no longer says what runs. Values of secret-looking keys are
+// never shown. A compose service that matches no env file has nothing to drift from: it is skipped.
 // The change that causes the drift answers for it: an env-only commit that moves a value a committed
 // playbook (not in the change) still deploys the old way is reported on that commit, at the env line.
 import { engineSpec } from "../model/engine.js";
 import { defineCheck, type CheckContext, type Report } from "./define.js";
 import type { ParsedEnv } from "../model/types.js";
 import { playbooksInUnit } from "../model/playbooks.js";
+import { composesInUnit } from "../model/composes.js";
+import { asPlaybookRead } from "../compose/index.js";
 import { driftOf, settingKeysOf } from "../playbook/drift.js";
 
 type Data = {
   playbook: string;
+  /** Set when the deploy is a compose file's service (the same path as `playbook`). */
+  compose?: string;
   service: string;
   env_file: string;
   key: string;
@@ -21,7 +26,7 @@ const shown = (v: string | null | undefined): string => (v === undefined ? "a di
 
 const messages = {
   differs: (d: Data) =>
-    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, but ${d.env_file} has ${shown(d.committed_value)}: commit the deployed value in ${d.env_file}, or change the playbook`,
+    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, but ${d.env_file} has ${shown(d.committed_value)}: commit the deployed value in ${d.env_file}, or change ${d.compose ?? "the playbook"}`,
   removed: (d: Data) =>
     `${d.playbook} removes ${d.key} from ${d.service}, but ${d.env_file} still sets it${d.committed_value === undefined ? "" : ` (${shown(d.committed_value)})`}: delete it from ${d.env_file} too, or keep it in the playbook`,
   added: (d: Data) =>
@@ -42,9 +47,11 @@ export const playbookDrift = defineCheck({
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];
-    for (const read of playbooksInUnit(ctx)) {
+    const composeReads = composesInUnit(ctx).map((r) => asPlaybookRead({ ...r, deploys: r.deploys.filter((d) => d.matchedBy !== null) }));
+    const composePaths = new Set(composeReads.map((r) => r.path));
+    for (const read of [...playbooksInUnit(ctx), ...composeReads]) {
       for (const deploy of read.deploys) {
-        const base = { playbook: read.path, service: deploy.service, env_file: deploy.envFile };
+        const base = { playbook: read.path, ...(composePaths.has(read.path) ? { compose: read.path } : {}), service: deploy.service, env_file: deploy.envFile };
         const committed = ctx.after.services.find((s) => s.name === deploy.service);
         if (!committed) {
           const first = deploy.edits[0];

@@ -22,6 +22,10 @@ interface Token {
 }
 
 const SHELLS = new Set(["sh", "bash", "dash", "ash", "zsh"]);
+/** vLLM's OpenAI image runs `vllm serve` as its ENTRYPOINT, so `command: [Qwen/Qwen3-8B, --max-model-len, …]`
+ *  serves that model: the words are read as `vllm serve` + the command, as the container runs them. */
+const VLLM_IMAGE = /^(docker\.io\/)?vllm\/vllm-openai(:|@|$)/;
+const VLLM_ENTRYPOINT = ["vllm", "serve"];
 /** Operators that make a script more than one command: kvgate does not guess which part is the server. */
 const SCRIPT_OPERATORS = /[;&|`<>]|\$\(|\n/;
 
@@ -39,6 +43,12 @@ export function commandOf(ctx: Ctx, service: string, def: CMap): CommandLine | n
   }
   const words = unwrapShell(tokens);
   const anchor = (command && parts.includes(command) ? command : parts[0]) as CNode;
+  const image = get(def, "image");
+  const first = words[0]?.word;
+  const imageEntrypoint =
+    entrypoint === undefined && image?.t === "str" && image.value !== null && VLLM_IMAGE.test(image.value) && first !== undefined && !first.startsWith("-") && !["vllm", "serve"].includes(first) && !/^python/.test(first) && !SHELLS.has(posix.basename(first))
+      ? VLLM_ENTRYPOINT
+      : [];
   const file = anchor.pos.file;
   const locators = new Map<CNode, (w: string) => number>();
   const wordLines = words.map((t) => {
@@ -47,7 +57,12 @@ export function commandOf(ctx: Ctx, service: string, def: CMap): CommandLine | n
     if (!find) locators.set(t.node, (find = locator(t.node)));
     return find(t.word);
   });
-  return { value: shellJoin(words.map((t) => t.word)), wordLines, file, line: anchor.pos.line };
+  return {
+    value: shellJoin([...imageEntrypoint, ...words.map((t) => t.word)]),
+    wordLines: [...imageEntrypoint.map(() => anchor.pos.line), ...wordLines],
+    file,
+    line: anchor.pos.line,
+  };
 }
 
 function tokensOf(ctx: Ctx, service: string, node: CNode, what: string): Token[] | null {

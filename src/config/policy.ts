@@ -33,6 +33,8 @@ export interface Policy {
   services: string;
   ledgers: string;
   playbooks: string;
+  /** Glob of docker compose files (contract section 14). */
+  compose: string;
   fleet: {
     hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number }[] }>;
     tenants: { name: string; host: string; gpu: number; vram_bytes: number; pin: boolean }[];
@@ -83,6 +85,7 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
     services: req(c.services, "services"),
     ledgers: req(c.ledgers, "ledgers"),
     playbooks: req(c.playbooks, "playbooks"),
+    compose: req(c.compose, "compose"),
     fleet: {
       hosts,
       tenants: (c.fleet?.tenants ?? []).map((t) => ({ name: t.name, host: t.host, gpu: t.gpu, vram_bytes: bytesOf(t.vram), pin: t.pin ?? false })),

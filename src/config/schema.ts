@@ -160,6 +160,7 @@ export const ConfigSchema = z
     services: glob.optional().describe('Glob of service env files. Default "scripts/*.env".'),
     ledgers: z.string().min(1).optional().describe('Radiance ledger facts file per service. Default "scripts/{service}.ledger.yaml".'),
     playbooks: glob.optional().describe('Glob of Ansible playbooks. Default "playbooks/**/*.{yml,yaml}".'),
+    compose: glob.optional().describe('Glob of docker compose files; each service is a deploy. Default "**/{docker-compose,compose}*.{yml,yaml}".'),
     fleet: z
       .strictObject({
         hosts: z.record(z.string(), z.strictObject({ gpus: z.array(GpuSpec) })).optional(),

@@ -9,7 +9,7 @@
 // and is shown too. `mask` is where every shown text passes: control-character escaping and the
 // masking of key bodies belong there.
 import { createHash } from "node:crypto";
-import type { Finding, PlaybookRead, Severity } from "../model/types.js";
+import type { ComposeDeploy, Finding, PlaybookRead, Severity } from "../model/types.js";
 import type { MessageContext, Report } from "../model/rule.js";
 import type { AnyRule } from "../checks/define.js";
 import type { Masker } from "../secrets/mask.js";
@@ -113,8 +113,8 @@ const fingerprint: Step = {
 /**
  * A playbook's deploy reports what the unit's own run did not already say (same rule, service and
  * message, wherever they point), once per playbook; a finding placed in a deployed service's committed
- * env file moves to the playbook's first edit of that service (the deploy is what changed; the env
- * file line stays in data.env_file_line).
+ * env file moves to the playbook's first edit of that service, or a compose service's key (the deploy
+ * is what changed; the env file line stays in data.env_file_line).
  */
 const place: Step = {
   name: "place",
@@ -134,7 +134,8 @@ const place: Step = {
       if (main.has(id(f)) || seen.has(key)) continue;
       seen.add(key);
       const deploy = read.deploys.find((x) => x.service === f.service);
-      const first = deploy?.edits.find((e) => e.kind !== "reset") ?? deploy?.edits[0];
+      // A compose service is placed at its key under `services:` (its first edit may be an anchor's image).
+      const first = deploy && isComposeDeploy(deploy) ? deploy : (deploy?.edits.find((e) => e.kind !== "reset") ?? deploy?.edits[0]);
       if (deploy && first && f.file === deploy.envFile) {
         out.push({ ...d, finding: { ...f, file: first.file, line: first.line, data: { ...f.data, env_file_line: f.line } } });
       } else out.push(d);
@@ -142,6 +143,10 @@ const place: Step = {
     return out;
   },
 };
+
+function isComposeDeploy(d: PlaybookRead["deploys"][number]): d is ComposeDeploy {
+  return "composeService" in d;
+}
 
 /** Identity of a finding regardless of where in history it was seen. */
 export function baselineKey(f: Finding): string {

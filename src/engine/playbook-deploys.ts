@@ -4,6 +4,8 @@
 import type { FleetState, ParsedEnv, PlaybookRead, Service } from "../model/types.js";
 import type { CheckContext } from "../checks/define.js";
 import { playbooksInUnit } from "../model/playbooks.js";
+import { composesInUnit } from "../model/composes.js";
+import { asPlaybookRead } from "../compose/index.js";
 import { deployedEnv } from "../playbook/overlay.js";
 
 /** Builds a Service from a deployed env: model/build.ts buildService, bound to the run's pack and policy. */
@@ -23,11 +25,11 @@ export function deployState(state: FleetState, read: PlaybookRead, build: BuildS
   return { ...state, services };
 }
 
-/** The contexts to run the sizing checks over: one per changed playbook that deploys something,
- *  before = the unit's before, after = the fleet as the playbook deploys it. */
+/** The contexts to run the sizing checks over: one per changed playbook or compose file that deploys
+ *  something, before = the unit's before, after = the fleet as that file deploys it. */
 export function playbookContexts(ctx: CheckContext, build: BuildService): { playbook: PlaybookRead; ctx: CheckContext }[] {
-  return playbooksInUnit(ctx)
+  return [...playbooksInUnit(ctx), ...composesInUnit(ctx).map(asPlaybookRead)]
     .filter((p) => p.deploys.length > 0)
-    // The playbook checks already ran over the unit; in a deploy context they would only repeat.
-    .map((p) => ({ playbook: p, ctx: { ...ctx, after: { ...deployState(ctx.after, p, build), playbooks: [] } } }));
+    // The playbook and compose checks already ran over the unit; in a deploy context they would only repeat.
+    .map((p) => ({ playbook: p, ctx: { ...ctx, after: { ...deployState(ctx.after, p, build), playbooks: [], composes: [] } } }));
 }

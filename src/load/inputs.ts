@@ -4,5 +4,7 @@ import type { FleetInput } from "./input.js";
 import { envFiles } from "./env-files.js";
 import { ledgerFacts } from "./ledger-facts.js";
 import { playbooks } from "./playbooks.js";
+import { composes } from "./composes.js";
+import { observed } from "./observed.js";
 
-export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks];
+export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks, composes, observed];

@@ -28,7 +28,9 @@ function servedModel(parsed: ParsedEnv): { value: string; origin: Origin } | nul
     const cur = p[i];
     const next = p[i + 1];
     if (cur && next && cur.word === "serve" && next.fromKey === cur.fromKey) {
-      return { value: next.word, origin: { file: parsed.file, line: next.line, source: "flag", name: `${cur.fromKey} serve` } };
+      // The command may come from a deploy (a compose command, a container task): its file, not the env file.
+      const file = parsed.entries.get(cur.fromKey)?.file ?? parsed.file;
+      return { value: next.word, origin: { file, line: next.line, source: "flag", name: `${cur.fromKey} serve` } };
     }
   }
   return null;

@@ -3,11 +3,14 @@
 // The parsers' records (env files, ledger facts, playbooks) are defined beside their parsers, one
 // layer down, and re-exported here so the layers above read the whole model from one module.
 import type { PlaybookRead } from "../playbook/types.js";
+import type { ComposeRead } from "../compose/types.js";
+import type { ObservedRead } from "../parse/observed.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
 import type { ParsedEnv } from "../parse/env-types.js";
 import type { Severity } from "../rules/severity.js";
 export type { EnvEntry, EnvFlag, EnvProblem, ParsedEnv } from "../parse/env-types.js";
 export type { PlaybookRead } from "../playbook/types.js";
+export type { ComposeDeploy, ComposeRead } from "../compose/types.js";
 export type { Severity } from "../rules/severity.js";
 
 export type Status = "open" | "exempt" | "allowed" | "waived";
@@ -16,7 +19,8 @@ export type Status = "open" | "exempt" | "allowed" | "waived";
 export interface Origin {
   file: string;
   line: number;
-  /** `env` for a KEY=VALUE line, `flag` for a flag inside an *_ARGS-style value, `playbook` for a task. */
+  /** `env` for a KEY=VALUE line, `flag` for a flag (in an *_ARGS-style value, a compose or container
+   *  command), `playbook` for a KEY=VALUE a deploy file (playbook task, compose environment) writes. */
   source: "env" | "flag" | "playbook";
   /** The env key (`MAX_MODEL_LEN`) or the flag as written (`--max_model_len`). */
   name: string;
@@ -103,6 +107,12 @@ export interface FleetState {
   paths: string[];
   /** Every file matching the `playbooks` glob, read (see src/playbook/plays.ts; src/load/ always loads them). */
   playbooks?: PlaybookRead[];
+  /** Every compose file matching the `compose` glob, read (src/compose/; src/load/composes.ts), with
+   *  only the services that are fleet deploys (see there). */
+  composes?: ComposeRead[];
+  /** kvgate.yaml `observed:`: the file `kvgate observe --write` made, read (gpu/plateau); absent when
+   *  the policy names none. `read` is null when the file is not in the repository. */
+  observed?: { file: string; read: ObservedRead | null };
 }
 
 /** A finding as the engine reports it, after post-processing (status, redaction, fingerprint). */

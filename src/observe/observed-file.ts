@@ -1,64 +1,9 @@
-// observed.yaml: the per-card plateau figures `kvgate observe --write` records and gpu/plateau reads
-// (kvgate.yaml `observed: observed.yaml`). One zod schema for the writer's shape and the reader's
-// check; the reader never throws: a malformed file comes back as problems with their lines, for the
-// check to report as findings.
-import * as z from "zod";
+// observed.yaml as `kvgate observe --write` writes it; its schema and reader are src/parse/observed.ts
+// (the fleet loader reads it for gpu/plateau, a layer below the views).
 import { size } from "../kv/format.js";
-import { formatZodIssues, parseYamlWithLines } from "../config/issues.js";
 import type { CardObservation } from "./cards.js";
 
-const bytes = z.number().int().nonnegative();
-const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: "expected an ISO 8601 time" });
-
-export const ObservedCardSchema = z.strictObject({
-  host: z.string().min(1),
-  index: z.number().int().nonnegative(),
-  plateau_free_bytes: bytes.describe("The least free memory the card reached in the window."),
-  plateau_at: isoTime.optional(),
-  boot_free_bytes: bytes.nullable().optional().describe("Free 10 minutes after the boot that reached the plateau."),
-  creep_bytes: bytes.nullable().optional(),
-  total_bytes: bytes.optional(),
-  reserve_bytes: bytes.nullable().optional(),
-  predicted_used_bytes: bytes.nullable().optional().describe("kvgate's footprint for the card when it was observed."),
-  boots: z.number().int().positive().optional(),
-  samples: z.number().int().positive().optional(),
-  last_boot_hours: z.number().nonnegative().optional(),
-});
-
-export const ObservedFileSchema = z
-  .strictObject({
-    version: z.literal(1),
-    from: isoTime,
-    until: isoTime,
-    sources: z.array(z.string()).optional(),
-    cards: z.array(ObservedCardSchema),
-  })
-  .superRefine((f, ctx) => {
-    const seen = new Set<string>();
-    f.cards.forEach((c, i) => {
-      const key = `${c.host}\0${c.index}`;
-      if (seen.has(key)) ctx.addIssue({ code: "custom", path: ["cards", i], message: `${c.host} GPU ${c.index} is listed twice` });
-      seen.add(key);
-    });
-  });
-
-export type ObservedFile = z.infer<typeof ObservedFileSchema>;
-export type ObservedCard = z.infer<typeof ObservedCardSchema>;
-
-export type ObservedRead = { ok: true; value: ObservedFile } | { ok: false; problems: { line: number | null; message: string }[] };
-
-export function readObservedFile(text: string, file: string): ObservedRead {
-  const load = parseYamlWithLines(text, file);
-  if (load.errors.length > 0) return { ok: false, problems: load.errors.map((m) => ({ line: lineIn(m), message: m })) };
-  const parsed = ObservedFileSchema.safeParse(load.value);
-  if (!parsed.success) return { ok: false, problems: formatZodIssues(parsed.error, load, file).map((m) => ({ line: lineIn(m), message: m })) };
-  return { ok: true, value: parsed.data };
-}
-
-function lineIn(message: string): number | null {
-  const m = /:(\d+)\)?(?::|$)/.exec(message);
-  return m ? Number(m[1]) : null;
-}
+export { ObservedCardSchema, ObservedFileSchema, readObservedFile, type ObservedCard, type ObservedFile, type ObservedRead } from "../parse/observed.js";
 
 const q = (s: string): string => JSON.stringify(s);
 

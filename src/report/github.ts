@@ -107,6 +107,9 @@ export interface CardRow {
   spare_bytes: number | null;
   reserve_bytes?: number;
   tenants?: string[];
+  /** The card's free memory at plateau, from kvgate.yaml's observed file (gpu/plateau); absent when
+   *  the fleet observes none, null when the file does not list this card. */
+  plateau_free_bytes?: number | null;
 }
 
 /** Markdown table cells: pipes and newlines would break the row. */
@@ -162,12 +165,17 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
     out.push("");
     out.push("### GPU memory per card");
     out.push("");
-    out.push("| host | gpu | total | reserve | used | spare | tenants |");
-    out.push("|---|---|---|---|---|---|---|");
+    // The observed plateau sits beside the predicted footprint (used): the prediction is kvgate's
+    // arithmetic, the plateau is what the card really kept free after days of creep.
+    const observed = cards.some((c) => c.plateau_free_bytes !== undefined);
+    out.push(`| host | gpu | total | reserve | used | spare |${observed ? " free at plateau (observed) |" : ""} tenants |`);
+    out.push(`|---|---|---|---|---|---|${observed ? "---|" : ""}---|`);
     const bytes = (n: number | null | undefined) => (n === null || n === undefined ? "—" : formatBytes(n));
     for (const card of cards) {
       const spare = card.spare_bytes !== null && card.spare_bytes < 0 ? `**${bytes(card.spare_bytes)}**` : bytes(card.spare_bytes);
-      out.push(`| ${cell(card.host)} | ${card.index} | ${bytes(card.total_bytes)} | ${bytes(card.reserve_bytes)} | ${bytes(card.used_bytes)} | ${spare} | ${card.tenants?.map(cell).join(", ") ?? ""} |`);
+      const p = card.plateau_free_bytes;
+      const plateau = observed ? ` ${typeof p === "number" && p < (card.reserve_bytes ?? 0) ? `**${bytes(p)}**` : bytes(p)} |` : "";
+      out.push(`| ${cell(card.host)} | ${card.index} | ${bytes(card.total_bytes)} | ${bytes(card.reserve_bytes)} | ${bytes(card.used_bytes)} | ${spare} |${plateau} ${card.tenants?.map(cell).join(", ") ?? ""} |`);
     }
   }
   return out.join("\n") + "\n";

@@ -102,7 +102,8 @@ describe("coder: list command over the env file it loads", () => {
       ["--kv-cache-memory-bytes", "8589934592", 20, CF],
       ["--gpu-memory-utilization", "0.45", 22, CF],
     ]);
-    expect(env.positionals.map((p) => [p.word, p.line])).toEqual([["Qwen/Qwen3-8B", 17]]);
+    // vLLM's image runs `vllm serve` as its entrypoint: the command's first word is the model it serves.
+    expect(env.positionals.map((p) => [p.word, p.line])).toEqual([["vllm", 17], ["serve", 17], ["Qwen/Qwen3-8B", 17]]);
     expect(env.problems).toEqual([]);
   });
 
@@ -116,6 +117,12 @@ describe("coder: list command over the env file it loads", () => {
     expect(at("gpu_memory_utilization")).toEqual([0.45, CF, 22]);
     expect(s.invalid).toEqual([]);
   });
+});
+
+test("the image's entrypoint serves the command's first word: model and engine read without MODEL or ENGINE", () => {
+  const bare = parseEnv(lines("HOST=fv-ml1", "GPU=0"), "scripts/coder.env");
+  const s = buildService(deployedEnv(deploy("coder"), bare), pack, policyOf(), "coder");
+  expect([s.engine, s.model, s.origins.model?.file, s.origins.model?.line]).toEqual(["vllm", "Qwen/Qwen3-8B", CF, 17]);
 });
 
 describe("vllm-voices: folded string command, gpus:, a value from the .env", () => {

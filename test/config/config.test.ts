@@ -67,7 +67,7 @@ describe("the JSON Schema", () => {
   test("the schema knows the contract's keys", () => {
     const schema = JSON.parse(configJsonSchema());
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ["engines", "fleet", "kv", "knobs", "ledgers", "models", "observed", "playbooks", "radiance", "secrets", "services", "ttm", "usage", "version", "vllm", "waivers"].sort(),
+      ["compose", "engines", "fleet", "kv", "knobs", "ledgers", "models", "observed", "playbooks", "radiance", "secrets", "services", "ttm", "usage", "version", "vllm", "waivers"].sort(),
     );
     expect(schema.additionalProperties).toBe(false);
   });

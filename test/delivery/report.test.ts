@@ -192,6 +192,20 @@ describe("card rows from the kv ledger", () => {
     ]);
     expect(summaryMarkdown(resultOf([]), rows)).toContain("| h | 1 | 96 GiB | 0 B | — | — | r (radiance) |");
   });
+
+  test("with an observed file: the plateau beside the predicted footprint, bold below the reserve, — for a card not observed", () => {
+    const GiB = 2 ** 30;
+    const usage = (index: number) => ({ host: "h", index, total_bytes: 96 * GiB, reserve_bytes: GiB, used_bytes: 90 * GiB, spare_bytes: 5 * GiB, shared: false, ledgerSized: false, entries: [] });
+    const card = (index: number, plateau: number) => ({ host: "h", index, plateau_free_bytes: plateau });
+    const observed = { file: "observed.yaml", read: { ok: true as const, value: { version: 1 as const, from: "2026-10-05T00:00:00Z", until: "2026-10-07T00:00:00Z", cards: [card(0, 3 * GiB), card(1, GiB / 2)] }, cardLines: [8, 12] } };
+    const rows = cardRowsOf([usage(0), usage(1), usage(2)], observed);
+    expect(rows.map((r) => r.plateau_free_bytes)).toEqual([3 * GiB, GiB / 2, null]);
+    const md = summaryMarkdown(resultOf([]), rows);
+    expect(md).toContain("| host | gpu | total | reserve | used | spare | free at plateau (observed) | tenants |");
+    expect(md).toContain("| h | 0 | 96 GiB | 1 GiB | 90 GiB | 5 GiB | 3 GiB |  |");
+    expect(md).toContain("| h | 1 | 96 GiB | 1 GiB | 90 GiB | 5 GiB | **512 MiB** |  |");
+    expect(md).toContain("| h | 2 | 96 GiB | 1 GiB | 90 GiB | 5 GiB | — |  |");
+  });
 });
 
 describe("what the failed step says it refused", () => {

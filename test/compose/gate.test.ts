@@ -1,0 +1,84 @@
+// Compose files through the whole gate (the real loader, every check, the finding pipeline): a
+// compose deploy is sized at the compose file's lines, drift is named, a card move is fitted.
+import { describe, expect, test } from "vitest";
+import { runCase } from "../helpers/rule-tester.js";
+import { lines } from "./helpers.js";
+
+const CF = "hosts/fv-ml1/compose.yaml";
+const config = lines(
+  "version: 1",
+  "fleet:",
+  "  hosts:",
+  "    fv-ml1:",
+  "      gpus:",
+  "        - { index: 0, total: 96GiB, reserve: 1GiB }",
+  "        - { index: 1, total: 96GiB, reserve: 1GiB }",
+  "  tenants:",
+  "    - { name: trainer, host: fv-ml1, gpu: 0, vram: 80GiB, pin: true }",
+);
+// The env file the compose service loads says what runs (the compose file deploys it: drift otherwise).
+const env = lines(
+  "ENGINE=vllm",
+  "HOST=fv-ml1",
+  "GPU=1",
+  "MODEL=Qwen/Qwen3-8B",
+  "KV_CACHE_MEMORY_BYTES=2GiB",
+  "GPU_MEMORY_UTILIZATION=0.3",
+  `SERVE_ARGS="--max-model-len 8192 --override-generation-config '{\\"max_new_tokens\\":4096}'"`,
+);
+const compose = (len: number, card: number) =>
+  lines(
+    "x-vllm: &vllm", //                                          1
+    "  image: vllm/vllm-openai:v0.10.2", //                      2
+    "  ipc: host", //                                            3
+    "services:", //                                              4
+    "  coder:", //                                               5
+    "    <<: *vllm", //                                          6
+    "    env_file: ../../scripts/coder.env", //                  7
+    "    command:", //                                           8
+    "      - Qwen/Qwen3-8B", //                                  9
+    "      - --max-model-len", //                                10
+    `      - "${len}"`, //                                       11
+    "      - --override-generation-config", //                   12
+    `      - '{"max_new_tokens":4096}'`, //                     13
+    "    deploy:", //                                            14
+    "      resources:", //                                       15
+    "        reservations:", //                                 16
+    "          devices:", //                                     17
+    `            - { driver: nvidia, device_ids: ["${card}"], capabilities: [gpu] }`, // 18
+    "  proxy:", //                                               19
+    "    image: nginx:1.27", //                                  20
+    "    environment: { UPSTREAM: '${UPSTREAM}' }", //           21
+  );
+const repo = (len: number, card: number) => ({ "kvgate.yaml": config, "scripts/coder.env": env, [CF]: compose(len, card) });
+
+const rules = (fs: { rule: string }[]) => fs.map((f) => f.rule);
+
+describe("a compose deploy through the gate", () => {
+  test("the committed layout passes: the anchor-merged seat is read, the nginx sidecar is not gated", async () => {
+    const found = await runCase({ name: "clean", files: repo(8192, 1), beforeFiles: null });
+    expect(found.filter((f) => f.severity !== "notice")).toEqual([]);
+    // proxy's ${UPSTREAM} is not in a .env, but proxy is no fleet deploy: no notice about it.
+    expect(rules(found)).not.toContain("compose/unresolved");
+  });
+
+  test("raising --max-model-len without the KV is refused at the compose file's line", async () => {
+    const found = await runCase({ name: "raise", files: repo(32768, 1), beforeFiles: repo(8192, 1) });
+    const kv = found.find((f) => f.rule === "kv/covers-context");
+    // At the compose service's key (the deploy is what changed); the env file's pin line in data.
+    expect(kv).toMatchObject({ file: CF, line: 5, service: "coder", severity: "error", status: "open", data: { env_file_line: 5 } });
+    // 1.25 × 32,768 × 147,456 B = 5.625 GiB → 6 GiB required; the env file pins 2 GiB.
+    expect(kv?.data).toMatchObject({ max_model_len: 32768, bytes_per_token: 147456, required_bytes: 6 * 2 ** 30, pinned_bytes: 2 * 2 ** 30 });
+    // The compose file and the env file it loads now say different things: drift, at the compose line.
+    expect(found.find((f) => f.rule === "playbook/drift")).toMatchObject({ file: CF, line: 10, data: { key: "--max-model-len", playbook_value: "32768", committed_value: "8192" } });
+  });
+
+  test("a device_ids move onto a full card fails gpu/fits at the device_ids line", async () => {
+    const found = await runCase({ name: "move", files: repo(8192, 0), beforeFiles: repo(8192, 1) });
+    const fits = found.find((f) => f.rule === "gpu/fits");
+    expect(fits).toMatchObject({ file: CF, line: 18, severity: "error" });
+    expect(fits?.data).toMatchObject({ host: "fv-ml1", gpu: 0, total_bytes: 96 * 2 ** 30, reserve_bytes: 2 ** 30 });
+    expect((fits?.data as { spare_bytes: number }).spare_bytes).toBeLessThan(0);
+    expect(rules(found)).not.toContain("compose/unresolved");
+  });
+});
