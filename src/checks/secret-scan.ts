@@ -5,14 +5,11 @@
 import picomatch from "picomatch";
 import { defineCheck, type Report, type RuleMeta } from "./define.js";
 import { builtinDetectors } from "../rules/detectors.js";
-import { scanLines } from "../secrets/scan.js";
+import { scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
 import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
 import { redactSecret } from "../secrets/redact.js";
-import { MiB } from "../units/bytes.js";
-
-/** Files above this size are not scanned (contract section 9). */
-const SECRET_SCAN_MAX_BYTES = 5 * MiB;
 const SKIPPED_RULE = "secret/skipped";
+const UNSCANNED_RULE = "secret/unscanned";
 
 function placeholderReason(hit: PlaceholderHit): string {
   const what = hit.kind === "value" ? "a listed placeholder value" : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;
@@ -25,7 +22,8 @@ const family: RuleMeta[] = [
     severity: d.severity,
     description: `${/^[AEIOU]/.test(d.title) ? "An" : "A"} ${d.title} in the change (placeholders listed in rules/secrets.yaml or kvgate.yaml are exempt).`,
   })),
-  { id: SKIPPED_RULE, severity: "notice", description: "A file not scanned for secrets: binary, over 5 MiB, or excluded by secrets.exclude." },
+  { id: SKIPPED_RULE, severity: "notice", description: "A file not scanned for secrets: binary, or excluded by secrets.exclude." },
+  { id: UNSCANNED_RULE, severity: "error", description: "A text file that could not be scanned for secrets (a failed read of a big file streamed from git): the gate refuses rather than pass it unseen." },
 ];
 
 const messages = {
@@ -35,6 +33,8 @@ const messages = {
   allowed: (d: { title: string; redacted: string; override: string }) =>
     `${d.title} ${d.redacted} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
   skipped: (d: { why: string }) => `not scanned for secrets: ${d.why}`,
+  unscanned: (d: { why: string }) =>
+    `could not be scanned for secrets (${d.why}), so the gate cannot pass it: retry with free space in the temp folder, or list the file under secrets.exclude in kvgate.yaml if it must not be scanned`,
 };
 
 export const secretScan = defineCheck({
@@ -64,11 +64,18 @@ export const secretScan = defineCheck({
         skip("binary file", { reason: "binary", size_bytes: file.size });
         continue;
       }
-      if (file.size > SECRET_SCAN_MAX_BYTES) {
-        skip(`larger than 5 MiB (${file.size} bytes)`, { reason: "too-large", size_bytes: file.size, limit_bytes: SECRET_SCAN_MAX_BYTES });
-        continue;
-      }
-      for (const m of scanLines(file.addedLines, set)) {
+      // A big file is streamed (contract section 9: no size cliff); a stream that breaks is an error.
+      let matches: Iterable<SecretMatch> = [];
+      if (file.streamedLines) {
+        try {
+          matches = [...scanStream(file.streamedLines(), set)];
+        } catch (e) {
+          const why = (e as Error).message;
+          reports.push({ rule: UNSCANNED_RULE, severity: "error", message: "unscanned", data: { why, size_bytes: file.size }, file: file.path, line: null });
+          continue;
+        }
+      } else matches = scanLines(file.addedLines, set);
+      for (const m of matches) {
         const d = m.detector;
         const data = { detector: d.id, title: d.title, redacted: redactSecret(m.value), column: m.column, length: m.value.length, override: overrideName };
         const base = { rule: d.rule, file: file.path, line: m.line, secret: m.value, key: `${d.id}:${m.column}` };

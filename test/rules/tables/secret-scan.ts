@@ -98,9 +98,25 @@ export default ruleTester(secretScan, {
       findings: [hit("secret/github-token open error a.env:2", FAKE.ghp)],
     },
     { ...secretCase("a binary file is skipped with a notice", [addedFile("img.png", "", { binary: true, after: null, size: 2048 })]), findings: [{ ...hit("secret/skipped open notice img.png:null"), data: { reason: "binary", size_bytes: 2048 } }] },
+    // No size cliff (contract section 9): a big file is scanned, streamed when git's patch was spilled.
+    { ...secretCase("a file over 5 MiB is scanned like any other", [addedFile("big.log", FAKE.awsId, { size: 5 * MiB + 1 })]), findings: [hit("secret/aws-access-key-id open error big.log:1")] },
     {
-      ...secretCase("a file over 5 MiB is skipped with a notice", [addedFile("big.log", FAKE.awsId, { size: 5 * MiB + 1 })]),
-      findings: [{ ...hit("secret/skipped open notice big.log:null"), data: { reason: "too-large", size_bytes: 5 * MiB + 1, limit_bytes: 5 * MiB } }],
+      ...secretCase("a streamed 50 MB file: its streamed lines are scanned, at their own numbers", [
+        addedFile("dump.txt", "", { size: 50_000_000, addedLines: [], streamedLines: () => [{ line: 1, text: "rows" }, { line: 812_500, text: `K=${FAKE.ghp}` }] }),
+      ]),
+      findings: [hit("secret/github-token open error dump.txt:812500", FAKE.ghp)],
+    },
+    {
+      ...secretCase("a stream that breaks is secret/unscanned, an error", [
+        addedFile("dump.txt", "", {
+          size: 50_000_000,
+          addedLines: [],
+          streamedLines: () => {
+            throw new Error("EIO: i/o error, read");
+          },
+        }),
+      ]),
+      findings: [{ ...hit("secret/unscanned open error dump.txt:null"), data: { why: "EIO: i/o error, read", size_bytes: 50_000_000 } }],
     },
     {
       ...secretCase("an excluded file is skipped with a notice", [addedFile("vendor/x/keys.txt", FAKE.awsId)], { exclude: ["vendor/**"] }),
