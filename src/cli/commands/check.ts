@@ -16,6 +16,19 @@ import type { CheckResult } from "../../engine/result.js";
 import type { Policy } from "../../config/policy.js";
 import type { RulesPack } from "../../rules/pack.js";
 import type { DeployUnit } from "../../git/types.js";
+import { readFileSync } from "node:fs";
+import { GateError } from "../../errors.js";
+import { parseBaseline } from "../../engine/baseline-file.js";
+
+/** --baseline FILE's text; a missing or unreadable file stops the run (exit 2) with the fix. */
+function readBaselineFile(file: string): string {
+  if (file === "") throw new UsageError("--baseline needs a file (an earlier `kvgate check --format json` report)");
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    throw new GateError(`--baseline ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { hint: "write one with `kvgate check --format json --output FILE`" });
+  }
+}
 
 const OPTIONS = {
   staged: { type: "boolean" },
@@ -28,6 +41,7 @@ const OPTIONS = {
   format: { type: "string" },
   output: { type: "string" },
   "fail-on": { type: "string" },
+  baseline: { type: "string" },
 } as const;
 
 export function selectionOf(v: { staged?: boolean; commit?: string; range?: string; all?: boolean; unit?: string }): Selection {
@@ -60,7 +74,8 @@ export async function checkCommand(argv: string[]): Promise<number> {
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
   const mode: Mode = selection.mode;
   const loader = createFleetLoader();
-  const result = await checkUnits(units, { mode, failOn, pack, env: process.env, loader, ...(policy ? { policy } : {}) });
+  const baseline = values.baseline === undefined ? undefined : parseBaseline(readBaselineFile(values.baseline), values.baseline);
+  const result = await checkUnits(units, { mode, failOn, pack, env: process.env, loader, ...(policy ? { policy } : {}), ...(baseline ? { baseline } : {}) });
   await recording.save(result);
   const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
   emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack) }), values.output);
