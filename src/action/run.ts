@@ -116,7 +116,7 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   const target = await resolveTarget(workspace, plan, log);
   // Opened after the fetches: the Repo reads the clone's shallow state once.
   const repo = await openRepo(workspace);
-  if (inputs.mode === "audit") return audit(core, repo, target);
+  if (inputs.mode === "audit") return audit(core, repo, target, inputs.shard);
 
   const pack = loadPack();
   const policy = await policyFor(repo, inputs, target, workspace, pack, log);
@@ -142,10 +142,10 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   if (result.verdict === "fail") core.setFailed(`kvgate refused ${result.units.length === 1 ? result.units[0] : `${result.units.length} deploy units`}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`);
 }
 
-async function audit(core: ActionCore, repo: Repo, target: Target): Promise<void> {
+async function audit(core: ActionCore, repo: Repo, target: Target, shard?: string): Promise<void> {
   if (target.from === null) throw new GateError("mode: audit needs a range, and this event gives only one commit", { hint: "set the base input" });
   const range = `${target.from}..${target.head}`;
-  const report = await runAudit(repo.root, range);
+  const report = await runAudit(repo.root, range, shard);
   const findings = report.commits.flatMap((c) => c.findings);
   const counts = countFindings(findings);
   formatGithub({ tool: "kvgate", version: "", mode: "range", verdict: report.verdict, failOn: "error", counts, findings, units: [range], filesChecked: 0 }, core);
