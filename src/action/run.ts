@@ -6,7 +6,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { GateError } from "../errors.js";
 import { openRepo, type Repo } from "../git/index.js";
 import type { Selection } from "../git/types.js";
-import { checkUnits } from "../engine/run.js";
+import { checkUnits, ignoreOf } from "../engine/run.js";
 import type { CheckResult, Mode } from "../engine/result.js";
 import { loadPack } from "../rules/load.js";
 import { loadPolicy } from "../config/load.js";
@@ -123,7 +123,9 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   const selection: Selection = target.from === null ? { mode: "commit", rev: target.head } : { mode: "range", range: `${target.from}..${target.head}`, unit: inputs.unit };
   const units = await repo.units(selection);
   const mode: Mode = selection.mode;
-  const result = await checkUnits(units, { mode, failOn: inputs.failOn, pack, env, ...(policy ? { policy } : {}) });
+  // policy-from: base reads .kvgateignore from the base too: a pull request cannot accept its own secret.
+  const ignore = inputs.policyFrom === "base" && target.policyRev !== null ? { ignore: await ignoreOf(await repo.snapshot(target.policyRev)) } : {};
+  const result = await checkUnits(units, { mode, failOn: inputs.failOn, pack, env, ...(policy ? { policy } : {}), ...ignore });
 
   const plan2 = formatGithub(result, core);
   if (plan2.omitted > 0) log(`kvgate: ${plan2.omitted} more finding(s) are in the job summary (GitHub shows 10 annotations per severity)`);
