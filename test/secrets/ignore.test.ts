@@ -141,6 +141,20 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     expect(kvgate(["check", "--staged", "--baseline", ".git/base.json"], { cwd: repo.dir }).code).toBe(0);
   });
 
+  test("audit reads the current .kvgateignore like the current policy: an accepted value is exempt-only, not a bypass", async () => {
+    repo = await makeRepo();
+    repo.write("README.md", "fleet\n");
+    repo.stage();
+    const base = repo.commit("init");
+    repo.write("docs/runbook.env", `AWS_ACCESS_KEY_ID=${FAKE.awsId}\n`);
+    repo.stage();
+    repo.commit("runbook");
+    const classes = (): string[] => (JSON.parse(kvgate(["audit", "--range", `${base}..HEAD`, "--format", "json"], { cwd: repo.dir }).stdout) as { commits: { classification: string }[] }).commits.map((c) => c.classification);
+    expect(classes()).toEqual(["bypass"]);
+    repo.write(".kvgateignore", `${FP_AWS} # the runbook's sample @ops\n`);
+    expect(classes()).toEqual(["exempt-only"]);
+  });
+
   test.each([
     ["a missing file", null, /--baseline \.git\/nope\.json: cannot read it \(ENOENT\)[\s\S]*kvgate check --format json --output FILE/],
     ["not JSON", "findings: []", /--baseline \.git\/nope\.json: not JSON/],

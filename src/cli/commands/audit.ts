@@ -7,6 +7,7 @@ import { openRepo } from "../../git/index.js";
 import type { Shard } from "../../git/index.js";
 import { policyOf } from "../../load/config.js";
 import { auditResult, auditCommit, type AuditRow } from "../../engine/audit.js";
+import { ignoreOf } from "../../engine/run.js";
 import { formatAuditJson, formatAuditText } from "../../report/audit.js";
 import { useColor } from "../../report/color.js";
 import { progress } from "../progress.js";
@@ -44,13 +45,15 @@ export async function auditCommand(argv: string[]): Promise<number> {
   const pack = loadPack();
   const repo = await openRepo(repoDirOf(values.repo));
   // The current policy: --config, else the working tree's kvgate.yaml.
-  const policy = policyFromFile(values.config, pack) ?? (await policyOf(await repo.snapshot("worktree"), pack));
+  const worktree = await repo.snapshot("worktree");
+  const policy = policyFromFile(values.config, pack) ?? (await policyOf(worktree, pack));
+  const ignore = await ignoreOf(worktree);
   // One git log for the whole range; only the added lines are read, never whole blobs.
   const total = process.stderr.isTTY && !shard ? (await repo.commitsInRange(range)).length : 0;
   const bar = progress(process.stderr, total, "auditing");
   const rows: AuditRow[] = [];
   for await (const c of repo.addedLinesInRange(range, shard)) {
-    rows.push(auditCommit(c, policy, pack));
+    rows.push(auditCommit(c, policy, pack, ignore));
     bar.tick();
   }
   bar.done();
