@@ -20,11 +20,11 @@ export interface AuditReport {
   commits: AuditCommit[];
 }
 
-export async function runAudit(dir: string, range: string): Promise<AuditReport> {
+export async function runAudit(dir: string, range: string, shard?: string): Promise<AuditReport> {
   const out = mkdtempSync(join(tmpdir(), "kvgate-audit-"));
   const file = join(out, "audit.json");
   try {
-    await auditCommand(["--range", range, "--repo", dir, "--format", "json", "--output", file]);
+    await auditCommand(["--range", range, ...(shard ? ["--shard", shard] : []), "--repo", dir, "--format", "json", "--output", file]);
     const doc = JSON.parse(readFileSync(file, "utf8")) as Partial<AuditReport>;
     if ((doc.verdict !== "pass" && doc.verdict !== "fail") || !Array.isArray(doc.commits)) {
       throw new GateError("kvgate audit printed JSON without verdict/commits", { hint: "report this as a kvgate bug: `kvgate audit --format json` must print { verdict, commits }" });

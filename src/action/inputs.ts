@@ -12,6 +12,8 @@ export interface ActionInputs {
   failOn: FailOn;
   sarif: string | null;
   policyFrom: "head" | "base";
+  /** mode: audit only: `I/N`, this job's block of the range (kvgate audit --shard). */
+  shard?: string;
 }
 
 export type GetInput = (name: string) => string;
@@ -40,5 +42,18 @@ export function readInputs(get: GetInput): ActionInputs {
     failOn: choice(get, "fail-on", ["error", "warning", "never"] as const, "error"),
     sarif: optional(get, "sarif"),
     policyFrom: choice(get, "policy-from", ["base", "head"] as const, "base"),
+    ...shardInput(get),
   };
+}
+
+/** `shard: I/N` splits an audit over a CI matrix (`shard: ${{ matrix.shard }}/4`). */
+function shardInput(get: GetInput): { shard?: string } {
+  const v = get("shard").trim();
+  if (v === "") return {};
+  const m = /^(\d{1,6})\/(\d{1,6})$/.exec(v);
+  if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) {
+    throw new GateError(`input shard must be I/N with 1 <= I <= N (got "${v}")`, { hint: "set `with: shard: ${{ matrix.shard }}/4` with matrix.shard in 1..4, or remove it" });
+  }
+  if (get("mode").trim() !== "audit") throw new GateError("input shard goes with mode: audit", { hint: "set `with: mode: audit`, or remove shard" });
+  return { shard: v };
 }

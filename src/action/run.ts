@@ -6,7 +6,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { GateError } from "../errors.js";
 import { openRepo, type Repo } from "../git/index.js";
 import type { Selection } from "../git/types.js";
-import { checkUnits } from "../engine/run.js";
+import { checkUnits, ignoreOf } from "../engine/run.js";
 import type { CheckResult, Mode } from "../engine/result.js";
 import { loadPack } from "../rules/load.js";
 import { policyOf } from "../load/config.js";
@@ -88,7 +88,7 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   const target = await resolveTarget(workspace, plan, log);
   // Opened after the fetches: the Repo reads the clone's shallow state once.
   const repo = await openRepo(workspace);
-  if (inputs.mode === "audit") return audit(core, repo, target);
+  if (inputs.mode === "audit") return audit(core, repo, target, inputs.shard);
 
   const pack = loadPack();
   const { policy, base } = await policyFor(repo, inputs, target.policyRev, workspace, pack, log);
@@ -130,10 +130,10 @@ export function refusedWhat(result: CheckResult): string {
   return `${refused} of ${result.units.length} deploy units`;
 }
 
-async function audit(core: ActionCore, repo: Repo, target: Target): Promise<void> {
+async function audit(core: ActionCore, repo: Repo, target: Target, shard?: string): Promise<void> {
   if (target.from === null) throw new GateError("mode: audit needs a range, and this event gives only one commit", { hint: "set the base input" });
   const range = `${target.from}..${target.head}`;
-  const report = await runAudit(repo.root, range);
+  const report = await runAudit(repo.root, range, shard);
   const findings = report.commits.flatMap((c) => c.findings);
   const counts = countFindings(findings);
   formatGithub({ tool: "kvgate", version: "", mode: "range", verdict: report.verdict, failOn: "error", counts, findings, units: [range], filesChecked: 0 }, core);

@@ -8,6 +8,7 @@ import type { Messages, Report, Rule, RuleMeta } from "../model/rule.js";
 import type { Policy } from "../config/policy.js";
 import type { ChangedFile, CommitInfo, UnitKind } from "../git/types.js";
 import type { RulesPack } from "../rules/pack.js";
+import type { IgnoreList } from "../secrets/ignore.js";
 
 export type { MessageContext, Messages, Report, Rule, RuleMeta } from "../model/rule.js";
 
@@ -29,6 +30,8 @@ export interface CheckContext {
   pack: RulesPack;
   /** The process environment the gate runs in (only the override variable is read from it). */
   env: Readonly<Record<string, string | undefined>>;
+  /** `.kvgateignore`, read from where the policy comes from (absent: nothing is ignored). */
+  ignore?: IgnoreList;
 }
 
 export interface Check<M extends Messages = Messages> extends Rule<M> {

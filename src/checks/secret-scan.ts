@@ -5,14 +5,14 @@
 import picomatch from "picomatch";
 import { defineCheck, type Report, type RuleMeta } from "./define.js";
 import { builtinDetectors } from "../rules/detectors.js";
-import { scanLines } from "../secrets/scan.js";
+import { scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
 import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
-import { redactSecret } from "../secrets/redact.js";
-import { MiB } from "../units/bytes.js";
-
-/** Files above this size are not scanned (contract section 9). */
-const SECRET_SCAN_MAX_BYTES = 5 * MiB;
+import { redactSecret, secretFingerprint } from "../secrets/redact.js";
+import { IGNORE_FILE, ignoreEntryOf, isExpired, type IgnoreEntry } from "../secrets/ignore.js";
 const SKIPPED_RULE = "secret/skipped";
+const UNSCANNED_RULE = "secret/unscanned";
+const IGNORE_UNUSED_RULE = "secret/ignore-unused";
+const IGNORE_INVALID_RULE = "secret/ignore-invalid";
 
 function placeholderReason(hit: PlaceholderHit): string {
   const what = hit.kind === "value" ? "a listed placeholder value" : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;
@@ -25,16 +25,28 @@ const family: RuleMeta[] = [
     severity: d.severity,
     description: `${/^[AEIOU]/.test(d.title) ? "An" : "A"} ${d.title} in the change (placeholders listed in rules/secrets.yaml or kvgate.yaml are exempt).`,
   })),
-  { id: SKIPPED_RULE, severity: "notice", description: "A file not scanned for secrets: binary, over 5 MiB, or excluded by secrets.exclude." },
+  { id: SKIPPED_RULE, severity: "notice", description: "A file not scanned for secrets: binary, or excluded by secrets.exclude." },
+  { id: IGNORE_UNUSED_RULE, severity: "notice", description: "A .kvgateignore entry that matches no value in the tree (reported under --all): the value is gone, so the entry can go too." },
+  { id: IGNORE_INVALID_RULE, severity: "error", description: "A .kvgateignore line that is not `sha256:<12 hex> # reason` (a bad fingerprint or until date): it would exempt nothing." },
+  { id: UNSCANNED_RULE, severity: "error", description: "A text file that could not be scanned for secrets (a failed read of a big file streamed from git): the gate refuses rather than pass it unseen." },
 ];
 
+/** Why an expired .kvgateignore entry no longer exempts, for the finding's message. */
+const expiredNote = (d: { ignore_until?: string; ignore_line?: number }): string =>
+  d.ignore_until ? ` (its ${IGNORE_FILE} entry at line ${d.ignore_line ?? "?"} expired after ${d.ignore_until}: review the value and renew the date, or rotate it)` : "";
+
 const messages = {
-  found: (d: { title: string; redacted: string; column: number }) =>
-    `${d.title} ${d.redacted} (column ${d.column}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml`,
+  found: (d: { title: string; redacted: string; column: number; ignore_until?: string; ignore_line?: number }) =>
+    `${d.title} ${d.redacted} (column ${d.column}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
+  ignored: (d: { title: string; redacted: string; ignore_line: number }) => `${d.title} ${d.redacted} is accepted by ${IGNORE_FILE} line ${d.ignore_line}`,
+  ignoreUnused: (d: { fingerprint: string }) => `${IGNORE_FILE} lists ${d.fingerprint}, which no file in the tree holds any more: remove the line`,
+  ignoreInvalid: (d: { problem: string }) => `${IGNORE_FILE}: ${d.problem}`,
   placeholder: (d: { title: string; redacted: string }) => `${d.title} ${d.redacted} is a known placeholder, not a secret`,
-  allowed: (d: { title: string; redacted: string; override: string }) =>
-    `${d.title} ${d.redacted} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
+  allowed: (d: { title: string; redacted: string; override: string; ignore_until?: string; ignore_line?: number }) =>
+    `${d.title} ${d.redacted}${expiredNote(d)} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
   skipped: (d: { why: string }) => `not scanned for secrets: ${d.why}`,
+  unscanned: (d: { why: string }) =>
+    `could not be scanned for secrets (${d.why}), so the gate cannot pass it: retry with free space in the temp folder, or list the file under secrets.exclude in kvgate.yaml if it must not be scanned`,
 };
 
 export const secretScan = defineCheck({
@@ -50,6 +62,8 @@ export const secretScan = defineCheck({
     const override = ctx.env[overrideName] === "1";
     const excludes = ctx.policy.secrets.exclude.map((g) => ({ glob: g, test: picomatch(g, { dot: true }) }));
     const reports: Report<typeof messages>[] = [];
+    const ignore = ctx.ignore;
+    const used = new Set<IgnoreEntry>();
     for (const file of ctx.unit.files) {
       if (file.status === "deleted") continue;
       const excluded = excludes.find((x) => x.test(file.path));
@@ -64,17 +78,38 @@ export const secretScan = defineCheck({
         skip("binary file", { reason: "binary", size_bytes: file.size });
         continue;
       }
-      if (file.size > SECRET_SCAN_MAX_BYTES) {
-        skip(`larger than 5 MiB (${file.size} bytes)`, { reason: "too-large", size_bytes: file.size, limit_bytes: SECRET_SCAN_MAX_BYTES });
-        continue;
-      }
-      for (const m of scanLines(file.addedLines, set)) {
+      // A big file is streamed (contract section 9: no size cliff); a stream that breaks is an error.
+      let matches: Iterable<SecretMatch> = [];
+      if (file.streamedLines) {
+        try {
+          matches = [...scanStream(file.streamedLines(), set)];
+        } catch (e) {
+          const why = (e as Error).message;
+          reports.push({ rule: UNSCANNED_RULE, severity: "error", message: "unscanned", data: { why, size_bytes: file.size }, file: file.path, line: null });
+          continue;
+        }
+      } else matches = scanLines(file.addedLines, set);
+      for (const m of matches) {
         const d = m.detector;
-        const data = { detector: d.id, title: d.title, redacted: redactSecret(m.value), column: m.column, length: m.value.length, override: overrideName };
+        const found = { detector: d.id, title: d.title, redacted: redactSecret(m.value), column: m.column, length: m.value.length, override: overrideName };
         const base = { rule: d.rule, file: file.path, line: m.line, secret: m.value, key: `${d.id}:${m.column}` };
         const hit = filter.match(m.value);
+        const entry = hit || !ignore ? undefined : ignoreEntryOf(ignore, secretFingerprint(m.value));
+        if (entry) used.add(entry);
+        const expired = entry !== undefined && ignore !== undefined && isExpired(entry, ignore.today);
+        const data = expired && entry ? { ...found, ignore_line: entry.line, ignore_until: entry.until ?? "" } : found;
         if (hit) {
           reports.push({ ...base, message: "placeholder", data: { ...data, placeholder_source: hit.source }, severity: "notice", status: "exempt", reason: placeholderReason(hit) });
+        } else if (entry && !expired) {
+          const who = [entry.owner ? `@${entry.owner}` : null, entry.until ? `until ${entry.until}` : null].filter((x) => x !== null);
+          reports.push({
+            ...base,
+            message: "ignored",
+            data: { ...data, ignore_line: entry.line, ignore_owner: entry.owner, ignore_until: entry.until },
+            severity: "notice",
+            status: "exempt",
+            reason: entry.reason !== "" ? entry.reason : `listed in ${IGNORE_FILE}${who.length > 0 ? ` (${who.join(", ")})` : ""}`,
+          });
         } else if (override) {
           reports.push({
             ...base,
@@ -86,6 +121,20 @@ export const secretScan = defineCheck({
           });
         } else {
           reports.push({ ...base, message: "found", data, severity: d.severity });
+        }
+      }
+    }
+    if (ignore) {
+      // The file's own problems are reported where they can be fixed: when it changes, and under --all.
+      const touched = ctx.unit.kind === "all" || ctx.unit.files.some((f) => f.path === IGNORE_FILE);
+      if (touched) {
+        for (const p of ignore.problems) {
+          reports.push({ rule: IGNORE_INVALID_RULE, severity: "error", message: "ignoreInvalid", data: { problem: p.problem }, file: IGNORE_FILE, line: p.line });
+        }
+      }
+      if (ctx.unit.kind === "all") {
+        for (const e of ignore.entries.filter((x) => !used.has(x))) {
+          reports.push({ rule: IGNORE_UNUSED_RULE, severity: "notice", message: "ignoreUnused", data: { fingerprint: e.fingerprint }, file: IGNORE_FILE, line: e.line, key: e.fingerprint });
         }
       }
     }

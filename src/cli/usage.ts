@@ -9,8 +9,9 @@ export const USAGE = `usage: kvgate <command> [options]
 commands:
   check    [--staged | --commit REV | --range A..B | --all] [--unit commit|range] [--repo DIR]
            [--config FILE] [--format ${FORMATS.join("|")}] [--output FILE] [--fail-on error|warning|never]
+           [--baseline FILE]  findings of an earlier JSON report are exempt
            [--fix]  write the findings' value fixes into the working tree (never the index), check again
-  audit    --range A..B [--repo DIR] [--config FILE] [--format text|json] [--output FILE]
+  audit    --range A..B [--shard I/N] [--repo DIR] [--config FILE] [--format text|json] [--output FILE]
   explain  [SERVICE] [--repo DIR] [--config FILE] [--format text|json]
   plan     [--host H] [--repo DIR] [--config FILE] [--format text|json]
   init     [--repo DIR]

@@ -11,6 +11,7 @@ import { ruleModule } from "../checks/registry.js";
 import { emptyFleet } from "../model/build.js";
 import { classifyCommit, type Classification } from "../secrets/audit.js";
 import { VERSION } from "../version.js";
+import type { IgnoreList } from "../secrets/ignore.js";
 import { raise, runSteps, type Draft } from "./pipeline.js";
 import { pipelineContext, raiseChecks } from "./run.js";
 
@@ -37,7 +38,7 @@ export interface AuditCommit {
 }
 
 /** One commit's row, with the drafts its findings came from (the rule tester reads their message ids). */
-export function auditCommitDrafts(input: AuditCommit, policy: Policy, pack: RulesPack): { row: AuditRow; drafts: Draft[] } {
+export function auditCommitDrafts(input: AuditCommit, policy: Policy, pack: RulesPack, ignore?: IgnoreList | null): { row: AuditRow; drafts: Draft[] } {
   const commit = input.commit;
   const pctx = pipelineContext(policy, pack);
   const ctx: CheckContext = {
@@ -48,6 +49,8 @@ export function auditCommitDrafts(input: AuditCommit, policy: Policy, pack: Rule
     pack,
     // The override is what is being audited, so the re-scan never applies it.
     env: {},
+    // The current .kvgateignore, like the current policy: a value accepted since is exempt-only.
+    ...(ignore ? { ignore } : {}),
   };
   const scanned = runSteps(raiseChecks([secretScan], ctx), pctx, "render", "fingerprint");
   const c = classifyCommit({ sha: commit.sha, message: commit.message, trailers: commit.trailers, findings: scanned.map((d) => d.finding), override: policy.secrets.override });
@@ -62,8 +65,8 @@ export function auditCommitDrafts(input: AuditCommit, policy: Policy, pack: Rule
   return { row, drafts };
 }
 
-export function auditCommit(input: AuditCommit, policy: Policy, pack: RulesPack): AuditRow {
-  return auditCommitDrafts(input, policy, pack).row;
+export function auditCommit(input: AuditCommit, policy: Policy, pack: RulesPack, ignore?: IgnoreList | null): AuditRow {
+  return auditCommitDrafts(input, policy, pack, ignore).row;
 }
 
 export function auditResult(range: string, rows: AuditRow[]): AuditResult {

@@ -17,6 +17,9 @@ import { playbookContexts } from "./playbook-deploys.js";
 import { buildService } from "../model/build.js";
 import { createMasker } from "../secrets/mask.js";
 import { loadPolicy } from "../config/load.js";
+import { IGNORE_FILE, parseIgnore, todayUtc, type IgnoreList } from "../secrets/ignore.js";
+import { applyBaseline, type Baseline } from "./baseline-file.js";
+import type { Snapshot } from "../git/types.js";
 
 export interface RunOptions {
   mode: Mode;
@@ -29,6 +32,16 @@ export interface RunOptions {
   loader?: FleetLoader;
   /** The checks to run (default: every registered check); the rule tester runs one. */
   checks?: readonly AnyCheck[];
+  /** `.kvgateignore` fixed for the run (the Action's policy-from: base); default: each unit's after side. */
+  ignore?: IgnoreList | null;
+  /** `--baseline FILE`: rule|fingerprint keys of an earlier report, exempt with reason `baseline`. */
+  baseline?: Baseline;
+}
+
+/** A snapshot's `.kvgateignore`, or null when it has none. */
+export async function ignoreOf(snapshot: Snapshot, today: string = todayUtc()): Promise<IgnoreList | null> {
+  const buf = (await snapshot.read([IGNORE_FILE])).get(IGNORE_FILE) ?? null;
+  return buf === null ? null : parseIgnore(buf.toString("utf8"), today);
 }
 
 /** Runs each check over one context; a throwing check is an internal error (the gate fails closed). */
@@ -103,7 +116,8 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<Dr
   const after = await loader.load(unit.after, policy, opts.pack);
   const before: FleetState | null = unit.before ? await loader.load(unit.before, policy, opts.pack) : null;
   const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files };
-  return checkFleets({ policy, pack: opts.pack, env: opts.env, unit: unitInfo, before, after }, opts.checks);
+  const ignore = opts.ignore !== undefined ? opts.ignore : await ignoreOf(unit.after);
+  return checkFleets({ policy, pack: opts.pack, env: opts.env, unit: unitInfo, before, after, ...(ignore ? { ignore } : {}) }, opts.checks);
 }
 
 export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Finding[]> {
@@ -114,7 +128,7 @@ export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise
   const all: Draft[] = [];
   const run = { ...opts, loader: opts.loader ?? createFleetLoader() };
   for (const unit of units) all.push(...(await unitDrafts(unit, run)));
-  const findings = runSteps(all, undefined, "dedupe", "sort").map((d) => d.finding);
+  const findings = applyBaseline(runSteps(all, undefined, "dedupe", "sort").map((d) => d.finding), opts.baseline);
   const unitMasker = createMasker(opts.pack.detectors(), opts.policy ?? loadPolicy(null, "kvgate.yaml", opts.pack));
   return {
     tool: "kvgate",

@@ -8,6 +8,7 @@ import { parsePatch } from "./patch.js";
 import type { DiffRecord } from "./diffstream.js";
 import type { BlobReader } from "./blobs.js";
 import type { Known } from "./snapshots.js";
+import { spilledAddedLines } from "./spill.js";
 
 export interface Changes {
   files: ChangedFile[];
@@ -66,12 +67,18 @@ export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffR
   const patch = parsePatch(diff.patch);
   const sorted = sortEntries(prefix, diff.raw);
   const paths = new Map<string, string>();
+  const spilled = sorted.kept.filter((e) => patch.get(e.path)?.spill !== undefined && modeKind(e.newMode) === "file");
+  const spilledSizes = spilled.length > 0 ? await blobs.sizes(spilled.map((e) => e.newOid), new Map(spilled.map((e) => [e.newOid, rel(e.path)]))) : new Map<string, number>();
   for (const e of sorted.kept) {
+    // A spilled file is too big to read whole: only its streamed added lines are scanned.
+    if (patch.get(e.path)?.spill !== undefined) continue;
     if (modeKind(e.oldMode) === "file") paths.set(e.oldOid, rel(e.oldPath));
     if (modeKind(e.newMode) === "file") paths.set(e.newOid, rel(e.path));
   }
   const read = await blobs.contents([...paths.keys()], paths);
   const files = sorted.kept.map((e): ChangedFile => {
+    const spill = patch.get(e.path)?.spill;
+    if (spill !== undefined) return streamedFile(e, rel, modeKind(e.newMode) === "file" ? (spilledSizes.get(e.newOid) ?? 0) : 0, spill);
     const beforeBuf = modeKind(e.oldMode) === "file" ? (read.get(e.oldOid) ?? null) : null;
     const afterBuf = modeKind(e.newMode) === "file" ? (read.get(e.newOid) ?? null) : null;
     const fromPatch = patch.get(e.path);
@@ -104,6 +111,7 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
   const files = sorted.kept.map((e): ChangedFile => {
     const hasFile = modeKind(e.newMode) === "file";
     const p = patch.get(e.path);
+    if (p?.spill !== undefined) return streamedFile(e, rel, hasFile ? (sizes.get(e.newOid) ?? 0) : 0, p.spill);
     const texts = p?.texts ?? [];
     // git decides binary for the patch; a NUL in an added line means a text diff was forced on it.
     const binary = (p?.binary ?? false) || texts.some((t) => t.includes("\0"));
@@ -114,6 +122,16 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
     };
   });
   return { ...sorted, files };
+}
+
+/** A file whose patch was spilled: no contents in memory, its added lines read back from disk. */
+function streamedFile(e: RawEntry, rel: (p: string) => string, size: number, spill: string): ChangedFile {
+  const hasFile = modeKind(e.newMode) === "file";
+  return {
+    path: rel(e.path), oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null, status: statusOf(e),
+    before: null, after: null, binary: false, size, addedLines: [],
+    ...(hasFile ? { streamedLines: () => spilledAddedLines(spill) } : {}),
+  };
 }
 
 function skipReason(e: RawEntry): string | null {

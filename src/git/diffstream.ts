@@ -14,6 +14,7 @@ import { commitFromFields } from "./commits.js";
 import { hasTwoPaths, rawMeta, type RawEntry } from "./raw.js";
 import { corruptObject } from "./blobs.js";
 import { firstLine, runGit, streamGit } from "./exec.js";
+import { SPILL_BYTES, SPILL_MARK, SpillWriter } from "./spill.js";
 
 export interface DiffRecord {
   /** Toplevel-relative paths, as git printed them. */
@@ -137,6 +138,12 @@ export class DiffParser {
   /** The byte the parser stopped short of (a NUL or a newline); null when it needs just more bytes. */
   private waitFor: number | null = null;
   private parked: Buffer[] = [];
+  /** Where the current file's hunks start in the patch (-1: no hunk yet), and their bytes so far. */
+  private hunksAt = -1;
+  private hunkBytes = 0;
+  /** The current file's hunks go to disk once they pass SPILL_BYTES (./spill.ts). */
+  private spill: SpillWriter | null = null;
+  private spillFailed = false;
 
   /** `log`: commits with headers; `diff`: one headerless diff. */
   constructor(private readonly kind: "log" | "diff" = "log") {
@@ -292,7 +299,45 @@ export class DiffParser {
   }
 
   private patchLine(line: Buffer): void {
-    this.current?.patch.push(line);
+    const inHunk = this.oldLeft > 0 || this.newLeft > 0;
+    this.count(line);
+    if (!inHunk && startsWithText(line, "diff --git ")) {
+      this.closeSpill();
+      this.hunksAt = -1;
+      this.hunkBytes = 0;
+    } else if (this.spill) {
+      this.spill.write(line);
+      return;
+    }
+    const patch = this.current?.patch;
+    if (!patch) return;
+    patch.push(line);
+    if (this.hunksAt < 0 && line[0] === 0x40 && line[1] === 0x40) this.hunksAt = patch.length - 1;
+    if (this.hunksAt < 0) return;
+    this.hunkBytes += line.length;
+    if (this.hunkBytes > SPILL_BYTES && !this.spillFailed) {
+      // This file's patch is big: its hunks so far and to come go to disk, and the patch keeps a mark.
+      // No temp folder to write to: the patch stays in memory (slower, still scanned whole).
+      let spill: SpillWriter;
+      try {
+        spill = new SpillWriter();
+      } catch {
+        this.spillFailed = true;
+        return;
+      }
+      for (const l of patch.splice(this.hunksAt)) spill.write(l);
+      patch.push(Buffer.from(`${SPILL_MARK}${spill.path}\n`));
+      this.spill = spill;
+    }
+  }
+
+  private closeSpill(): void {
+    this.spill?.close();
+    this.spill = null;
+  }
+
+  /** Keeps the hunk counters: lines still owed by the hunk being read. */
+  private count(line: Buffer): void {
     const first = line[0];
     if (this.oldLeft > 0 || this.newLeft > 0) {
       if (first === 0x2b) this.newLeft--; // +
@@ -305,7 +350,7 @@ export class DiffParser {
       return;
     }
     if (first === 0x40 && line[1] === 0x40) {
-      const m = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line.toString("latin1"));
+      const m = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line.toString("latin1", 0, Math.min(line.length, 200)));
       if (m) {
         this.oldLeft = m[1] === undefined ? 1 : Number(m[1]);
         this.newLeft = m[2] === undefined ? 1 : Number(m[2]);
@@ -317,6 +362,9 @@ export class DiffParser {
     const cur = this.current;
     if (!cur) return;
     if (this.pendingMeta !== null) throw new GateError(`git ${this.kind}: truncated raw diff`, { hint: this.hint });
+    this.closeSpill();
+    this.hunksAt = -1;
+    this.hunkBytes = 0;
     const patch = Buffer.concat(cur.patch).toString("utf8");
     out.push(cur.info ? { info: cur.info, raw: cur.raw, patch } : { raw: cur.raw, patch });
     this.lastRaw = cur.raw;
@@ -324,6 +372,12 @@ export class DiffParser {
     this.state = "header";
     this.oldLeft = this.newLeft = 0;
   }
+}
+
+function startsWithText(b: Buffer, s: string): boolean {
+  if (b.length < s.length) return false;
+  for (let i = 0; i < s.length; i++) if (b[i] !== s.charCodeAt(i)) return false;
+  return true;
 }
 
 function startsWith(b: Buffer, pos: number, s: Buffer): boolean {

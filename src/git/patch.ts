@@ -1,3 +1,5 @@
+import { SPILL_MARK } from "./spill.js";
+
 // Reads the added-line numbers out of `git diff -U0` output. Sections are matched to files by the
 // path in their header (not by position: git splits a type change into two sections).
 export interface PatchFile {
@@ -8,6 +10,8 @@ export interface PatchFile {
   binary: boolean;
   /** With `{ texts: true }`: each added line's text (CR dropped, like splitLines), in step with `added`. */
   texts?: string[];
+  /** Set when the file's hunks were too big to keep: the spill file holding them (./spill.ts). */
+  spill?: string;
 }
 
 export function parsePatch(out: string, opts: { texts?: boolean } = {}): Map<string, PatchFile> {
@@ -26,6 +30,7 @@ export function parsePatch(out: string, opts: { texts?: boolean } = {}): Map<str
       prev.added.push(...current.added);
       if (prev.texts && current.texts) prev.texts.push(...current.texts);
       prev.binary ||= current.binary;
+      if (current.spill !== undefined) prev.spill = current.spill;
     } else files.set(path, { ...current, path });
   };
   for (const line of out.split("\n")) {
@@ -38,6 +43,10 @@ export function parsePatch(out: string, opts: { texts?: boolean } = {}): Map<str
       continue;
     }
     if (!current) continue;
+    if (line.startsWith(SPILL_MARK)) {
+      current.spill = line.slice(SPILL_MARK.length);
+      continue;
+    }
     if (!inHunk) {
       if (line.startsWith("rename to ")) renameTo = unquote(line.slice("rename to ".length));
       else if (line.startsWith("copy to ")) renameTo = unquote(line.slice("copy to ".length));

@@ -55,7 +55,7 @@ export interface Repo {
    * null, but `path`, `status`, `binary`, `size` (of the after blob) and `addedLines` set.
    * No blob is read: sizes come from the shared cat-file process.
    */
-  addedLinesInRange(range: string): AsyncIterable<RangeCommit>;
+  addedLinesInRange(range: string, shard?: Shard): AsyncIterable<RangeCommit>;
   /** `git write-tree` of the index: the key a pre-commit verdict is stored under. */
   writeTree(): Promise<string>;
   /** Absolute `git rev-parse --git-path NAME` (right inside linked worktrees). */
@@ -64,6 +64,21 @@ export interface Repo {
   readConfigAt(rev: string, path: string): Promise<string | null>;
   /** `git config --get KEY`, or null when unset. */
   configValue(key: string): Promise<string | null>;
+}
+
+/** `audit --shard I/N`: the I-th of N blocks of a range (1-based). */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** The I-th of N near-equal contiguous blocks of `items` (the first ones one longer when N does not divide). */
+export function shardBlock<T>(items: readonly T[], shard: Shard): T[] {
+  const size = Math.floor(items.length / shard.count);
+  const extra = items.length % shard.count;
+  const i = shard.index - 1;
+  const start = i * size + Math.min(i, extra);
+  return items.slice(start, start + size + (i < extra ? 1 : 0));
 }
 
 /** Opens the repository holding `dir`; GateError when `dir` is missing or not in a git work tree. */
@@ -239,10 +254,20 @@ class GitRepo implements Repo {
     yield* this.streamUnits(base, tip, range);
   }
 
-  async *addedLinesInRange(range: string): AsyncGenerator<RangeCommit> {
+  async *addedLinesInRange(range: string, shard?: Shard): AsyncGenerator<RangeCommit> {
     const { base, tip } = await this.resolveRange(range);
     if (this.shallow) await this.commitsBetween(base, tip, range);
-    yield* this.rangeReader().addedLines([`${base}..${tip}`]);
+    if (!shard || shard.count === 1) {
+      yield* this.rangeReader().addedLines([`${base}..${tip}`]);
+      return;
+    }
+    // A shard is one contiguous block of the range, oldest first: each CI job's git log prints only its
+    // own commits' patches, so N jobs split git's work as well as kvgate's.
+    const all = (await this.git.run(["rev-list", "--reverse", `${base}..${tip}`])).split("\n").filter((l) => l !== "");
+    const block = shardBlock(all, shard);
+    if (block.length === 0) return;
+    // --no-walk=unsorted prints exactly these commits in the order given; the log's --reverse flips it.
+    yield* this.rangeReader().addedLines(["--no-walk=unsorted", ...block.reverse()]);
   }
 
   private async *streamUnits(base: string, tip: string, range: string): AsyncGenerator<DeployUnit> {

@@ -22,6 +22,11 @@ export interface ChangedFile {
   size: number;
   /** Lines added by the change, numbered in the after version. */
   addedLines: AddedLine[];
+  /**
+   * A file too big to hold (its patch was spilled to disk): `addedLines` and the contents are empty,
+   * and this reads the added lines one at a time, each call from the start.
+   */
+  streamedLines?: () => Iterable<AddedLine>;
 }
 
 export interface Trailer {

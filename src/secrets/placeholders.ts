@@ -33,7 +33,24 @@ function anchored(pattern: string, where: string): RegExp {
 }
 
 /** `builtin` from rules/secrets.yaml; `policy` is `policy.secrets.placeholders` (kvgate.yaml and defaults). */
+/** Filters by the identity of their two lists: an audit re-scans thousands of commits under one policy. */
+const filters = new WeakMap<PlaceholderLists, WeakMap<PlaceholderLists, PlaceholderFilter>>();
+
 export function placeholderFilter(builtin: PlaceholderLists, policy: PlaceholderLists): PlaceholderFilter {
+  let byPolicy = filters.get(builtin);
+  if (!byPolicy) {
+    byPolicy = new WeakMap();
+    filters.set(builtin, byPolicy);
+  }
+  let filter = byPolicy.get(policy);
+  if (!filter) {
+    filter = compileFilter(builtin, policy);
+    byPolicy.set(policy, filter);
+  }
+  return filter;
+}
+
+function compileFilter(builtin: PlaceholderLists, policy: PlaceholderLists): PlaceholderFilter {
   const values = new Map<string, PlaceholderHit["source"]>();
   for (const v of policy.values) values.set(v, "kvgate.yaml");
   for (const v of builtin.values) values.set(v, "rules/secrets.yaml");

@@ -86,13 +86,65 @@ function activeDetectors(lines: readonly NumberedLine[], set: DetectorSet): Dete
   });
 }
 
+/** Every detector keyword, once (lowercase): a line holding none of them cannot hold a secret. */
+export function secretKeywords(set: DetectorSet): string[] {
+  return [...new Set(set.detectors.flatMap((d) => d.keywords))].sort();
+}
+
+const prefilters = new WeakMap<DetectorSet, RegExp>();
+
+/**
+ * One case-insensitive alternation of every keyword: one test per line instead of one `includes`
+ * per detector, so a line without any keyword (nearly all of a history) costs one regex run.
+ */
+export function keywordPrefilter(set: DetectorSet): RegExp {
+  let re = prefilters.get(set);
+  if (!re) {
+    re = new RegExp(secretKeywords(set).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "i");
+    prefilters.set(set, re);
+  }
+  return re;
+}
+
 export function scanLines(lines: readonly NumberedLine[], set: DetectorSet): SecretMatch[] {
+  return scanSome(lines, lines.length, activeDetectors(lines, set), set);
+}
+
+/** Lines buffered by scanStream before a scan (and at most this many bytes of them). */
+const STREAM_LINES = 4096;
+const STREAM_BYTES = 1024 * 1024;
+
+/**
+ * The scan of a stream of lines, in windows: memory is a window plus the lines a private key block
+ * may still run into. A window's last BLOCK_MAX_LINES lines are carried into the next one, so a block
+ * that starts near a window's end is read whole; a match is reported by the window it starts in.
+ * Every detector runs (a file-context detector's context may come later in the stream than its key).
+ */
+export function* scanStream(lines: Iterable<NumberedLine>, set: DetectorSet): Generator<SecretMatch> {
+  let buf: NumberedLine[] = [];
+  let bytes = 0;
+  for (const l of lines) {
+    buf.push(l);
+    bytes += l.text.length;
+    if (buf.length >= STREAM_LINES + BLOCK_MAX_LINES || (bytes > STREAM_BYTES && buf.length > BLOCK_MAX_LINES)) {
+      const settled = buf.length - BLOCK_MAX_LINES;
+      yield* scanSome(buf, settled, set.detectors, set);
+      buf = buf.slice(settled);
+      bytes = buf.reduce((n, x) => n + x.text.length, 0);
+    }
+  }
+  yield* scanSome(buf, buf.length, set.detectors, set);
+}
+
+/** Matches starting in the first `upto` lines (a block may read on into the lines after them). */
+function scanSome(lines: readonly NumberedLine[], upto: number, detectors: readonly Detector[], set: DetectorSet): SecretMatch[] {
   const out: SecretMatch[] = [];
-  const detectors = activeDetectors(lines, set);
-  for (let i = 0; i < lines.length; i++) {
+  const prefilter = keywordPrefilter(set);
+  for (let i = 0; i < upto; i++) {
     const cur = lines[i];
     if (!cur) continue;
     const { text } = cur;
+    if (!prefilter.test(text)) continue;
     let lower: string | null = null;
     const claimed: [number, number][] = [];
     const found: SecretMatch[] = [];

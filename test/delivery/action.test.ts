@@ -5,6 +5,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { runAction } from "./action-env.js";
 import { sarifErrors } from "./sarif-schema.js";
+import { secretFingerprint } from "../../src/secrets/redact.js";
 
 const CONFIG = "fleet:\n  hosts:\n    h:\n      gpus:\n        - { index: 0, total: 96GiB }\n";
 const GOOD = "ENGINE=radiance\nHOST=h\nGPU=0\nGPU_HEADROOM_MIB=64\n";
@@ -52,6 +53,13 @@ beforeAll(async () => {
   origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P8R4T6W9"}\n`);
   origin.stage();
   sha.K = origin.commit("notes", { noVerify: true });
+
+  // A pull request that accepts its own key in .kvgateignore.
+  origin.git("checkout", "-q", "-b", "accept", sha.B!);
+  origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P8R4T6W9"}\n`);
+  origin.write(".kvgateignore", `${secretFingerprint(`AKIA${"Z7Q3K5M2P8R4T6W9"}`)} # mine @me\n`);
+  origin.stage();
+  sha.I = origin.commit("accept my key", { noVerify: true });
 
   origin.git("checkout", "-q", "main");
   for (let i = 1; i <= 60; i++) origin.commit(`main ${i}`, { allowEmpty: true });
@@ -134,6 +142,16 @@ describe("pull_request", () => {
     expect(base.code, base.stdout).toBe(1);
     expect(base.annotations.map((x) => x.props.title)).toContain("radiance/headroom");
     expect(base.stdout).toContain(`policy from kvgate.yaml at the base commit ${sha.M!.slice(0, 12)}`);
+  });
+
+  test("policy-from: base reads .kvgateignore from the base: a pull request cannot accept its own key", () => {
+    const ws = clone();
+    const head = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.I!) });
+    expect([head.code, head.outputs.verdict], head.stdout).toEqual([0, "pass"]);
+    const base = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.I!), inputs: { "policy-from": "base" } });
+    expect([base.code, base.outputs.verdict], base.stdout).toEqual([1, "fail"]);
+    expect(base.annotations.map((x) => x.props.title)).toContain("secret/aws-access-key-id");
+    expect(base.stdout).not.toContain(`AKIA${"Z7Q3K5M2P8R4T6W9"}`);
   });
 
   test("a config input that is not UTF-8 fails the step, as --config and kvgate.yaml in the tree do", () => {

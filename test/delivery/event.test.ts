@@ -31,6 +31,14 @@ describe("planRange: which commits an event gates", () => {
 });
 
 describe("readInputs", () => {
+  test("shard: I/N with mode: audit; anything else fails with what to write", () => {
+    expect(readInputs(get({ mode: "audit", shard: " 2/4 " })).shard).toBe("2/4");
+    expect(readInputs(get({ mode: "audit" })).shard).toBeUndefined();
+    expect(() => readInputs(get({ mode: "audit", shard: "5/4" }))).toThrow(/input shard must be I\/N with 1 <= I <= N \(got "5\/4"\)/);
+    expect(() => readInputs(get({ mode: "audit", shard: "two" }))).toThrow(/input shard must be I\/N/);
+    expect(() => readInputs(get({ shard: "1/2" }))).toThrow(/input shard goes with mode: audit/);
+  });
+
   const get = (m: Record<string, string>) => (n: string) => m[n] ?? "";
   test("defaults", () => {
     expect(readInputs(get({}))).toEqual({ mode: "check", base: null, head: null, unit: "commit", config: null, failOn: "error", sarif: null, policyFrom: "base" });

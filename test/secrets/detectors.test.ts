@@ -194,9 +194,9 @@ describe("rules/secrets.yaml", () => {
   });
 
   test("secret/scan reports one rule per detector plus the skipped rule; the audit rules are registered", () => {
-    expect((secretScan.family ?? []).map((r) => `${r.id}:${r.severity}`)).toEqual([...set.detectors.map((d) => `${d.rule}:${d.severity}`), "secret/skipped:notice"]);
+    expect((secretScan.family ?? []).map((r) => `${r.id}:${r.severity}`)).toEqual([...set.detectors.map((d) => `${d.rule}:${d.severity}`), "secret/skipped:notice", "secret/ignore-unused:notice", "secret/ignore-invalid:error", "secret/unscanned:error"]);
     const registered = new Set(RULES.map((r) => `${r.id}:${r.severity}`));
-    for (const id of [...set.detectors.map((d) => `${d.rule}:${d.severity}`), "secret/skipped:notice", "audit/override-unneeded:notice", "audit/secret-landed:error", "audit/bypass:error", "audit/verdict-mismatch:error"]) {
+    for (const id of [...set.detectors.map((d) => `${d.rule}:${d.severity}`), "secret/skipped:notice", "secret/unscanned:error", "audit/override-unneeded:notice", "audit/secret-landed:error", "audit/bypass:error", "audit/verdict-mismatch:error"]) {
       expect(registered.has(id), id).toBe(true);
     }
   });

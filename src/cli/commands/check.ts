@@ -19,6 +19,19 @@ import type { Policy } from "../../config/policy.js";
 import type { RulesPack } from "../../rules/pack.js";
 import type { DeployUnit } from "../../git/types.js";
 import { assertFixable, describeFixes, fixAndRecheck } from "./check-fix.js";
+import { readFileSync } from "node:fs";
+import { GateError } from "../../errors.js";
+import { parseBaseline } from "../../engine/baseline-file.js";
+
+/** --baseline FILE's text; a missing or unreadable file stops the run (exit 2) with the fix. */
+function readBaselineFile(file: string): string {
+  if (file === "") throw new UsageError("--baseline needs a file (an earlier `kvgate check --format json` report)");
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    throw new GateError(`--baseline ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { hint: "write one with `kvgate check --format json --output FILE`" });
+  }
+}
 
 const OPTIONS = {
   staged: { type: "boolean" },
@@ -32,6 +45,7 @@ const OPTIONS = {
   output: { type: "string" },
   "fail-on": { type: "string" },
   fix: { type: "boolean" },
+  baseline: { type: "string" },
 } as const;
 
 export function selectionOf(v: { staged?: boolean; commit?: string; range?: string; all?: boolean; unit?: string }): Selection {
@@ -65,7 +79,8 @@ export async function checkCommand(argv: string[]): Promise<number> {
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
   const mode: Mode = selection.mode;
   const loader = createFleetLoader();
-  const runOpts = { mode, failOn, pack, env: overrideEnv(selection, process.env), loader, ...(policy ? { policy } : {}) };
+  const baseline = values.baseline === undefined ? undefined : parseBaseline(readBaselineFile(values.baseline), values.baseline);
+  const runOpts = { mode, failOn, pack, env: overrideEnv(selection, process.env), loader, ...(policy ? { policy } : {}), ...(baseline ? { baseline } : {}) };
   let result = await checkUnits(units, runOpts);
   // The verdict recorded is the staged tree's: --fix writes the working tree, not the index.
   await recording.save(result);

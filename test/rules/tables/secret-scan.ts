@@ -3,6 +3,7 @@ import { secretScan } from "../../../src/checks/secret-scan.js";
 import { ruleTester, type Expected } from "../../helpers/rule-tester.js";
 import { FAKE, addedFile, secretCase } from "../../secrets/helpers.js";
 import { SAMPLE, lineFor } from "../../secrets/families.js";
+import { secretFingerprint } from "../../../src/secrets/redact.js";
 
 const PH = "AKIA0000000000000EXAMPLE";
 const MiB = 1024 * 1024;
@@ -98,9 +99,49 @@ export default ruleTester(secretScan, {
       findings: [hit("secret/github-token open error a.env:2", FAKE.ghp)],
     },
     { ...secretCase("a binary file is skipped with a notice", [addedFile("img.png", "", { binary: true, after: null, size: 2048 })]), findings: [{ ...hit("secret/skipped open notice img.png:null"), data: { reason: "binary", size_bytes: 2048 } }] },
+    // .kvgateignore (contract section 15), read from the tree like kvgate.yaml; these cases run as --all.
     {
-      ...secretCase("a file over 5 MiB is skipped with a notice", [addedFile("big.log", FAKE.awsId, { size: 5 * MiB + 1 })]),
-      findings: [{ ...hit("secret/skipped open notice big.log:null"), data: { reason: "too-large", size_bytes: 5 * MiB + 1, limit_bytes: 5 * MiB } }],
+      name: "a .kvgateignore entry exempts its value with the line's reason; another value stays open",
+      files: { ".kvgateignore": `${secretFingerprint(FAKE.awsId)} # sample in the runbook @ops until 2999-12-31\n`, "a.env": `A=${FAKE.awsId}\nB=${FAKE.ghp}\n` },
+      findings: [
+        { ...hit("secret/aws-access-key-id exempt notice a.env:1", FAKE.awsId), reason: "sample in the runbook @ops until 2999-12-31", data: { ignore_line: 1, ignore_owner: "ops", ignore_until: "2999-12-31" } },
+        hit("secret/github-token open error a.env:2", FAKE.ghp),
+      ],
+    },
+    {
+      name: "an expired entry exempts no more: the finding is open and says when it expired",
+      files: { ".kvgateignore": `${secretFingerprint(FAKE.awsId)} # until 2001-01-31\n`, "a.env": `A=${FAKE.awsId}\n` },
+      findings: [{ ...hit("secret/aws-access-key-id open error a.env:1", FAKE.awsId), data: { ignore_line: 1, ignore_until: "2001-01-31" } }],
+    },
+    {
+      name: "under --all an entry matching nothing is secret/ignore-unused at its line",
+      files: { ".kvgateignore": `# accepted\n${secretFingerprint(FAKE.ghp)} # gone\n`, "a.env": "A=1\n" },
+      findings: [{ ...hit("secret/ignore-unused open notice .kvgateignore:2"), data: { fingerprint: secretFingerprint(FAKE.ghp) } }],
+    },
+    {
+      name: "a malformed .kvgateignore line is secret/ignore-invalid at its line (an error: it exempts nothing)",
+      files: { ".kvgateignore": `${secretFingerprint(FAKE.ghp)} # x\nsha256:12345 # too short\n`, "a.env": `B=${FAKE.ghp}\n` },
+      findings: [hit("secret/ignore-invalid open error .kvgateignore:2"), hit("secret/github-token exempt notice a.env:1", FAKE.ghp)],
+    },
+    // No size cliff (contract section 9): a big file is scanned, streamed when git's patch was spilled.
+    { ...secretCase("a file over 5 MiB is scanned like any other", [addedFile("big.log", FAKE.awsId, { size: 5 * MiB + 1 })]), findings: [hit("secret/aws-access-key-id open error big.log:1")] },
+    {
+      ...secretCase("a streamed 50 MB file: its streamed lines are scanned, at their own numbers", [
+        addedFile("dump.txt", "", { size: 50_000_000, addedLines: [], streamedLines: () => [{ line: 1, text: "rows" }, { line: 812_500, text: `K=${FAKE.ghp}` }] }),
+      ]),
+      findings: [hit("secret/github-token open error dump.txt:812500", FAKE.ghp)],
+    },
+    {
+      ...secretCase("a stream that breaks is secret/unscanned, an error", [
+        addedFile("dump.txt", "", {
+          size: 50_000_000,
+          addedLines: [],
+          streamedLines: () => {
+            throw new Error("EIO: i/o error, read");
+          },
+        }),
+      ]),
+      findings: [{ ...hit("secret/unscanned open error dump.txt:null"), data: { why: "EIO: i/o error, read", size_bytes: 50_000_000 } }],
     },
     {
       ...secretCase("an excluded file is skipped with a notice", [addedFile("vendor/x/keys.txt", FAKE.awsId)], { exclude: ["vendor/**"] }),
