@@ -509,6 +509,9 @@ ${FORMATS.map(f2=>`                       ${f2.padEnd(7)} ${REPORTERS[f2].descri
 ${OUTPUT}
   --fail-on error|warning|never
                      the lowest severity of an open finding that refuses (default error)
+  --baseline FILE    an earlier \`kvgate check --format json\` report: its findings are exempt
+  --fix              write each finding's value fix into the working-tree files (never the index),
+                     check again, and print what changed and what is left
   -h, --help         this text
 `,audit:`usage: kvgate audit --range A..B [options]
 
@@ -517,6 +520,7 @@ exempt-only, secret-landed, bypass, verdict-mismatch. Exit 1 when a secret lande
 
 options:
   --range A..B       the commits to audit (required)
+  --shard I/N        audit only the I-th of N contiguous blocks of the range (one job of a CI matrix)
 ${REPO}
 ${CONFIG}
   --format text|json (default text)
