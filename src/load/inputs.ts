@@ -4,5 +4,6 @@ import type { FleetInput } from "./input.js";
 import { envFiles } from "./env-files.js";
 import { ledgerFacts } from "./ledger-facts.js";
 import { playbooks } from "./playbooks.js";
+import { modelFiles } from "./model-files.js";
 
-export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks];
+export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks, modelFiles];

@@ -87,6 +87,17 @@ export interface FleetState {
   paths: string[];
   /** Every file matching the `playbooks` glob, read (see src/playbook/plays.ts; src/load/ always loads them). */
   playbooks?: PlaybookRead[];
+  /**
+   * Model files committed in the repository, by path: every `config.json` and
+   * `model.safetensors.index.json` (src/load/model-files.ts). Read as text here; src/kv/ interprets them.
+   */
+  modelFiles?: Record<string, ModelFile>;
+}
+
+/** One committed model file as text, or why it could not be read as text. */
+export interface ModelFile {
+  text: string | null;
+  problem: string | null;
 }
 
 /** A finding as the engine reports it, after post-processing (status, redaction, fingerprint). */
