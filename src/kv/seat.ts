@@ -171,7 +171,8 @@ export function seatOf(service: Service, policy: Policy, pack: RulesPack, state:
         : model
           ? Math.round(model.weights_bytes / tp)
           : null;
-  const utilization = numSetting(service, "gpu_memory_utilization") ?? policy.vllm.default_utilization;
+  // A seat that names its vLLM version gets that version's default (0.9 before 0.92); else the policy's.
+  const utilization = numSetting(service, "gpu_memory_utilization") ?? (vf.version !== null ? vf.defaultUtilization : policy.vllm.default_utilization);
   const pinned = numSetting(service, "kv_pin") ?? null;
   const graphs = service.settings.enforce_eager?.value !== true;
   let estimate: KvEstimate | null = null;
