@@ -7,6 +7,7 @@ import { auditSecretLanded } from "./audit-secret-landed.js";
 import { auditVerdictMismatch } from "./audit-verdict-mismatch.js";
 import { engineBadValue } from "./engine-bad-value.js";
 import { engineFlagAlias } from "./engine-flag-alias.js";
+import { engineParallel } from "./engine-parallel.js";
 import { engineRemovedFlag } from "./engine-removed-flag.js";
 import { engineUnknownModel } from "./engine-unknown-model.js";
 import { envConflict } from "./env-conflict.js";
@@ -19,10 +20,13 @@ import { genOutputCap } from "./gen-output-cap.js";
 import { gpuFits } from "./gpu-fits.js";
 import { knobKvAndPlacement } from "./knob-kv-and-placement.js";
 import { knobOnePerDeploy } from "./knob-one-per-deploy.js";
+import { kvAutoContext } from "./kv-auto-context.js";
 import { kvBootCheck } from "./kv-boot-check.js";
+import { kvContextHeadroom } from "./kv-context-headroom.js";
 import { kvContextMax } from "./kv-context-max.js";
 import { kvCoversContext } from "./kv-covers-context.js";
 import { kvException } from "./kv-exception.js";
+import { kvGraphHeadroom } from "./kv-graph-headroom.js";
 import { kvLongContextOverride } from "./kv-long-context-override.js";
 import { kvOversized } from "./kv-oversized.js";
 import { kvUnpinnedSharedCard } from "./kv-unpinned-shared-card.js";
@@ -49,6 +53,7 @@ export const RULE_MODULES: readonly AnyRule[] = [
   auditVerdictMismatch,
   engineBadValue,
   engineFlagAlias,
+  engineParallel,
   engineRemovedFlag,
   engineUnknownModel,
   envConflict,
@@ -61,10 +66,13 @@ export const RULE_MODULES: readonly AnyRule[] = [
   gpuFits,
   knobKvAndPlacement,
   knobOnePerDeploy,
+  kvAutoContext,
   kvBootCheck,
+  kvContextHeadroom,
   kvContextMax,
   kvCoversContext,
   kvException,
+  kvGraphHeadroom,
   kvLongContextOverride,
   kvOversized,
   kvUnpinnedSharedCard,

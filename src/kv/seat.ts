@@ -82,7 +82,9 @@ function numSetting(s: Service, name: string): number | undefined {
 
 export function seatCardsOf(s: Service): number[] {
   if (s.gpus.length > 0) return s.gpus;
-  return Array.from({ length: Math.max(1, s.tp) }, (_, i) => i);
+  // vLLM's default: the first TP × PP devices (one per rank).
+  const pp = numSetting(s, "pp") ?? 1;
+  return Array.from({ length: Math.max(1, s.tp) * Math.max(1, pp) }, (_, i) => i);
 }
 
 /** VLLM_VERSION, else the tag of the image the service runs (`vllm/vllm-openai:v0.11.0`), else null (newest known). */
