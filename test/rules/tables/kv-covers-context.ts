@@ -26,7 +26,7 @@ export default ruleTester(kvCoversContext, {
     kvCase("TP 2 halves the requirement: 4 GiB covers it", [big(4 * GiB)]),
     kvCase("the seat's factor from kv.seats (voices 1.07 → 6.5 GiB)", [voices({ KV_CACHE_MEMORY_BYTES: String(6.5 * GiB) })], { policy: factor107 }),
     kvCase("an unpinned Llama-3.1-8B at 16,384 tokens: required 2.5 GiB ≤ the 4.32 GiB estimate", [llama({ MAX_MODEL_LEN: "16384" })], { policy: card24 }),
-    kvCase("Gemma-3-27B at 131,072 on a 96 GiB card (8,192 batched tokens: 577 blocks per sliding slot, 14.33 GiB) pinned at its 18 GiB", [gemma(18 * GiB, { MAX_NUM_BATCHED_TOKENS: undefined })]),
+    kvCase("Gemma-3-27B at 131,072 on a 96 GiB card (8,192 batched tokens: 577 blocks per sliding slot, 10 GiB + 4.23 GiB = 14.23 GiB) pinned at its 18 GiB", [gemma(18 * GiB, { MAX_NUM_BATCHED_TOKENS: undefined })]),
     kvCase("Gemma-3-27B at 131,072 pinned at 14.5 GiB: sliding layers keep their window, as vLLM sizes them", [gemma(14.5 * GiB)]),
     kvCase("--max-model-len auto cannot be sized ahead (kv/auto-context says so)", [llama({ MAX_MODEL_LEN: "auto" })], { policy: card24 }),
     kvCase("another engine is left alone", [seat("r", { ENGINE: "radiance", MODEL: "Qwen/Qwen3-8B" })]),
