@@ -35,7 +35,11 @@ function kvLines(seat: { kv: { bytes_per_token: number | null; required_bytes: n
   if (k.bytes_per_token === null) return ["unknown model: no bytes per token (add it to kvgate.yaml models, or set KV_BYTES_PER_TOKEN)"];
   const lines = [`${formatInt(k.bytes_per_token)} B/token per GPU${k.formula ? ` = ${k.formula}` : ""}`];
   const len = seat.max_model_len ?? null;
-  if (k.required_bytes !== null && len !== null) {
+  const hybrid = (k.per_kind ?? []).some((p) => p.kind !== "full" && p.kind !== "mla");
+  if (hybrid && k.required_bytes !== null && k.request_bytes !== null && k.request_bytes !== undefined) {
+    // Not every layer holds the whole context: the required KV is the factor over vLLM's per-kind request.
+    lines.push(`required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × one request ${formatBytes(k.request_bytes)} / ${formatBytes(round)}) × ${formatBytes(round)}`);
+  } else if (k.required_bytes !== null && len !== null) {
     lines.push(`required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × ${formatInt(len)} tokens × ${formatBytes(k.bytes_per_token)} / ${formatBytes(round)}) × ${formatBytes(round)}`);
   }
   if (k.model_source) lines.push(`model facts from ${k.model_file ?? k.model_source}`);

@@ -39,6 +39,11 @@ describe("model facts from the repository's config.json", () => {
     const r = await repo("96GiB", { "models/google/gemma-3-27b-it/config.json": config("gemma-3-27b-it"), "scripts/gemma.env": env("18G") });
     const ok = findings(r, "kv/covers-context");
     expect([ok.code, ok.list]).toEqual([0, []]);
+    // explain shows per layer kind the count, the blocks of one request and the bytes.
+    const explain = kvgate(["explain", "gemma"], { cwd: r.dir });
+    expect(explain.stdout).toContain("model facts from models/google/gemma-3-27b-it/config.json");
+    expect(explain.stdout).toContain("one request: 52 sliding (60 slots) × 577 blocks = 4.23 GiB + 10 full × 8,192 blocks = 10 GiB = 14.23 GiB");
+    expect(explain.stdout).toContain("required 18 GiB = ceil(1.25 × one request 14.23 GiB / 512 MiB) × 512 MiB");
     r.write("scripts/gemma.env", env("17G"));
     r.stage();
     r.commit("shrink");
