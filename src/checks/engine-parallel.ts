@@ -27,7 +27,7 @@ export const engineParallel = defineCheck({
         data: {
           ...kvData(seat),
           name: seat.name,
-          model: seat.source?.spec.id ?? seat.service.model ?? "",
+          model: seat.service.model ?? seat.source?.spec.id ?? "",
           check: p.check,
           tp: seat.tp,
           pp: seat.pp,

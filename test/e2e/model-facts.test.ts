@@ -15,10 +15,11 @@ afterEach(async () => {
 
 const config = (name: string) => readFileSync(`test/kv/configs/${name}.json`, "utf8");
 
-async function repo(cardTotal: string, files: Record<string, string>): Promise<TempRepo> {
+async function repo(cardTotal: string, files: Record<string, string>, cards = 1): Promise<TempRepo> {
   const r = await makeRepo();
   made.push(r);
-  r.write("kvgate.yaml", `fleet:\n  hosts:\n    h1:\n      gpus:\n        - { index: 0, total: ${cardTotal} }\n`);
+  const gpus = Array.from({ length: cards }, (_, i) => `        - { index: ${i}, total: ${cardTotal} }\n`).join("");
+  r.write("kvgate.yaml", `fleet:\n  hosts:\n    h1:\n      gpus:\n${gpus}`);
   for (const [p, text] of Object.entries(files)) r.write(p, text);
   r.stage();
   r.commit("fleet");
@@ -102,5 +103,33 @@ describe("a seat without a byte pin is sized as vLLM's profiler will size it", (
     r.commit("16k");
     const ok = kvgate(["check", "--all"], { cwd: r.dir });
     expect(ok.code).toBe(0);
+  });
+});
+
+describe("parallelism, auto context and version facts from a real-shaped config.json", () => {
+  test("phi-4 at TP 4 is refused (10 KV heads); at TP 2 it passes", async () => {
+    const env = (tp: string, gpus: string) => `ENGINE=vllm\nGPU=${gpus}\nMODEL=microsoft/phi-4\nTP=${tp}\nMAX_MODEL_LEN=16384\nKV_CACHE_MEMORY_BYTES=4G\n${CAP}`;
+    const r = await repo("96GiB", { "models/microsoft/phi-4/config.json": config("phi-4"), "scripts/phi.env": env("4", "0,1,2,3") }, 4);
+    const bad = findings(r, "engine/parallel");
+    expect(bad.code).toBe(1);
+    expect(bad.list).toEqual([expect.objectContaining({ file: "scripts/phi.env", message: expect.stringContaining("phi: microsoft/phi-4: 10 KV heads"), data: expect.objectContaining({ check: "kv-heads", tp: 4, kv_heads: 10 }) })]);
+    r.write("scripts/phi.env", env("2", "0,1"));
+    r.stage();
+    r.commit("tp 2");
+    expect(findings(r, "engine/parallel")).toEqual({ code: 0, list: [] });
+  });
+
+  test("--max-model-len auto is a notice with what vLLM would fit; on vLLM 0.11 it is refused", async () => {
+    const env = (extra: string) => `ENGINE=vllm\nGPU=0\nMODEL=Qwen/Qwen3-8B\nKV_CACHE_MEMORY_BYTES=4G\n${extra}ARGS=--max-model-len auto --override-generation-config '{"max_new_tokens":4096}'\n`;
+    const r = await repo("96GiB", { "models/Qwen/Qwen3-8B/config.json": config("qwen3-8b"), "scripts/q.env": env("") });
+    const notice = findings(r, "kv/auto-context");
+    expect(notice.code).toBe(0);
+    expect(notice.list).toEqual([expect.objectContaining({ data: expect.objectContaining({ kv_bytes: 4 * GiB, expected_len: 29_120 }) })]);
+    r.write("scripts/q.env", env("VLLM_VERSION=0.11.0\n"));
+    r.stage();
+    r.commit("pin the version");
+    const refused = findings(r, "kv/auto-context");
+    expect(refused.code).toBe(1);
+    expect(refused.list[0]?.message).toContain("refused by vLLM 0.11.0");
   });
 });
