@@ -9,7 +9,7 @@
 // A config.json that is malformed, or that MODEL_CONFIG names but the repository does not hold, is a
 // problem the rules report at its file: the seat is then not sized from a guess.
 import type { ModelSpec, Policy } from "../config/policy.js";
-import type { FleetState, Service } from "../model/types.js";
+import type { FleetState, ModelFile, Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { lookupModel } from "../rules/models.js";
 import { factsFromSpec, type CatalogModel, type ModelFacts } from "./facts.js";
@@ -46,6 +46,15 @@ export function folderModelId(path: string): string | null {
   return m ? (m[1] as string) : null;
 }
 
+// Each committed file is parsed once per load, however many seats and rules ask (keyed by the file object).
+const names = new WeakMap<ModelFile, string | null>();
+const reads = new WeakMap<ModelFile, SourceRead>();
+
+function nameOrPathOf(file: ModelFile): string | null {
+  if (!names.has(file)) names.set(file, nameOrPath(file.text));
+  return names.get(file) ?? null;
+}
+
 function nameOrPath(text: string | null): string | null {
   if (text === null) return null;
   try {
@@ -74,7 +83,7 @@ export function configPathFor(service: Service, state: Pick<FleetState, "modelFi
   for (const [path, f] of Object.entries(files)) {
     if (!CONFIG.test(path) || !path.startsWith("models/")) continue;
     const byFolder = folderModelId(path);
-    const byName = nameOrPath(f.text);
+    const byName = nameOrPathOf(f);
     if ((byFolder && namesModel(service.model, byFolder)) || (byName && namesModel(service.model, byName))) return { path, named: false };
   }
   return { path: null, named: false };
@@ -103,6 +112,16 @@ function specOf(f: ModelFacts, weights: number): ModelSpec {
 }
 
 function fromConfig(path: string, state: Pick<FleetState, "modelFiles">, named: boolean): SourceRead {
+  const file = (state.modelFiles ?? {})[path];
+  if (!file) return readConfig(path, state, named);
+  const hit = reads.get(file);
+  if (hit) return hit;
+  const read = readConfig(path, state, named);
+  reads.set(file, read);
+  return read;
+}
+
+function readConfig(path: string, state: Pick<FleetState, "modelFiles">, named: boolean): SourceRead {
   const files = state.modelFiles ?? {};
   const file = files[path];
   const fix = "commit the model's config.json unchanged from the model repository";
