@@ -8,6 +8,8 @@ import { formatInt } from "../kv/format.js";
 const messages = {
   missing: (d: { name: string }) =>
     `${d.name}: no default output cap: a runaway reply runs to the end of the context; add --override-generation-config '{"max_new_tokens":N}' (an explicit max_tokens in a request still wins)`,
+  ignored: (d: { name: string; version: string }) =>
+    `${d.name}: vLLM ${d.version} ignores max_new_tokens in --override-generation-config (it became a cap with PR #12242, in 0.8.0): a runaway reply runs to the end of the context; upgrade vLLM, or cap replies in the clients' max_tokens`,
   above: (d: { name: string; cap: number; max_model_len: number }) =>
     `${d.name}: output cap max_new_tokens ${formatInt(d.cap)} > max_model_len ${formatInt(d.max_model_len)}: it can never apply; set max_new_tokens to ${formatInt(d.max_model_len)} or less`,
 };
@@ -22,7 +24,11 @@ export const genOutputCap = defineCheck({
   run(ctx) {
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
       const cap = outputCapOf(seat.service);
-      const data = { ...kvData(seat), name: seat.name };
+      // What max_new_tokens means on this vLLM version: nothing, a server-wide ceiling, or a default.
+      const data = { ...kvData(seat), name: seat.name, max_new_tokens_means: seat.vf.maxNewTokens };
+      if (cap && seat.vf.maxNewTokens === "ignored") {
+        return [{ message: "ignored" as const, service: seat.name, file: cap.origin.file, line: cap.origin.line, data: { ...data, cap: cap.cap, version: seat.vf.version ?? "" } }];
+      }
       if (!cap) return [{ message: "missing" as const, service: seat.name, ...placeOf(seat), data }];
       if (seat.maxModelLen === null || cap.cap <= seat.maxModelLen) return [];
       return [{ message: "above" as const, severity: "error" as const, service: seat.name, file: cap.origin.file, line: cap.origin.line, data: { ...data, cap: cap.cap } }];

@@ -9,6 +9,7 @@ import { composeParse } from "./compose-parse.js";
 import { composeUnresolved } from "./compose-unresolved.js";
 import { engineBadValue } from "./engine-bad-value.js";
 import { engineFlagAlias } from "./engine-flag-alias.js";
+import { engineParallel } from "./engine-parallel.js";
 import { engineRemovedFlag } from "./engine-removed-flag.js";
 import { engineUnknownModel } from "./engine-unknown-model.js";
 import { engineUnknown } from "./engine-unknown.js";
@@ -27,10 +28,13 @@ import { gpuFits } from "./gpu-fits.js";
 import { gpuPlateau } from "./gpu-plateau.js";
 import { knobKvAndPlacement } from "./knob-kv-and-placement.js";
 import { knobOnePerDeploy } from "./knob-one-per-deploy.js";
+import { kvAutoContext } from "./kv-auto-context.js";
 import { kvBootCheck } from "./kv-boot-check.js";
+import { kvContextHeadroom } from "./kv-context-headroom.js";
 import { kvContextMax } from "./kv-context-max.js";
 import { kvCoversContext } from "./kv-covers-context.js";
 import { kvException } from "./kv-exception.js";
+import { kvGraphHeadroom } from "./kv-graph-headroom.js";
 import { kvLongContextOverride } from "./kv-long-context-override.js";
 import { kvOversized } from "./kv-oversized.js";
 import { kvUnpinnedSharedCard } from "./kv-unpinned-shared-card.js";
@@ -59,6 +63,7 @@ export const RULE_MODULES: readonly AnyRule[] = [
   composeUnresolved,
   engineBadValue,
   engineFlagAlias,
+  engineParallel,
   engineRemovedFlag,
   engineUnknownModel,
   engineUnknown,
@@ -77,10 +82,13 @@ export const RULE_MODULES: readonly AnyRule[] = [
   gpuPlateau,
   knobKvAndPlacement,
   knobOnePerDeploy,
+  kvAutoContext,
   kvBootCheck,
+  kvContextHeadroom,
   kvContextMax,
   kvCoversContext,
   kvException,
+  kvGraphHeadroom,
   kvLongContextOverride,
   kvOversized,
   kvUnpinnedSharedCard,

@@ -1,5 +1,6 @@
 // kv/boot-check: vLLM refuses to start unless free memory ≥ utilization × total, byte pin or not.
-// On a shared card every seat must be able to boot last, after all its neighbours hold their share.
+// On a shared card every seat must be able to boot last, after all its neighbours hold their share
+// and its own CUDA context is up (vllm.context_overhead, 512 MiB by default: src/kv/overhead.ts).
 import { defineCheck } from "./define.js";
 import { cardUsage, footprintOf, usageOfCard } from "../kv/card-usage.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
@@ -38,7 +39,9 @@ export const kvBootCheck = defineCheck({
         const others = l.entries.filter((e) => e.name !== seat.name);
         const othersBytes = others.reduce((n, e) => n + (footprintOf(e) ?? 0), 0);
         const asked = Math.round(seat.utilization * l.total_bytes);
-        const free = l.total_bytes - othersBytes;
+        // vLLM measures free memory after its own CUDA context is up (vllm.context_overhead).
+        const context = ctx.policy.vllm.context_overhead_bytes;
+        const free = l.total_bytes - othersBytes - context;
         if (asked <= free) continue;
         const maxUtil = Math.max(0, Math.floor((free / l.total_bytes) * 100 + 1e-9) / 100);
         const own = (seat.weights ?? 0) + (seat.pinned ?? seat.required ?? 0) + seat.overhead;
@@ -58,6 +61,7 @@ export const kvBootCheck = defineCheck({
             asked_bytes: asked,
             others_bytes: othersBytes,
             free_bytes: free,
+            context_overhead_bytes: context,
             others: others.map((e) => `${e.name} ${footprintOf(e) === null ? "?" : size(footprintOf(e) as number)}`).join(", "),
             max_utilization: maxUtil,
             min_utilization: minUtil,

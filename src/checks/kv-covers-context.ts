@@ -1,17 +1,25 @@
-// kv/covers-context: a byte pin must hold factor × max context of KV, rounded up. An owner-pinned
-// seat (kv.seats.<name>.pinned) is reported exempt, naming the owner: kv/exception holds it instead.
+// kv/covers-context: the KV a seat will have must hold factor × one max-length request, rounded up
+// (vLLM refuses to boot below one request; the factor is the margin for concurrency). The request is
+// what vLLM reserves for it layer by layer (src/kv/attention.ts: sliding-window and chunked layers
+// keep their window, state layers their state). A pinned seat is compared by its pin; an unpinned seat
+// by what vLLM's profiler will leave it (utilization × total − weights − overhead), which the message
+// calls an estimate. An owner-pinned seat (kv.seats.<name>.pinned) is reported exempt, naming the
+// owner: kv/exception holds it instead.
 // The fix raises the pin, unless that would overfill the card (gpu/fits) or starve a neighbour's boot
-// (kv/boot-check): then it lowers the context to what the pin holds.
-import { defineCheck } from "./define.js";
-import { kvData, pinFix, placeOf, requiredFormula, vllmSeats } from "../kv/seat.js";
-import { cardUsage } from "../kv/card-usage.js";
+// (kv/boot-check): then it lowers the context to what the pin holds. An unpinned seat is told the
+// longest context its estimate holds.
+import { defineCheck, type Report } from "./define.js";
+import { kvData, longestFitting, pinFix, placeOf, requiredFormula, setPin, vllmSeats, type VllmSeat } from "../kv/seat.js";
+import { cardUsage, type CardUsage } from "../kv/card-usage.js";
 import { compact, formatInt, size } from "../kv/format.js";
 import { contextThatFits, pinRaiseFits } from "../fix/kv-room.js";
 import { settingFix } from "../fix/setting.js";
 import { outputCapOf } from "../kv/yarn.js";
 import { showFix, type ValueFix } from "../fix/types.js";
+import type { RulesPack } from "../rules/pack.js";
 
 type Data = { name: string; pinned_bytes: number; required_bytes: number; formula: string; fix?: ValueFix; fix_kind: "pin" | "context" | "none" };
+type Estimated = { name: string; estimated_bytes: number; estimate: string; required_bytes: number; formula: string; fix?: ValueFix; fits: number; set: string };
 
 const advice = (d: Data): string => {
   if (d.fix_kind === "pin" && d.fix) return `set ${showFix(d.fix)} (${compact(Number(d.fix.value))})`;
@@ -19,36 +27,79 @@ const advice = (d: Data): string => {
   return `a pin of ${size(d.required_bytes)} would overfill the card: free room on the card first (kvgate plan), or lower the context`;
 };
 
+const messages = {
+  short: (d: Data) => `${d.name}: KV pin ${size(d.pinned_bytes)} < required ${size(d.required_bytes)} = ${d.formula}; ${advice(d)}`,
+  estimated: (d: Estimated) =>
+    `${d.name}: no KV pin, so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${d.fix ? `set ${showFix(d.fix)}, the longest the estimate holds, or ` : ""}pin ${d.set} where the card has room`,
+};
+
+type R = Report<typeof messages>;
+
+/** A context fix, unless gen/output-cap would refuse the lower context (the cap is above it). */
+function contextFix(pack: RulesPack, seat: VllmSeat, len: number | null): ValueFix | null {
+  const cap = outputCapOf(seat.service)?.cap;
+  return len === null || len <= 0 || (cap !== undefined && cap > len) ? null : settingFix(pack, seat.service, "max_model_len", len);
+}
+
+function pinnedShort(seat: VllmSeat, pinned: number, required: number, usages: CardUsage[], pack: RulesPack, round: number): Omit<R, "message"> & { data: Data } {
+  let fix: ValueFix | null = null;
+  let kind: Data["fix_kind"] = "none";
+  if (pinRaiseFits(usages, seat, required)) {
+    fix = pinFix(seat, required);
+    kind = "pin";
+  } else {
+    fix = contextFix(pack, seat, contextThatFits(seat, round));
+    kind = fix ? "context" : "none";
+  }
+  return {
+    service: seat.name,
+    ...placeOf(seat, "kv_pin"),
+    data: { ...kvData(seat), name: seat.name, pinned_bytes: pinned, required_bytes: required, formula: requiredFormula(seat, round), ...(fix ? { fix } : {}), fix_kind: kind },
+  };
+}
+
 export const kvCoversContext = defineCheck({
   id: "kv/covers-context",
   severity: "error",
-  description: "A vLLM seat's KV pin is below factor × max_model_len × bytes per token, rounded up to kv.round.",
-  messages: {
-    short: (d: Data) => `${d.name}: KV pin ${size(d.pinned_bytes)} < required ${size(d.required_bytes)} = ${d.formula}; ${advice(d)}`,
-  },
+  description: "A vLLM seat's KV (its pin, or vLLM's estimate without one) is below factor × one max-length request, rounded up to kv.round.",
+  messages,
   run(ctx) {
+    const round = ctx.policy.kv.round_bytes;
     const usages = cardUsage(ctx.after, ctx.policy, ctx.pack);
-    return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat) => {
-      if (seat.pinned === null || seat.required === null || seat.pinned >= seat.required) return [];
+    return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
+      if (seat.required === null || seat.maxModelLenAuto) return [];
       const owner = seat.policy?.pinned_bytes !== undefined ? seat.policy : undefined;
-      let fix: ValueFix | null = null;
-      let kind: Data["fix_kind"] = "none";
-      if (pinRaiseFits(usages, seat, seat.required)) {
-        fix = pinFix(seat, seat.required);
-        kind = "pin";
-      } else {
-        const len = contextThatFits(seat, ctx.policy.kv.round_bytes);
-        // Below the output cap, gen/output-cap would refuse the lower context: no single value fixes it then.
-        const cap = outputCapOf(seat.service)?.cap;
-        fix = len === null || (cap !== undefined && cap > len) ? null : settingFix(ctx.pack, seat.service, "max_model_len", len);
-        kind = fix ? "context" : "none";
+      const exempt = owner ? { status: "exempt" as const, reason: `owner-pinned by ${owner.by ?? "the seat's owner"} (kv.seats.${seat.name}.pinned)` } : {};
+      if (seat.pinned !== null) {
+        if (seat.pinned >= seat.required) return [];
+        return [{ message: "short" as const, ...pinnedShort(seat, seat.pinned, seat.required, usages, ctx.pack, round), ...exempt }];
       }
+      const e = seat.estimate;
+      if (!e || e.bytes >= seat.required) return [];
+      const fits = longestFitting(seat, Math.max(0, e.bytes), round) ?? 0;
+      const fix = contextFix(ctx.pack, seat, fits);
+      const estimate = `${e.utilization} × ${size(e.totalBytes)} − weights ${size(e.weightsPerGpu)} − overhead ${size(e.overhead.bytes)}${e.graphsBytes > 0 ? ` − CUDA graphs ${size(e.graphsBytes)}` : ""}`;
       return [{
-        message: "short" as const,
+        message: "estimated" as const,
         service: seat.name,
-        ...placeOf(seat, "kv_pin"),
-        data: { ...kvData(seat), name: seat.name, formula: requiredFormula(seat, ctx.policy.kv.round_bytes), ...(fix ? { fix } : {}), fix_kind: kind },
-        ...(owner ? { status: "exempt" as const, reason: `owner-pinned by ${owner.by ?? "the seat's owner"} (kv.seats.${seat.name}.pinned)` } : {}),
+        ...placeOf(seat, "max_model_len"),
+        data: {
+          ...kvData(seat),
+          name: seat.name,
+          formula: requiredFormula(seat, round),
+          estimate,
+          estimated_bytes: e.bytes,
+          required_bytes: seat.required,
+          overhead_bytes: e.overhead.bytes,
+          weights_bytes: e.weightsPerGpu,
+          total_bytes: e.totalBytes,
+          utilization: e.utilization,
+          fits,
+          fits_text: formatInt(fits),
+          set: setPin(seat, seat.required),
+          ...(fix ? { fix } : {}),
+        },
+        ...exempt,
       }];
     });
   },

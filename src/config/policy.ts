@@ -39,7 +39,7 @@ export interface Policy {
     hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number }[] }>;
     tenants: { name: string; host: string; gpu: number; vram_bytes: number; pin: boolean }[];
   };
-  vllm: { overhead_bytes: number; default_utilization: number };
+  vllm: { overhead_bytes: number; default_utilization: number; context_overhead_bytes: number };
   kv: { factor: number; round_bytes: number; seats: Record<string, SeatPolicy> };
   /** Models from kvgate.yaml only; the catalog (rules/models.yaml) is merged under them by the model lookup. */
   models: Record<string, ModelSpec>;
@@ -90,7 +90,7 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
       hosts,
       tenants: (c.fleet?.tenants ?? []).map((t) => ({ name: t.name, host: t.host, gpu: t.gpu, vram_bytes: bytesOf(t.vram), pin: t.pin ?? false })),
     },
-    vllm: { overhead_bytes: bytesOf(req(c.vllm?.overhead, "vllm.overhead")), default_utilization: req(c.vllm?.default_utilization, "vllm.default_utilization") },
+    vllm: { overhead_bytes: bytesOf(req(c.vllm?.overhead, "vllm.overhead")), default_utilization: req(c.vllm?.default_utilization, "vllm.default_utilization"), context_overhead_bytes: bytesOf(req(c.vllm?.context_overhead, "vllm.context_overhead")) },
     kv: { factor: req(c.kv?.factor, "kv.factor"), round_bytes: bytesOf(req(c.kv?.round, "kv.round")), seats },
     models,
     radiance: {

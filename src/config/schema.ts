@@ -91,10 +91,16 @@ export const ModelSpec = z.strictObject({
   overhead: ByteQuantity.optional().describe("Measured profiler overhead per seat (activation peak + non-torch), when the estimate is known to be low"),
 });
 
+/**
+ * A KV factor below 1 sizes a cache smaller than one max-length request, which vLLM refuses to boot
+ * with (kv_cache_utils._check_enough_kv_cache_memory; src/kv/attention.ts MIN_KV_FACTOR).
+ */
+const MIN_FACTOR_MESSAGE = "must be at least 1: vLLM refuses to boot when the KV cache cannot hold one max-length request; use 1 for exactly one request";
+
 export const SeatException = z.strictObject({
   pinned: ByteQuantity.optional().describe("The owner's number: the seat must be pinned exactly to it."),
   by: z.string().optional().describe("Who owns the number."),
-  factor: factorFigure().optional().describe("Replaces kv.factor for this seat."),
+  factor: z.number().gte(1, { message: MIN_FACTOR_MESSAGE }).max(1000, { message: "too large: a factor is at most 1000" }).optional().describe("Replaces kv.factor for this seat; at least 1."),
   why: z.string().optional(),
   yarn: z.enum(["allow", "forbid"]).optional().describe("forbid makes kv/yarn an error."),
 });
@@ -171,11 +177,12 @@ export const ConfigSchema = z
       .strictObject({
         overhead: ByteQuantity.optional().describe("Non-torch memory + activation peak, per seat. Default 2GiB."),
         default_utilization: z.number().gt(0).lte(1).optional().describe("vLLM's --gpu-memory-utilization default. Default 0.92."),
+        context_overhead: ByteQuantity.optional().describe("The booting seat's own CUDA context, counted by kv/boot-check before vLLM measures free memory. Default 512MiB."),
       })
       .optional(),
     kv: z
       .strictObject({
-        factor: factorFigure().optional().describe("KV must cover factor × max context. Default 1.25."),
+        factor: z.number().gte(1, { message: MIN_FACTOR_MESSAGE }).max(1000, { message: "too large: a factor is at most 1000" }).optional().describe("KV must cover factor × max context; at least 1. Default 1.25."),
         round: ByteQuantity.optional().describe("Round the requirement up to this. Default 0.5GiB."),
         seats: z.record(z.string(), SeatException).optional().describe("Owner-pinned exceptions by service name."),
       })

@@ -31,15 +31,29 @@ function settingsJson(s: Service): Record<string, { value: unknown; raw: string;
 }
 
 /** The KV arithmetic of one seat, in the words of the contract's formula. */
-function kvLines(seat: { kv: { bytes_per_token: number | null; required_bytes: number | null; pinned_bytes: number | null; factor: number; formula: string | null }; max_model_len?: number | null }, round: number): string[] {
+function kvLines(seat: { kv: { bytes_per_token: number | null; required_bytes: number | null; pinned_bytes: number | null; factor: number; formula: string | null; model_source?: string | null; model_file?: string | null; request_bytes?: number | null; per_kind?: { kind: string; count: number; slots: number; blocks: number; bytes: number }[] | null; estimated_bytes?: number | null }; max_model_len?: number | null }, round: number): string[] {
   const k = seat.kv;
   if (k.bytes_per_token === null) return ["unknown model: no bytes per token (add it to kvgate.yaml models, or set KV_BYTES_PER_TOKEN)"];
   const lines = [`${formatInt(k.bytes_per_token)} B/token per GPU${k.formula ? ` = ${k.formula}` : ""}`];
   const len = seat.max_model_len ?? null;
-  if (k.required_bytes !== null && len !== null) {
+  const hybrid = (k.per_kind ?? []).some((p) => p.kind !== "full" && p.kind !== "mla");
+  if (hybrid && k.required_bytes !== null && k.request_bytes !== null && k.request_bytes !== undefined) {
+    // Not every layer holds the whole context: the required KV is the factor over vLLM's per-kind request.
+    lines.push(`required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × one request ${formatBytes(k.request_bytes)} / ${formatBytes(round)}) × ${formatBytes(round)}`);
+  } else if (k.required_bytes !== null && len !== null) {
     lines.push(`required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × ${formatInt(len)} tokens × ${formatBytes(k.bytes_per_token)} / ${formatBytes(round)}) × ${formatBytes(round)}`);
   }
-  lines.push(k.pinned_bytes === null ? "no byte pin: KV comes from --gpu-memory-utilization profiling" : `pinned ${formatBytes(k.pinned_bytes)}`);
+  if (k.model_source) lines.push(`model facts from ${k.model_file ?? k.model_source}`);
+  if (k.per_kind && k.request_bytes !== null && k.request_bytes !== undefined) {
+    // Per layer kind, as vLLM reserves one max-length request: count, blocks per layer slot, bytes.
+    const parts = k.per_kind.map((p) => `${p.count} ${p.kind}${p.slots !== p.count ? ` (${p.slots} slots)` : ""} × ${formatInt(p.blocks)} blocks = ${formatBytes(p.bytes)}`);
+    lines.push(`one request: ${parts.join(" + ")} = ${formatBytes(k.request_bytes)}`);
+  }
+  if (k.pinned_bytes === null) {
+    lines.push(k.estimated_bytes !== null && k.estimated_bytes !== undefined ? `no byte pin: vLLM's profiler leaves an estimated ${formatBytes(k.estimated_bytes)} for KV` : "no byte pin: KV comes from --gpu-memory-utilization profiling");
+  } else {
+    lines.push(`pinned ${formatBytes(k.pinned_bytes)}`);
+  }
   return lines;
 }
 

@@ -52,8 +52,11 @@ export interface CardUsage {
 
 export function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
   const footprint = seatFootprint(seat, card);
-  const kv = seat.pinned ?? Math.max(0, footprint - (seat.weights ?? 0) - seat.overhead);
-  return { kind: "seat", name: seat.name, seat, weights_bytes: seat.weights, kv_bytes: kv, overhead_bytes: seat.overhead, footprint_bytes: footprint, pinned: seat.pinned !== null };
+  // An unpinned seat: the profiler's per-seat estimate on this card (overhead + graphs inside the budget).
+  const e = seat.pinned === null && seat.estimate && seat.estimate.totalBytes === card.totalBytes ? seat.estimate : null;
+  const overhead = e ? e.overhead.bytes + e.graphsBytes : seat.overhead;
+  const kv = seat.pinned ?? Math.max(0, footprint - (seat.weights ?? 0) - overhead);
+  return { kind: "seat", name: seat.name, seat, weights_bytes: seat.weights, kv_bytes: kv, overhead_bytes: overhead, footprint_bytes: footprint, pinned: seat.pinned !== null };
 }
 
 export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): CardUsage[] {

@@ -12,7 +12,25 @@ export interface VllmServiceExplain {
   name: string;
   model_id: string | null;
   max_model_len: number | null;
-  kv: { bytes_per_token: number | null; required_bytes: number | null; pinned_bytes: number | null; factor: number; source: string | null; formula: string | null };
+  kv: {
+    bytes_per_token: number | null;
+    required_bytes: number | null;
+    pinned_bytes: number | null;
+    factor: number;
+    source: string | null;
+    formula: string | null;
+    /** Where the model facts came from: kvgate.yaml, config.json (model_file) or catalog. */
+    model_source: string | null;
+    model_file: string | null;
+    /** The KV one max-length request needs (vLLM's per-spec sum) and its parts per layer kind. */
+    request_bytes: number | null;
+    layers: Record<string, number> | null;
+    per_kind: { kind: string; count: number; slots: number; blocks: number; bytes: number }[] | null;
+    kv_source: "pinned" | "estimated" | null;
+    /** An unpinned seat: what vLLM's profiler will leave for KV, and the overhead it was estimated with. */
+    estimated_bytes: number | null;
+    overhead_estimate: { bytes: number; formula: string } | null;
+  };
   /** On each of its cards (the same on every card unless the cards differ and the seat is unpinned). */
   footprint_bytes: number | null;
   footprints: { host: string | null; gpu: number; bytes: number }[];
@@ -83,6 +101,14 @@ export function explainVllm(state: FleetState, policy: Policy, pack: RulesPack):
         factor: seat.factor,
         source: seat.perToken?.source ?? null,
         formula: seat.perToken?.formula ?? null,
+        model_source: seat.source?.from ?? null,
+        model_file: seat.source?.file ?? null,
+        request_bytes: seat.request?.requestBytes ?? null,
+        layers: seat.request?.layers ?? null,
+        per_kind: seat.request?.perKind.map((k) => ({ kind: k.kind, count: k.count, slots: k.slots, blocks: k.blocks, bytes: k.bytes })) ?? null,
+        kv_source: seat.kvSource,
+        estimated_bytes: seat.estimate?.bytes ?? null,
+        overhead_estimate: seat.estimate ? { bytes: seat.estimate.overhead.bytes, formula: seat.estimate.overhead.formula } : null,
       },
       footprint_bytes: footprints[0]?.bytes ?? (seat.pinned !== null ? (seat.weights ?? 0) + seat.pinned + seat.overhead : null),
       footprints,

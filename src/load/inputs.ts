@@ -6,5 +6,6 @@ import { ledgerFacts } from "./ledger-facts.js";
 import { playbooks } from "./playbooks.js";
 import { composes } from "./composes.js";
 import { observed } from "./observed.js";
+import { modelFiles } from "./model-files.js";
 
-export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks, composes, observed];
+export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks, composes, observed, modelFiles];

@@ -31,6 +31,8 @@ export function readValue(spec: SettingSpec, raw: string, asFlag: boolean): Read
   const vllmInt = asFlag && spec.flag_parser === "vllm-int";
   switch (spec.unit) {
     case "tokens":
+      // vLLM's --max-model-len also takes `auto` / `-1` (human_readable_int_or_auto): fit to memory at boot.
+      if (spec.flag_parser === "vllm-int" && /^(auto|-1)$/i.test(raw.trim())) return { ok: true, value: "auto" };
       return fromUnit(vllmInt ? positive(parseVllmInt(raw)) : parseTokens(raw));
     case "bytes":
       return fromUnit(vllmInt ? parseVllmInt(raw) : parseBytes(raw));

@@ -113,6 +113,17 @@ export interface FleetState {
   /** kvgate.yaml `observed:`: the file `kvgate observe --write` made, read (gpu/plateau); absent when
    *  the policy names none. `read` is null when the file is not in the repository. */
   observed?: { file: string; read: ObservedRead | null };
+  /**
+   * Model files committed in the repository, by path: every `config.json` and
+   * `model.safetensors.index.json` (src/load/model-files.ts). Read as text here; src/kv/ interprets them.
+   */
+  modelFiles?: Record<string, ModelFile>;
+}
+
+/** One committed model file as text, or why it could not be read as text. */
+export interface ModelFile {
+  text: string | null;
+  problem: string | null;
 }
 
 /** A finding as the engine reports it, after post-processing (status, redaction, fingerprint). */

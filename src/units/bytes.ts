@@ -68,6 +68,8 @@ export function bytesOf(q: number | string): number {
 export function parseVllmInt(text: string): UnitResult {
   const s = text.trim();
   if (/^\d+$/.test(s)) return inRange(text, Number(s));
+  // Python's int() behind human_readable_int takes single underscores between digits: 32_768.
+  if (/^\d+(?:_\d+)+$/.test(s)) return inRange(text, Number(s.replace(/_/g, "")));
   const m = /^(\d+(?:\.\d+)?)([kmgtKMGT])$/.exec(s);
   if (!m) {
     return {

@@ -26,6 +26,14 @@ describe("kvgate.yaml validation", () => {
     expect(details.some((d) => /^fleet\.hosts\.h\.gpus\.0\.total: .*\(kvgate\.yaml:7\)$/.test(d))).toBe(true);
     expect(details.some((d) => /unknown key "bogus"/.test(d))).toBe(true);
   });
+  test("a KV factor below 1 is refused for the policy and for a seat; exactly 1 is accepted", () => {
+    const details = problems(["kv:", "  factor: 0.9", "  seats:", "    voices: { factor: 0.5 }"].join("\n"));
+    expect(details).toEqual([
+      "kv.factor: must be at least 1: vLLM refuses to boot when the KV cache cannot hold one max-length request; use 1 for exactly one request (kvgate.yaml:2)",
+      "kv.seats.voices.factor: must be at least 1: vLLM refuses to boot when the KV cache cannot hold one max-length request; use 1 for exactly one request (kvgate.yaml:4)",
+    ]);
+    expect(problems("kv: { factor: 1, seats: { voices: { factor: 1 } } }\n")).toEqual([]);
+  });
   test("a YAML syntax error names the line", () => {
     expect(problems("kv:\n  factor: [1.25\n")[0]).toMatch(/kvgate\.yaml:\d+/);
   });
@@ -43,7 +51,7 @@ describe("resolved policy", () => {
   test("defaults come from rules/policy.yaml", () => {
     const p = loadPolicy(null, "kvgate.yaml", pack);
     expect(p.kv).toEqual({ factor: 1.25, round_bytes: GiB / 2, seats: {} });
-    expect(p.vllm).toEqual({ overhead_bytes: 2 * GiB, default_utilization: 0.92 });
+    expect(p.vllm).toEqual({ overhead_bytes: 2 * GiB, default_utilization: 0.92, context_overhead_bytes: 512 * 1024 ** 2 });
     expect(p.services).toBe("scripts/*.env");
     expect(p.knobs.enforce).toEqual(["radiance"]);
     expect(p.secrets.override).toBe("ALLOW_SECRETS");

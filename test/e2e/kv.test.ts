@@ -33,8 +33,17 @@ describe("the example fleet's vLLM seats", () => {
     const json = JSON.parse(kvgate(["check", "--staged", "--format", "json"], { cwd: r.dir }).stdout);
     const f = json.findings.find((x: { rule: string }) => x.rule === "kv/covers-context");
     expect(f.data).toMatchObject({ required_bytes: 7.5 * GiB, pinned_bytes: 6 * GiB, bytes_per_token: 147456, max_model_len: 40960, factor: 1.25 });
-    // Raising the pin with it passes (the card still fits: 1.5 GiB more on gpu 1's 9.9 GiB spare).
+    // Raising the pin with it clears kv/covers-context (the card still fits: 1.5 GiB more on gpu 1's
+    // 9.9 GiB spare), but gen-small on the same card then cannot boot last: 96 − 71.6 GiB of
+    // neighbours − its own 0.5 GiB CUDA context leaves 23.9 GiB < 0.25 × 96 GiB. Its fix passes.
     r.write(file, setEnv(readFileSync(join(FLEET, file), "utf8"), { MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: String(7.5 * GiB) }));
+    r.stage();
+    const boot = kvgate(["check", "--staged"], { cwd: r.dir });
+    expect(boot.code).toBe(1);
+    expect(boot.stdout).toContain("error kv/boot-check gen-small: vLLM boots only with 0.25 × 96 GiB = 24 GiB free on fv-ml1 gpu 1, but its neighbours hold 71.6 GiB (intern-decision 24.8 GiB, meromero-rp 46.8 GiB), leaving 23.9 GiB");
+    expect(boot.stdout).not.toContain("kv/covers-context");
+    const gen = "scripts/gen-small.env";
+    r.write(gen, setEnv(readFileSync(join(FLEET, gen), "utf8"), { GPU_MEMORY_UTILIZATION: "0.24" }));
     r.stage();
     const ok = kvgate(["check", "--staged"], { cwd: r.dir });
     expect([ok.code, ok.stdout]).toEqual([0, expect.stringMatching(/PASS|pass/)]);

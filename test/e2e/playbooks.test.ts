@@ -136,14 +136,16 @@ describe("a playbook that raises a vLLM seat's context", () => {
     expect(only(report(run), "kv/covers-context")).toMatchObject({ file: PB, line: lineOf(playbook, 'line: "MAX_MODEL_LEN=40960"'), commit: head, data: { required_bytes: 8053063680 } });
   });
 
-  test("with the KV pin raised in the same playbook it passes (drift warned only)", async () => {
+  test("with the KV pin raised in the same playbook the KV passes (drift warned); gen-small then cannot boot last", async () => {
     const { repo } = await fleetRepo();
     repo.write(PB, lineinfilePlaybook("fv-ml1", "intern-decision", ["MAX_MODEL_LEN=40960", "KV_CACHE_MEMORY_BYTES=8053063680"]));
     repo.stage();
     const run = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
-    expect(run.code).toBe(0);
+    // 1.5 GiB more on gpu 1 leaves gen-small 96 − 71.6 − 0.5 GiB (its own CUDA context) = 23.9 GiB < 0.25 × 96 GiB.
+    expect(run.code).toBe(1);
     const doc = report(run);
-    expect(openErrors(doc)).toEqual([]);
+    expect(openErrors(doc).map(([rule]) => rule)).toEqual(["kv/boot-check"]);
+    expect(only(doc, "kv/boot-check")).toMatchObject({ service: "gen-small", data: { asked_bytes: 24 * 1024 ** 3, context_overhead_bytes: 512 * 1024 ** 2 } });
     expect(doc.findings.filter((f) => f.rule === "playbook/drift").map((f) => f.data.key)).toEqual(["MAX_MODEL_LEN", "KV_CACHE_MEMORY_BYTES"]);
   });
 });

@@ -3,12 +3,19 @@ import { ruleTester } from "../../helpers/rule-tester.js";
 import { kvCase, voices } from "../../kv/fixtures.js";
 
 export default ruleTester(genOutputCap, {
-  valid: [kvCase("a cap within the context", [voices({}, { "--override-generation-config": '{"max_new_tokens":8192}' })])],
+  valid: [
+    kvCase("a cap within the context", [voices({}, { "--override-generation-config": '{"max_new_tokens":8192}' })]),
+    kvCase("vLLM 0.8.0 reads it as a server-wide cap", [voices({ VLLM_VERSION: "0.8.0" }, { "--override-generation-config": '{"max_new_tokens":8192}' })]),
+  ],
   invalid: [
     { ...kvCase("a seat without a default output cap: a warning", [voices()]), findings: [{ messageId: "missing", severity: "warning" }] },
     {
       ...kvCase("a cap above max_model_len: an error", [voices({}, { "--override-generation-config": '{"max_new_tokens":65536}' })]),
       findings: [{ messageId: "above", severity: "error", data: { cap: 65_536, max_model_len: 40_960 } }],
+    },
+    {
+      ...kvCase("vLLM 0.7 ignores max_new_tokens (a cap only since PR #12242, 0.8.0): as good as no cap", [voices({ VLLM_VERSION: "0.7.3" }, { "--override-generation-config": '{"max_new_tokens":8192}' })]),
+      findings: [{ messageId: "ignored", severity: "warning", data: { cap: 8192, max_new_tokens_means: "ignored", version: "0.7.3" } }],
     },
   ],
 });

@@ -1,9 +1,12 @@
 import { kvBootCheck } from "../../../src/checks/kv-boot-check.js";
 import { ruleTester } from "../../helpers/rule-tester.js";
 import { expect } from "vitest";
-import { GiB, kvCase, seat, voices } from "../../kv/fixtures.js";
+import { GiB, kvCase, seat, tenant, voices } from "../../kv/fixtures.js";
+import { MiB } from "../../../src/units/bytes.js";
 
 const asked = Math.round(0.92 * 96 * GiB);
+// Beside a 10 GiB tenant, 96 − 10 − 0.5 GiB (the booting seat's own CUDA context) = 85.5 GiB is free.
+const besideTenant = (util: string) => kvCase(`voices at ${util} beside a 10 GiB tenant`, [voices({ GPU_MEMORY_UTILIZATION: util })], { tenants: [tenant("asr", 0, 10 * GiB)] });
 const coder = (env: Record<string, string> = {}) => seat("coder", { MODEL: "Qwen/Qwen2.5-Coder-7B-Instruct", ...env });
 
 // Findings are sorted by file: scripts/coder.env before scripts/voices.env.
@@ -13,13 +16,19 @@ export default ruleTester(kvBootCheck, {
       voices({ GPU_MEMORY_UTILIZATION: "0.3" }),
       coder({ MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(2.5 * GiB), GPU_MEMORY_UTILIZATION: "0.3" }),
     ]),
+    { ...besideTenant("0.89"), name: "0.89 × 96 GiB = 85.44 GiB ≤ 85.5 GiB free once its own CUDA context is up" },
   ],
   invalid: [
+    {
+      ...besideTenant("0.895"),
+      name: "0.895 × 96 GiB = 85.92 GiB: under the 86 GiB the tenant leaves, over the 85.5 GiB left after its own 512 MiB CUDA context",
+      findings: [{ service: "voices", data: { asked_bytes: Math.round(0.895 * 96 * GiB), others_bytes: 10 * GiB, free_bytes: 85.5 * GiB, context_overhead_bytes: 512 * MiB, max_utilization: 0.89 } }],
+    },
     {
       ...kvCase("two seats on one card both at the default 0.92", [voices({ KV_CACHE_MEMORY_BYTES: undefined }), coder()]),
       findings: [
         { service: "coder" },
-        { service: "voices", data: { utilization: 0.92, total_bytes: 96 * GiB, asked_bytes: asked, others_bytes: asked, free_bytes: 96 * GiB - asked, max_utilization: 0.08 } },
+        { service: "voices", data: { utilization: 0.92, total_bytes: 96 * GiB, asked_bytes: asked, others_bytes: asked, free_bytes: 96 * GiB - asked - 512 * MiB, context_overhead_bytes: 512 * MiB, max_utilization: 0.07 } },
       ],
     },
     {

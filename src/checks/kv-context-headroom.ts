@@ -1,0 +1,72 @@
+// kv/context-headroom: the owner's rule is "context up to published maximums if at all possible". A
+// seat below its model's native maximum whose cards have room for the KV that maximum needs (every card
+// keeping its reserve) gets a notice with the numbers: context today → maximum, KV today → required,
+// and what each card would have spare after.
+import { defineCheck, type Report } from "./define.js";
+import { kvData, placeOf, requiredAt, vllmSeats } from "../kv/seat.js";
+import { cardUsage, usageOfCard } from "../kv/card-usage.js";
+import { formatInt, size } from "../kv/format.js";
+
+const messages = {
+  room: (d: { name: string; max_model_len: number; native_max: number; kv_bytes: number; required_bytes_at_max: number; card_spare_after_bytes: number; len_key: string; set: string }) =>
+    `${d.name}: runs at ${formatInt(d.max_model_len)} tokens, below its model's ${formatInt(d.native_max)}, and its card has room: KV ${size(d.kv_bytes)} → ${size(d.required_bytes_at_max)} leaves ${size(d.card_spare_after_bytes)} spare; set ${d.len_key}=${d.native_max}${d.set}`,
+};
+
+type R = Report<typeof messages>;
+
+export const kvContextHeadroom = defineCheck({
+  id: "kv/context-headroom",
+  severity: "notice",
+  description: "A vLLM seat runs below its model's native maximum context while its cards have room for the KV the maximum needs.",
+  messages,
+  run(ctx) {
+    const round = ctx.policy.kv.round_bytes;
+    const usages = cardUsage(ctx.after, ctx.policy, ctx.pack);
+    return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
+      const native = seat.model?.max_context ?? null;
+      if (native === null || seat.maxModelLen === null || seat.maxModelLenAuto || seat.maxModelLen >= native || seat.ownerPinned) return [];
+      const atMax = requiredAt(seat, native, round);
+      if (atMax === null) return [];
+      let spareAfter = Number.POSITIVE_INFINITY;
+      let kvToday: number;
+      if (seat.pinned !== null) {
+        // A pinned seat grows its pin: every one of its cards must keep its reserve after.
+        kvToday = seat.pinned;
+        const grow = Math.max(0, atMax - seat.pinned);
+        for (const index of seat.cards) {
+          const u = usageOfCard(usages, seat.host, index);
+          if (!u) return [];
+          spareAfter = Math.min(spareAfter, u.spare_bytes - grow);
+        }
+      } else {
+        // An unpinned seat's footprint does not change; the profiler's estimate must hold the maximum.
+        if (!seat.estimate || seat.estimate.bytes < atMax) return [];
+        kvToday = seat.estimate.bytes;
+        for (const index of seat.cards) {
+          const u = usageOfCard(usages, seat.host, index);
+          if (!u) return [];
+          spareAfter = Math.min(spareAfter, u.spare_bytes);
+        }
+      }
+      if (!Number.isFinite(spareAfter) || spareAfter < 0) return [];
+      const lenOrigin = seat.service.settings.max_model_len?.origin;
+      const pinOrigin = seat.service.settings.kv_pin?.origin;
+      const pinKey = pinOrigin?.source === "flag" ? "--kv-cache-memory-bytes" : "KV_CACHE_MEMORY_BYTES";
+      return [{
+        message: "room" as const,
+        service: seat.name,
+        ...placeOf(seat, "max_model_len"),
+        data: {
+          ...kvData(seat),
+          name: seat.name,
+          native_max: native,
+          kv_bytes: kvToday,
+          required_bytes_at_max: atMax,
+          card_spare_after_bytes: spareAfter,
+          len_key: lenOrigin?.source === "flag" ? "--max-model-len" : "MAX_MODEL_LEN",
+          set: seat.pinned !== null && atMax > seat.pinned ? ` and ${pinKey}=${atMax}` : "",
+        },
+      }];
+    });
+  },
+});

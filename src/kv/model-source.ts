@@ -1,0 +1,156 @@
+// Where a seat's model facts come from (contract section 13), first match wins:
+//   1. `models:` in kvgate.yaml (the operator's own numbers);
+//   2. a config.json committed in the repository: the one the service names with MODEL_CONFIG, else
+//      one under `models/` whose `_name_or_path` or folder (`models/<org>/<name>/config.json`) is the
+//      service's model; its weights from `model.safetensors.index.json` beside it, else estimated
+//      from the config and its quantization_config;
+//   3. the catalog (rules/models.yaml).
+// A service's KV_BYTES_PER_TOKEN / WEIGHTS_MIB beat all three (src/kv/seat.ts applies them).
+// A config.json that is malformed, or that MODEL_CONFIG names but the repository does not hold, is a
+// problem the rules report at its file: the seat is then not sized from a guess.
+import type { ModelSpec, Policy } from "../config/policy.js";
+import type { FleetState, ModelFile, Service } from "../model/types.js";
+import type { RulesPack } from "../rules/pack.js";
+import { lookupModel } from "../rules/models.js";
+import { factsFromSpec, type CatalogModel, type ModelFacts } from "./facts.js";
+import { readHfConfig, type ConfigProblem } from "./hf-config.js";
+import { estimateWeights, weightsFromIndex } from "./weights.js";
+
+export interface ModelSource {
+  facts: ModelFacts;
+  /** The facts as a catalog entry, for the rules that read the catalog's shape (context-max, yarn). */
+  spec: ModelSpec;
+  from: "kvgate.yaml" | "config.json" | "catalog";
+  /** The config.json path when from config.json. */
+  file: string | null;
+  /** How the weights were found, for explain: `metadata.total_size …` or an estimate's formula. */
+  weightsVia: string;
+}
+
+export type SourceRead = { ok: true; source: ModelSource } | { ok: false; problem: ConfigProblem } | { ok: true; source: null };
+
+const CONFIG = /(^|\/)config\.json$/;
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i + 1);
+}
+
+function stripSlashes(s: string): string {
+  return s.trim().replace(/^\.?\/+/, "").replace(/\/+$/, "");
+}
+
+/** `models/google/gemma-3-27b-it/config.json` → `google/gemma-3-27b-it`; `models/x/config.json` → `x`. */
+export function folderModelId(path: string): string | null {
+  const m = /^models\/(.+)\/config\.json$/.exec(path);
+  return m ? (m[1] as string) : null;
+}
+
+// Each committed file is parsed once per load, however many seats and rules ask (keyed by the file object).
+const names = new WeakMap<ModelFile, string | null>();
+const reads = new WeakMap<ModelFile, SourceRead>();
+
+function nameOrPathOf(file: ModelFile): string | null {
+  if (!names.has(file)) names.set(file, nameOrPath(file.text));
+  return names.get(file) ?? null;
+}
+
+function nameOrPath(text: string | null): string | null {
+  if (text === null) return null;
+  try {
+    const j = JSON.parse(text) as unknown;
+    if (typeof j === "object" && j !== null && typeof (j as Record<string, unknown>)._name_or_path === "string") return ((j as Record<string, unknown>)._name_or_path as string).trim();
+  } catch {
+    // A malformed file is reported when a service uses it; matching only needs the folder then.
+  }
+  return null;
+}
+
+/** The service's model written as a hub id or a local path (`/models/google/gemma-3-27b-it`) names `id`. */
+function namesModel(model: string, id: string): boolean {
+  const m = stripSlashes(model).toLowerCase();
+  const i = stripSlashes(id).toLowerCase();
+  if (i === "") return false;
+  return m === i || m.endsWith(`/${i}`);
+}
+
+/** The committed config.json for a service: MODEL_CONFIG's path, else a match under models/. */
+export function configPathFor(service: Service, state: Pick<FleetState, "modelFiles">): { path: string | null; named: boolean } {
+  const named = service.settings.model_config?.value;
+  if (typeof named === "string" && named.trim() !== "") return { path: stripSlashes(named), named: true };
+  if (service.model === null) return { path: null, named: false };
+  const files = state.modelFiles ?? {};
+  for (const [path, f] of Object.entries(files)) {
+    if (!CONFIG.test(path) || !path.startsWith("models/")) continue;
+    const byFolder = folderModelId(path);
+    const byName = nameOrPathOf(f);
+    if ((byFolder && namesModel(service.model, byFolder)) || (byName && namesModel(service.model, byName))) return { path, named: false };
+  }
+  return { path: null, named: false };
+}
+
+function specOf(f: ModelFacts, weights: number): ModelSpec {
+  const yarn = f.rope.find((r) => r.type === "yarn" && r.factor !== null && r.originalMax !== null);
+  const spec: ModelSpec = {
+    id: f.id,
+    layers: f.layers,
+    max_context: f.maxLen?.value ?? 2048,
+    weights_bytes: weights,
+    dtype: f.dtype,
+    aliases: [],
+  };
+  if (f.kvHeads !== null) spec.kv_heads = f.kvHeads;
+  if (f.headDim !== null) spec.head_dim = f.headDim;
+  if (f.hiddenSize !== null) spec.hidden_size = f.hiddenSize;
+  if (f.attentionHeads !== null) spec.attention_heads = f.attentionHeads;
+  if (f.mla) {
+    spec.kv_lora_rank = f.mla.kvLoraRank;
+    spec.qk_rope_head_dim = f.mla.qkRopeHeadDim;
+  }
+  if (yarn) spec.yarn = { factor: yarn.factor as number, original_max_position_embeddings: yarn.originalMax as number };
+  return spec;
+}
+
+function fromConfig(path: string, state: Pick<FleetState, "modelFiles">, named: boolean): SourceRead {
+  const file = (state.modelFiles ?? {})[path];
+  if (!file) return readConfig(path, state, named);
+  const hit = reads.get(file);
+  if (hit) return hit;
+  const read = readConfig(path, state, named);
+  reads.set(file, read);
+  return read;
+}
+
+function readConfig(path: string, state: Pick<FleetState, "modelFiles">, named: boolean): SourceRead {
+  const files = state.modelFiles ?? {};
+  const file = files[path];
+  const fix = "commit the model's config.json unchanged from the model repository";
+  if (!file) {
+    return { ok: false, problem: { file: path, field: "MODEL_CONFIG", message: `MODEL_CONFIG names ${path}, which the repository does not hold${named && !CONFIG.test(path) ? " (kvgate reads files named config.json)" : ""}`, fix: "commit the model's config.json at that path, or fix MODEL_CONFIG" } };
+  }
+  if (file.problem !== null || file.text === null) return { ok: false, problem: { file: path, field: "(file)", message: `${path}: ${file.problem ?? "unreadable"}`, fix } };
+  const read = readHfConfig(file.text, path);
+  if (!read.ok) return read;
+  const facts = read.facts;
+  const index = files[`${dirOf(path)}model.safetensors.index.json`];
+  let weights;
+  if (index) {
+    weights = index.text !== null ? weightsFromIndex(index.text, `${dirOf(path)}model.safetensors.index.json`) : { ok: false as const, problem: { file: `${dirOf(path)}model.safetensors.index.json`, field: "(file)", message: `${dirOf(path)}model.safetensors.index.json: ${index.problem ?? "unreadable"}`, fix } };
+  } else {
+    weights = estimateWeights(JSON.parse(file.text) as Record<string, unknown>, facts);
+  }
+  if (!weights.ok) return weights;
+  const withWeights: ModelFacts = { ...facts, weightsBytes: weights.bytes };
+  return { ok: true, source: { facts: withWeights, spec: specOf(withWeights, weights.bytes), from: "config.json", file: path, weightsVia: weights.formula } };
+}
+
+/** The model facts of a service, by the precedence above; `source: null` when no source knows the model. */
+export function modelSourceOf(service: Service, state: Pick<FleetState, "modelFiles">, policy: Policy, pack: RulesPack): SourceRead {
+  const own = lookupModel({ models: {} }, policy.models, service.model);
+  if (own) return { ok: true, source: { facts: factsFromSpec(own as CatalogModel), spec: own, from: "kvgate.yaml", file: null, weightsVia: "weights in kvgate.yaml" } };
+  const cfg = configPathFor(service, state);
+  if (cfg.path !== null) return fromConfig(cfg.path, state, cfg.named);
+  const cat = lookupModel(pack.models(), {}, service.model);
+  if (cat) return { ok: true, source: { facts: factsFromSpec(cat as CatalogModel), spec: cat, from: "catalog", file: null, weightsVia: "weights in rules/models.yaml" } };
+  return { ok: true, source: null };
+}
