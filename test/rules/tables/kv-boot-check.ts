@@ -37,7 +37,8 @@ export default ruleTester(kvBootCheck, {
       findings: [{ service: "coder", data: { utilization: 0.9 } }, { service: "voices" }],
     },
     {
-      // voices holds 15.3 + 7.5 + 2 = 24.8 GiB, leaving 71.2 GiB: coder may ask 0.74 of 96 GiB. Its own
+      // voices holds 15.3 + 7.5 + 2 = 24.8 GiB, leaving 71.2 GiB, less coder's own CUDA context (0.5 GiB):
+      // 70.7 GiB, so coder may ask 0.73 of 96 GiB. Its own
       // footprint is 14.2 + 2.5 + 2 = 18.7 GiB (0.2 of the card), so 0.74 is a utilization it loads in.
       // It set utilization by flag: the fix names the flag, at the flag's line.
       ...kvCase("utilization set by flag: the fix changes the flag", [
@@ -46,21 +47,21 @@ export default ruleTester(kvBootCheck, {
       ]),
       findings: [{
         service: "coder",
-        data: { max_utilization: 0.74, min_utilization: 0.2, fix: { file: "scripts/coder.env", line: 7, key: "--gpu-memory-utilization", value: "0.74" } },
-        message: expect.stringContaining("set --gpu-memory-utilization 0.74 or lower, down to 0.2"),
+        data: { max_utilization: 0.73, min_utilization: 0.2, fix: { file: "scripts/coder.env", line: 7, key: "--gpu-memory-utilization", value: "0.73" } },
+        message: expect.stringContaining("set --gpu-memory-utilization 0.73 or lower, down to 0.2"),
       }],
     },
     {
       // coder pins 70 GiB (14.2 + 70 + 2 = 86.2 GiB): voices (24.8 GiB of its own, 0.26) would have to
-      // ask at most 0.10. No utilization both boots last and loads the seat: no value fix, and never 0.
+      // ask at most 0.09 (9.8 GiB free, less its own 0.5 GiB CUDA context). No utilization both boots last and loads the seat: no value fix, and never 0.
       ...kvCase("an over-full card: no utilization is advised", [
         voices({ GPU_MEMORY_UTILIZATION: "0.3" }),
         coder({ MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(70 * GiB), GPU_MEMORY_UTILIZATION: "0.05" }),
       ]),
       findings: [{
         service: "voices",
-        data: { max_utilization: 0.1, min_utilization: 0.26 },
-        message: expect.stringMatching(/no utilization fits: the seat needs at least 0\.26 of the card, the neighbours leave 0\.1; move a seat off fv-ml1 gpu 0 \(kvgate plan --host fv-ml1\)/),
+        data: { max_utilization: 0.09, min_utilization: 0.26 },
+        message: expect.stringMatching(/no utilization fits: the seat needs at least 0\.26 of the card, the neighbours leave 0\.09; move a seat off fv-ml1 gpu 0 \(kvgate plan --host fv-ml1\)/),
       }],
     },
   ],
