@@ -62,6 +62,8 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const loader = createFleetLoader();
   const result = await checkUnits(units, { mode, failOn, pack, env: process.env, loader, ...(policy ? { policy } : {}) });
   await recording.save(result);
+  const staged = units[0];
+  if (staged && values.config === undefined) await recording.saveFastPathKey(staged, loader, pack);
   const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
   emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack) }), values.output);
   return result.verdict === "fail" ? 1 : 0;
