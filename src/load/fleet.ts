@@ -9,10 +9,13 @@ import { loadPolicy } from "../config/load.js";
 import { decode, type DecodedFile } from "./decode.js";
 import { findConfig } from "./config.js";
 import { FLEET_INPUTS } from "./inputs.js";
+import { listingGlobs } from "./fleet-globs.js";
 import type { LoadContext } from "./input.js";
 
 export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState> {
-  const listing = await snapshot.list();
+  // Only the paths the policy's globs can match: git lists the folders they start with, so the cost
+  // follows the fleet, not the repository (100,000 tracked files cost what 1,000 do).
+  const listing = await snapshot.list(listingGlobs(policy));
   const ctx: LoadContext = { snapshot, listing, policy, pack };
   const wanted = new Set<string>();
   for (const input of FLEET_INPUTS) for (const p of input.paths(ctx)) wanted.add(p);
