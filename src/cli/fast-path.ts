@@ -115,7 +115,8 @@ export function fullPathReason(
 
 /**
  * The whole fast path: the exit code when it decided, null when the full path must run. It never
- * throws for a reason the full path would report better: any failure is null.
+ * throws: any failure (git's, the file system's, its own) is null, and the full path, which fails
+ * closed, decides and reports it.
  */
 export async function fastStagedCheck(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number | null> {
   if (env.KVGATE_FAST_PATH === "0" || !isPlainStagedCheck(argv)) return null;
@@ -131,6 +132,7 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
       runGit(cwd, ["write-tree"]),
       runGit(cwd, ["ls-files", "-s", "--", ...key.names.map((n) => `:(top,literal)${n}`)]),
     ]);
+    if (env.KVGATE_TEST_FAULT === "fast-path") throw new Error("injected fault (KVGATE_TEST_FAULT=fast-path)");
     if (tree.code !== 0 || config.code !== 0) return null;
     if (configKey(config.stdout.toString("utf8")) !== key.config) return null;
     const fleet = picomatch(key.fleet, { dot: true });

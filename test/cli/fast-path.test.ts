@@ -155,4 +155,15 @@ describe("the fast path trusts nothing it cannot check", () => {
     expect(run1.stdout).toContain("engine/removed-flag");
     await r.cleanup();
   });
+
+  test("a fast path that fails hands the change to the full path, which decides it", async () => {
+    const r = await prepared(ROWS[0] as Row);
+    kvgate(["check", "--staged"], { cwd: r.dir });
+    const run1 = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1", KVGATE_TEST_FAULT: "fast-path" } });
+    expect(run1.stderr).not.toContain("fast path: taken");
+    expect(run1.code).toBe(0);
+    expect(run1.stdout).toBe("kvgate staged: pass (1 file checked, no findings)\n");
+    expect(readdirSync(verdictDir(r))).toHaveLength(1);
+    await r.cleanup();
+  });
 });
