@@ -3,6 +3,7 @@
 import { build } from "esbuild";
 import { readFileSync, readdirSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { parse } from "yaml";
 
 // The rules/ pack, parsed once here: composing YAML documents at every start was the hook's largest
@@ -14,6 +15,26 @@ const rules = Object.fromEntries(
     .map((f) => [f, parse(readFileSync(`rules/${f}`, "utf8"))]),
 );
 
+// The build's identity: the hook's fast path trusts what a full run recorded only from the same build
+// (src/cli/fast-path-key.ts). Every source file, the rules pack and the version go into it.
+function sourcesOf(dir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .flatMap((e) => (e.isDirectory() ? sourcesOf(`${dir}/${e.name}`) : [`${dir}/${e.name}`]));
+}
+const buildId = createHash("sha256")
+  .update(readFileSync("package.json"))
+  .update(JSON.stringify(rules))
+  .update(sourcesOf("src").map((f) => `${f}\0${readFileSync(f, "utf8")}`).join("\0"))
+  .digest("hex")
+  .slice(0, 16);
+// What the fast path needs of each detector to tell "no secret can be here": its keywords, regex,
+// charset (the left boundary), flags and file context.
+const detectorTriggers = rules["secrets.yaml"].detectors.map((d) => ({
+  keywords: d.keywords, regex: d.regex, charset: d.charset,
+  ...(d.left_boundary ? { left_boundary: true } : {}), ...(d.flags ? { flags: d.flags } : {}), ...(d.file_context ? { file_context: d.file_context } : {}),
+}));
+
 const common = {
   bundle: true,
   platform: "node",
@@ -24,7 +45,7 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: "none",
-  define: { __KVGATE_RULES__: JSON.stringify(rules) },
+  define: { __KVGATE_RULES__: JSON.stringify(rules), __KVGATE_BUILD__: JSON.stringify(buildId) },
   logLevel: "warning",
   // Bundled CommonJS dependencies (simple-git) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __kvgateCreateRequire } from 'node:module'; const require = __kvgateCreateRequire(import.meta.url);" },
@@ -39,5 +60,9 @@ const jobs = [];
 // it only runs when `usage --litellm-db` imports it. pg-native is pg's optional native binding, which
 // pg requires inside a try and falls back from: never installed, never bundled.
 if (!only || only === "cli") jobs.push(build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", external: ["pg-native"] }));
+// The hook's fast path, its own small bundle: bin/kvgate.js loads it before the CLI for `check --staged`.
+if (!only || only === "cli") {
+  jobs.push(build({ ...common, entryPoints: ["src/cli/fast-path.ts"], outfile: "dist/fast.js", define: { __KVGATE_BUILD__: JSON.stringify(buildId), __KVGATE_DETECTORS__: JSON.stringify(detectorTriggers) } }));
+}
 if (!only || only === "action") jobs.push(build({ ...common, entryPoints: ["src/action/main.ts"], outfile: "dist/action/index.js", target: "node24" }));
 await Promise.all(jobs);

@@ -1,7 +1,7 @@
 // Stages the hook benchmark's change in a fleet repo made by make-fleet-repo.mjs: 5 env files
 // edited, 1 playbook added, 20 other files edited. Usage: node stage-change.mjs DIR
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 const [dir] = process.argv.slice(2);
@@ -28,7 +28,9 @@ write(
   ].join("\n"),
 );
 for (let i = 0; i < 20; i++) {
-  const p = `src/mod${i}/file${i * 100}.ts`;
+  // Spread over the tree where it is big enough; a small repo (1,000 files) has src/mod0..9 only.
+  const spread = `src/mod${i}/file${i * 100}.ts`;
+  const p = existsSync(join(dir, spread)) ? spread : `src/mod0/file${i}.ts`;
   write(p, readFileSync(join(dir, p), "utf8") + `// edited for the hook benchmark ${i}\nexport const token${i} = process.env.TOKEN_${i};\n`);
 }
 execFileSync("git", ["add", "-A"], { cwd: dir });

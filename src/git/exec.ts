@@ -10,7 +10,7 @@
 import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { simpleGit, type SimpleGit } from "simple-git";
+import type { SimpleGit } from "simple-git";
 import { GateError } from "../errors.js";
 
 /**
@@ -203,37 +203,46 @@ function isSpawnError(err: unknown): boolean {
 
 /** The runner for commands that reach a remote (`git fetch`): simple-git, see the top of this file. */
 export function remoteGitRunner(cwd: string): GitRunner {
-  let client: SimpleGit;
-  try {
-    client = simpleGit({
-      baseDir: cwd,
-      config: FIXED_CONFIG,
-      maxConcurrentProcesses: 4,
-      allowEnvironment: PASSED_GIT_ENV,
-      // simple-git resolves a non-zero exit that wrote nothing to stderr; we want every failure.
-      errors(error, result) {
-        if (error) return error;
-        const stderr = meaningfulStderr(Buffer.concat(result.stdErr).toString("utf8"));
-        if (result.exitCode === 0) return undefined;
-        return Buffer.from(stderr || `git exited with code ${result.exitCode}`);
-      },
-    });
-  } catch (err) {
-    throw new GateError(`cannot run git in ${cwd}: ${firstLine(err)}`, { cause: err });
-  }
-  client.env(gitEnv());
+  // Loaded on first use: the hooks never reach a remote, and simple-git's module set-up is start-up
+  // time every other command would pay.
+  let made: Promise<SimpleGit> | null = null;
+  const client = (): Promise<SimpleGit> =>
+    (made ??= import("simple-git").then(({ simpleGit }) => {
+      let c: SimpleGit;
+      try {
+        c = simpleGit({
+          baseDir: cwd,
+          config: FIXED_CONFIG,
+          maxConcurrentProcesses: 4,
+          allowEnvironment: PASSED_GIT_ENV,
+          // simple-git resolves a non-zero exit that wrote nothing to stderr; we want every failure.
+          errors(error, result) {
+            if (error) return error;
+            const stderr = meaningfulStderr(Buffer.concat(result.stdErr).toString("utf8"));
+            if (result.exitCode === 0) return undefined;
+            return Buffer.from(stderr || `git exited with code ${result.exitCode}`);
+          },
+        });
+      } catch (err) {
+        throw new GateError(`cannot run git in ${cwd}: ${firstLine(err)}`, { cause: err });
+      }
+      c.env(gitEnv());
+      return c;
+    }));
   return {
     cwd,
     async run(args) {
+      const c = await client();
       try {
-        return await client.raw(args);
+        return await c.raw(args);
       } catch (err) {
         throw isSpawnError(err) ? spawnFailure(cwd, err) : gitFailure(args, err);
       }
     },
     async tryRun(args) {
+      const c = await client();
       try {
-        return await client.raw(args);
+        return await c.raw(args);
       } catch (err) {
         if (isSpawnError(err)) throw spawnFailure(cwd, err);
         return null;

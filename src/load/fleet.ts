@@ -9,16 +9,24 @@ import { loadPolicy } from "../config/load.js";
 import { decode, type DecodedFile } from "./decode.js";
 import { findConfig } from "./config.js";
 import { FLEET_INPUTS } from "./inputs.js";
+import picomatch from "picomatch";
+import { COMPOSE_SIDE_GLOBS, listingGlobs } from "./fleet-globs.js";
 import type { LoadContext } from "./input.js";
 
 export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState> {
-  const listing = await snapshot.list();
+  // Only the paths the policy's globs can match: git lists the folders they start with, so the cost
+  // follows the fleet, not the repository (100,000 tracked files cost what 1,000 do).
+  const first = await snapshot.list(listingGlobs(policy));
+  const isCompose = picomatch(policy.compose, { dot: true });
+  const listing = first.some((p) => isCompose(p)) ? [...new Set([...first, ...(await snapshot.list(COMPOSE_SIDE_GLOBS))])].sort() : first;
   const ctx: LoadContext = { snapshot, listing, policy, pack };
   const wanted = new Set<string>();
   for (const input of FLEET_INPUTS) for (const p of input.paths(ctx)) wanted.add(p);
-  const raw = await snapshot.read([...wanted]);
   const files = new Map<string, DecodedFile>();
-  for (const [p, buf] of raw) files.set(p, decode(buf));
+  for (const [p, buf] of await snapshot.read([...wanted])) files.set(p, decode(buf));
+  const more = new Set<string>();
+  for (const input of FLEET_INPUTS) for (const p of input.morePaths?.(files, ctx) ?? []) if (!files.has(p)) more.add(p);
+  if (more.size > 0) for (const [p, buf] of await snapshot.read([...more])) files.set(p, decode(buf));
   const fleet = emptyFleet(policy);
   fleet.paths = listing;
   for (const input of FLEET_INPUTS) input.add(fleet, files, ctx);

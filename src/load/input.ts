@@ -20,5 +20,7 @@ export interface FleetInput {
   /** What the input reads, e.g. `env files`. */
   kind: string;
   paths(ctx: LoadContext): Iterable<string>;
+  /** Paths only the files read can name (a MODEL_CONFIG in an env file): read in a second batch. */
+  morePaths?(files: ReadonlyMap<string, DecodedFile>, ctx: LoadContext): Iterable<string>;
   add(fleet: FleetState, files: ReadonlyMap<string, DecodedFile>, ctx: LoadContext): void;
 }

@@ -3,6 +3,7 @@
 // `_name_or_path`, or named with MODEL_CONFIG) and every `model.safetensors.index.json` (the
 // checkpoint's size). They are kept as text: src/kv/model-source.ts reads them as vLLM does, so a
 // malformed one becomes a finding at its file, never a crash here.
+import { posix } from "node:path";
 import type { FleetInput } from "./input.js";
 
 const MODEL_FILE = /(^|\/)(config\.json|model\.safetensors\.index\.json)$/;
@@ -14,6 +15,21 @@ export function isModelFile(path: string): boolean {
 export const modelFiles: FleetInput = {
   kind: "model files",
   paths: ({ listing }) => listing.filter(isModelFile),
+  // MODEL_CONFIG may name a config.json anywhere (the listing holds only models/): read what the env
+  // files name, with the checkpoint index beside it. A path the snapshot lacks reads as absent, and
+  // src/kv/model-source.ts reports it at the service.
+  morePaths(files) {
+    const out: string[] = [];
+    for (const [path, d] of files) {
+      if (!path.endsWith(".env") || d.text === null) continue;
+      for (const m of d.text.matchAll(/^[ \t]*(?:export[ \t]+)?MODEL_CONFIG=["']?([^"'\s#]+)/gm)) {
+        const named = posix.normalize((m[1] ?? "").replace(/^\.\//, ""));
+        if (named === "" || named.startsWith("..") || named.startsWith("/")) continue;
+        out.push(named, posix.join(posix.dirname(named), "model.safetensors.index.json"));
+      }
+    }
+    return out;
+  },
   add(fleet, files) {
     const out: NonNullable<typeof fleet.modelFiles> = {};
     for (const [path, d] of files) {

@@ -103,7 +103,7 @@ export interface FleetState {
   cards: Card[];
   /** Radiance ledger facts files by service name, already validated (see src/parse/ledger-facts.ts). */
   ledgerFacts: Record<string, LedgerEntry>;
-  /** Paths of every file in this state (for checks that need to know what exists, e.g. ttm guards). */
+  /** The paths of this state the policy's fleet globs match (src/load/fleet-globs.ts): what was listed, never the whole tree. */
   paths: string[];
   /** Every file matching the `playbooks` glob, read (see src/playbook/plays.ts; src/load/ always loads them). */
   playbooks?: PlaybookRead[];

@@ -23,10 +23,16 @@ export function summaryLine(result: CheckResult, p: Paint): string {
   return `kvgate ${result.mode}: ${parts.join(", ")} — ${verdict}`;
 }
 
+/** The whole text of a run without findings (the hook's fast path prints it too, byte for byte). */
+export function cleanPassText(mode: string, filesChecked: number, color: boolean): string {
+  const p = color ? COLORS : PLAIN;
+  return `kvgate ${mode}: ${p.green("pass")} (${plural(filesChecked, "file")} checked, no findings)\n`;
+}
+
 export function formatText(result: CheckResult, opts: ReportContext): string {
   const p = opts.color ? COLORS : PLAIN;
   if (result.findings.length === 0) {
-    return `kvgate ${result.mode}: ${p.green("pass")} (${plural(result.filesChecked, "file")} checked, no findings)\n`;
+    return cleanPassText(result.mode, result.filesChecked, opts.color);
   }
   const lines: string[] = [];
   const byFile = new Map<string, Finding[]>();

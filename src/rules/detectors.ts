@@ -3,6 +3,9 @@
 import * as z from "zod";
 import type { Severity } from "./severity.js";
 import { rulesData, validateYamlText } from "./data.js";
+import { compiledSource } from "./detector-source.js";
+
+export { compiledSource, leftBoundary } from "./detector-source.js";
 
 const regexSource = z.string().min(1).refine((s) => {
   try {
@@ -90,22 +93,6 @@ function charsetTable(body: string, file: string, id: string): Uint8Array {
   const table = new Uint8Array(128);
   for (let c = 0; c < 128; c++) table[c] = cls.test(String.fromCharCode(c)) ? 1 : 0;
   return table;
-}
-
-/**
- * The left boundary of a prefixed token: no character of its own set just before it, so a match never
- * starts inside a longer run; except right after an escape, where a key is glued to text that encodes
- * a separator: `%3DAKIA…` (URL-encoded `=`), `\u003dAKIA…` (JSON-escaped), `\nghp_…`.
- */
-export function leftBoundary(charset: string): string {
-  // `=` pads base64 at its end only; before a key it is the assignment (`KEY=glc_…`).
-  const before = charset.replaceAll("=", "");
-  return `(?:(?<![${before}])|(?<=%[0-9A-Fa-f]{2})|(?<=\\\\u[0-9A-Fa-f]{4})|(?<=\\\\[nrt]))`;
-}
-
-/** Regexes of a detector spec as compiled (the left boundary included), for the linear-time lint. */
-export function compiledSource(spec: Pick<DetectorSpec, "regex" | "charset" | "left_boundary">): string {
-  return spec.left_boundary ? `${leftBoundary(spec.charset)}(?:${spec.regex})` : spec.regex;
 }
 
 /** Longest value any detector reports: longer runs are data blobs, not keys. */

@@ -9,23 +9,27 @@ const TREE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /** Old verdicts are pruned beyond this many: one is written per `check --staged`. */
 const KEEP = 200;
 
-const AllowedSecretSchema = z.strictObject({
-  rule: z.string(),
-  fingerprint: z.string().regex(/^sha256:[0-9a-f]{12}$/),
-  file: z.string().nullable(),
-  line: z.number().int().nullable(),
-});
-export type AllowedSecret = z.infer<typeof AllowedSecretSchema>;
-
-const VerdictSchema = z.strictObject({
-  version: z.literal(1),
-  tree: z.string().regex(TREE),
-  /** `fail` is stored too: a later `--no-verify` commit of that tree is then `not-run`, never `pass`. */
-  verdict: z.enum(["pass", "allowed", "fail"]),
-  at: z.string(),
-  allowed: z.array(AllowedSecretSchema),
-});
-export type VerdictRecord = z.infer<typeof VerdictSchema>;
+// Built on first load, not at import: the hook's fast path writes records without loading zod.
+function schemas() {
+  const AllowedSecretSchema = z.strictObject({
+    rule: z.string(),
+    fingerprint: z.string().regex(/^sha256:[0-9a-f]{12}$/),
+    file: z.string().nullable(),
+    line: z.number().int().nullable(),
+  });
+  const VerdictSchema = z.strictObject({
+    version: z.literal(1),
+    tree: z.string().regex(TREE),
+    /** `fail` is stored too: a later `--no-verify` commit of that tree is then `not-run`, never `pass`. */
+    verdict: z.enum(["pass", "allowed", "fail"]),
+    at: z.string(),
+    allowed: z.array(AllowedSecretSchema),
+  });
+  return { AllowedSecretSchema, VerdictSchema };
+}
+let built: ReturnType<typeof schemas> | null = null;
+export type AllowedSecret = z.infer<ReturnType<typeof schemas>["AllowedSecretSchema"]>;
+export type VerdictRecord = z.infer<ReturnType<typeof schemas>["VerdictSchema"]>;
 
 function assertTree(tree: string): void {
   if (!TREE.test(tree)) throw new Error(`not a tree hash: ${JSON.stringify(tree)}`);
@@ -73,7 +77,8 @@ export function loadVerdict(dir: string, tree: string): VerdictRecord | null {
     return null;
   }
   try {
-    const r = VerdictSchema.safeParse(JSON.parse(text));
+    built ??= schemas();
+    const r = built.VerdictSchema.safeParse(JSON.parse(text));
     return r.success && r.data.tree === tree ? r.data : null;
   } catch {
     return null;

@@ -73,7 +73,7 @@ describe("the package, installed without the registry", () => {
   test("holds the CLI bundle, the hook runner and the rules, and depends on nothing", () => {
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n").sort();
     expect(files).toEqual([
-      "package/CHANGELOG.md", "package/README.md", "package/bin/kvgate-hook", "package/bin/kvgate.js", "package/dist/cli.js", "package/package.json",
+      "package/CHANGELOG.md", "package/README.md", "package/bin/kvgate-hook", "package/bin/kvgate.js", "package/dist/cli.js", "package/dist/fast.js", "package/package.json",
       "package/rules/engines.yaml", "package/rules/kvgate.schema.json", "package/rules/models.yaml", "package/rules/policy.yaml", "package/rules/secrets.yaml",
     ]);
     const pkg = JSON.parse(execFileSync("tar", ["xzfO", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;

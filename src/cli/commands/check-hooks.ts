@@ -5,14 +5,29 @@ import type { CheckResult } from "../../engine/result.js";
 import type { Selection } from "../../git/types.js";
 import type { Source } from "../source.js";
 import { saveVerdict, verdictRecordOf } from "../../secrets/verdict.js";
+import type { DeployUnit } from "../../git/types.js";
+import type { FleetLoader } from "../../load/fleet.js";
+import type { RulesPack } from "../../rules/pack.js";
+import { CONFIG_NAMES } from "../../config/load.js";
+import picomatch from "picomatch";
+import { fleetChangeGlobs } from "../../load/fleet-globs.js";
+import { configKeyOf, saveFastPathKey } from "../fast-path-key.js";
+
+/** The build's identity (version, rules pack, sources), set by build.mjs; absent when run from sources. */
+declare const __KVGATE_BUILD__: string | undefined;
 
 export interface VerdictRecording {
   save(result: CheckResult): Promise<void>;
+  /**
+   * What the next commit's fast path needs of the policy (src/cli/fast-path-key.ts), from this run's
+   * staged kvgate.yaml; only for a run at the toplevel with the snapshot's own config (no --config).
+   */
+  saveFastPathKey(unit: DeployUnit, loader: FleetLoader, pack: RulesPack): Promise<void>;
 }
 
 export function startVerdictRecording(source: Source, selection: Selection): VerdictRecording {
   const repo = source.repo;
-  if (selection.mode !== "staged" || !repo) return { async save() {} };
+  if (selection.mode !== "staged" || !repo) return { async save() {}, async saveFastPathKey() {} };
   const where = Promise.all([repo.writeTree(), repo.gitPath("kvgate")]);
   // Reported when awaited in save(); never an unhandled rejection if the checks fail first.
   where.catch(() => {});
@@ -24,6 +39,19 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
       // would then vouch for files the run never read). Its fail still stands for the whole tree.
       if (repo.prefix !== "" && record.verdict !== "fail") return;
       saveVerdict(dir, tree, record);
+    },
+    async saveFastPathKey(unit, loader, pack) {
+      if (typeof __KVGATE_BUILD__ === "undefined" || repo.prefix !== "") return;
+      const [policy, configs, [, dir]] = await Promise.all([loader.policy(unit.after, pack), unit.after.read([...CONFIG_NAMES]), where]);
+      const fleet = await loader.load(unit.after, policy, pack);
+      saveFastPathKey(dir, {
+        version: 1,
+        build: __KVGATE_BUILD__,
+        names: [...CONFIG_NAMES],
+        config: configKeyOf(configs),
+        fleet: fleetChangeGlobs(policy, (fleet.composes?.length ?? 0) > 0 || fleet.paths.some((p) => picomatch(policy.compose, { dot: true })(p))),
+        exclude: policy.secrets.exclude,
+      });
     },
   };
 }

@@ -84,6 +84,8 @@ export async function checkCommand(argv: string[]): Promise<number> {
   let result = await checkUnits(units, runOpts);
   // The verdict recorded is the staged tree's: --fix writes the working tree, not the index.
   await recording.save(result);
+  const staged = units[0];
+  if (staged && values.config === undefined) await recording.saveFastPathKey(staged, loader, pack);
   if (values.fix) {
     const base = source.repo ? resolve(source.repo.root, source.repo.prefix) : await repoDirOf(values.repo);
     const run = await fixAndRecheck({ source, base, selection, units, first: result, check: (u) => checkUnits(u, { ...runOpts, loader: createFleetLoader() }) });

@@ -1,0 +1,181 @@
+// The pre-commit hook's fast path: `kvgate check --staged` on a change that cannot touch the fleet.
+// One `git diff` says what is staged (with `write-tree` for the verdict's key and `ls-files` for the
+// config's identity started beside it). When no staged path can change the fleet or the policy and
+// no added line holds the start of a secret (a detector's keyword AND its regex: what the full scan
+// needs before it can report anything), the verdict is the full path's — pass, no findings — and it
+// is recorded and printed here without loading the config schema, YAML, the rules pack or a check.
+//
+// This file is its own bundle (dist/fast.js, which bin/kvgate.js loads before dist/cli.js): its cost
+// is that bundle, not the CLI's. Anything it cannot decide returns null and the full path runs, so a
+// doubt costs time, never a verdict. test/cli/fast-path.test.ts runs both paths on a table of
+// changes and compares stdout, exit code, the recorded verdict and the commit's trailers.
+import { readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import picomatch from "picomatch";
+import { readDiff } from "../git/diffstream.js";
+import { runGit } from "../git/exec.js";
+import { parsePatch } from "../git/patch.js";
+import { modeKind, type RawEntry } from "../git/raw.js";
+import { compiledSource, type DetectorSourceSpec } from "../rules/detector-source.js";
+import { saveVerdict } from "../secrets/verdict.js";
+import { cleanPassText } from "../report/text.js";
+import { useColor } from "../report/color.js";
+import { loadFastPathKey } from "./fast-path-key.js";
+
+/** What the build embeds of rules/secrets.yaml: per detector, what the scan needs to even try it. */
+export interface DetectorTrigger extends DetectorSourceSpec {
+  keywords: string[];
+  flags?: string;
+  file_context?: string[];
+}
+declare const __KVGATE_DETECTORS__: DetectorTrigger[] | undefined;
+declare const __KVGATE_BUILD__: string | undefined;
+
+/** The secret scan skips larger files with a notice only the full path prints (contract section 9). */
+const SECRET_SCAN_MAX_BYTES = 5 * 1024 * 1024;
+
+interface Trigger {
+  keywords: string[];
+  regex: RegExp;
+  context: string[] | null;
+}
+
+function triggers(specs: readonly DetectorTrigger[]): Trigger[] {
+  return specs.map((d) => ({ keywords: d.keywords, regex: new RegExp(compiledSource(d), d.flags ?? ""), context: d.file_context ?? null }));
+}
+
+/** True when some detector could report on these added lines (the scan's own prefilter, then its regex). */
+export function mayHoldSecret(lines: readonly string[], all: readonly Trigger[]): boolean {
+  const lower = lines.map((l) => l.toLowerCase());
+  for (const t of all) {
+    if (t.context && !t.context.some((c) => lower.some((l) => l.includes(c)))) continue;
+    for (let i = 0; i < lines.length; i++) {
+      const l = lower[i] as string;
+      if (t.keywords.some((k) => l.includes(k)) && t.regex.test(lines[i] as string)) return true;
+    }
+  }
+  return false;
+}
+
+/** The folder git keeps this worktree's state in (`git rev-parse --git-dir`), when cwd is the toplevel. */
+function gitDirAt(cwd: string, env: NodeJS.ProcessEnv): string | null {
+  if (env.GIT_WORK_TREE) return null;
+  if (env.GIT_DIR) return resolve(cwd, env.GIT_DIR);
+  const dotGit = join(cwd, ".git");
+  try {
+    if (statSync(dotGit).isDirectory()) return dotGit;
+    // A linked worktree: `.git` is a file naming its own git dir.
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    if (!m) return null;
+    const dir = (m[1] as string).trim();
+    return isAbsolute(dir) ? dir : resolve(cwd, dir);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `check --staged` as the hooks call it (also `kvgate`, `kvgate check`, `kvgate --staged`: the same
+ * run). Any other flag (format, config, repo, output, fail-on) is the full path's.
+ */
+export function isPlainStagedCheck(argv: readonly string[]): boolean {
+  const rest = argv[0] === "check" ? argv.slice(1) : argv;
+  return rest.length === 0 || (rest.length === 1 && rest[0] === "--staged");
+}
+
+/** Why this change needs the full path, or null when the fast path decides it. */
+export function fullPathReason(
+  raw: readonly RawEntry[],
+  patch: string,
+  fleet: (path: string) => boolean,
+  excluded: (path: string) => boolean,
+  all: readonly Trigger[],
+  sizeOf: (path: string) => number,
+): string | null {
+  const files = parsePatch(patch, { texts: true });
+  for (const e of raw) {
+    if (!"AMDRC".includes(e.status)) return `status ${e.status} of ${e.path}`;
+    for (const mode of [e.oldMode, e.newMode]) {
+      const kind = modeKind(mode);
+      if (kind !== "file" && kind !== "absent") return `${kind} ${e.path}`;
+    }
+    for (const p of new Set([e.oldPath, e.path])) {
+      if (fleet(p)) return `fleet path ${p}`;
+      if (excluded(p)) return `secrets.exclude holds ${p}`;
+    }
+    if (e.status === "D") continue;
+    const f = files.get(e.path);
+    const texts = f?.texts ?? [];
+    if (f?.binary || texts.some((t) => t.includes("\0"))) return `binary ${e.path}`;
+    if (sizeOf(e.path) > SECRET_SCAN_MAX_BYTES) return `large ${e.path}`;
+    if (mayHoldSecret(texts, all)) return `possible secret in ${e.path}`;
+  }
+  return null;
+}
+
+/**
+ * The whole fast path: the exit code when it decided, null when the full path must run. It never
+ * throws: any failure (git's, the file system's, its own) is null, and the full path, which fails
+ * closed, decides and reports it.
+ */
+export async function fastStagedCheck(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number | null> {
+  if (env.KVGATE_FAST_PATH === "0" || !isPlainStagedCheck(argv)) return null;
+  if (typeof __KVGATE_DETECTORS__ === "undefined" || typeof __KVGATE_BUILD__ === "undefined") return null;
+  const gitDir = gitDirAt(cwd, env);
+  if (!gitDir) return null;
+  const stateDir = join(gitDir, "kvgate");
+  const key = loadFastPathKey(stateDir, __KVGATE_BUILD__);
+  if (!key) return null;
+  try {
+    const [diff, tree, config] = await Promise.all([
+      readDiff(cwd, ["--cached"]),
+      runGit(cwd, ["write-tree"]),
+      runGit(cwd, ["ls-files", "-s", "--", ...key.names.map((n) => `:(top,literal)${n}`)]),
+    ]);
+    if (env.KVGATE_TEST_FAULT === "fast-path") throw new Error("injected fault (KVGATE_TEST_FAULT=fast-path)");
+    if (tree.code !== 0 || config.code !== 0) return null;
+    if (configKey(config.stdout.toString("utf8")) !== key.config) return null;
+    const fleet = picomatch(key.fleet, { dot: true });
+    const excluded = key.exclude.length > 0 ? picomatch(key.exclude, { dot: true }) : () => false;
+    // The index's size of a modified file is not in the diff: the worktree's stands in, and a file
+    // that is large there takes the full path (which reads the index's and says what it skipped).
+    const sizeOf = (p: string): number => {
+      try {
+        return statSync(join(cwd, p)).size;
+      } catch {
+        return 0;
+      }
+    };
+    const why = fullPathReason(diff.raw, diff.patch, (p) => key.fleet.includes(p) || fleet(p), excluded, triggers(__KVGATE_DETECTORS__), sizeOf);
+    if (env.KVGATE_DEBUG) process.stderr.write(`kvgate: fast path: ${why === null ? "taken" : `not taken (${why})`}\n`);
+    if (why !== null) return null;
+    const treeId = tree.stdout.toString("utf8").trim();
+    saveVerdict(stateDir, treeId, { version: 1, tree: treeId, verdict: "pass", at: new Date().toISOString(), allowed: [] });
+    const checked = new Set(diff.raw.map((e) => e.path)).size;
+    process.stdout.write(cleanPassText("staged", checked, useColor(process.stdout, env)));
+    return 0;
+  } catch {
+    return null;
+  }
+}
+
+/** `git ls-files -s` of the config names, as the key compares it: `name oid` lines, sorted. */
+export function configKey(lsFiles: string): string {
+  return lsFiles
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => {
+      const [meta = "", path = ""] = l.split("\t");
+      return `${path} ${meta.split(" ")[1] ?? ""}`;
+    })
+    .sort()
+    .join("\n");
+}
+
+/** Used by bin/kvgate.js: true when the fast path answered (exit code set), false to run the CLI. */
+export async function tryFastPath(): Promise<boolean> {
+  const code = await fastStagedCheck(process.argv.slice(2), process.env, process.cwd());
+  if (code === null) return false;
+  process.exitCode = code;
+  return true;
+}

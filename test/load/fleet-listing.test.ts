@@ -1,0 +1,53 @@
+// Issue 13 item 3: the staged check never lists or reads the whole index or tree, only the folders
+// the policy's globs start with. GIT_TRACE (which the git door passes through) records every git
+// command the built CLI runs; no listing may go without pathspecs.
+import { afterEach, expect, test } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeRepo, type TempRepo } from "../helpers/repo.js";
+import { kvgate } from "../helpers/cli.js";
+import { fleetChangeGlobs, ledgerGlob, listingGlobs } from "../../src/load/fleet-globs.js";
+
+const made: TempRepo[] = [];
+afterEach(async () => {
+  for (const r of made.splice(0)) await r.cleanup();
+});
+
+test("the ledgers pattern becomes its literal folder; the fleet's globs are the policy's", () => {
+  expect(ledgerGlob("scripts/{service}.ledger.yaml")).toBe("scripts/**");
+  expect(ledgerGlob("{service}.ledger.yaml")).toBe("**");
+  expect(ledgerGlob("fleet/ledgers/{service}/ttm.yaml")).toBe("fleet/ledgers/**");
+  const policy = { services: "svc/*.env", ledgers: "led/{service}.yaml", playbooks: "pb/**/*.yml", compose: "deploy/compose*.yml", ttm: { slot_mib: 0, statics_mib: 0, slack_mib: 0, guards: ["bin/ttm-guard.sh"] }, observed: "obs/plateaus.csv" };
+  const models = ["models/**/config.json", "models/**/model.safetensors.index.json"];
+  expect(listingGlobs(policy)).toEqual(["svc/*.env", "led/**", "pb/**/*.yml", "deploy/compose*.yml", ...models]);
+  // Env files anywhere can feed a compose file's env_file; other YAML only when the tree has a compose file.
+  const envSide = ["**/.env", "**/.env.*", "**/*.env"];
+  const head = ["svc/*.env", "led/**", "pb/**/*.yml", "deploy/compose*.yml", ...models, "**/{docker-compose,compose}*.{yml,yaml}"];
+  const tail = [".kvgateignore", "kvgate.yaml", ".kvgate.yaml", "bin/ttm-guard.sh", "obs/plateaus.csv"];
+  expect(fleetChangeGlobs(policy, false)).toEqual([...head, ...envSide, ...tail]);
+  expect(fleetChangeGlobs(policy, true)).toEqual([...head, ...envSide, "**/*.yml", "**/*.yaml", ...tail]);
+});
+
+test("check --staged on a fleet change lists only the policy's folders, never the whole index or tree", async () => {
+  const r = await makeRepo();
+  made.push(r);
+  // The default compose glob (**/compose*.yml) matches anywhere, which lists the whole index: a
+  // repository that keeps its compose files in one folder says so, and the listing narrows to it.
+  r.write("kvgate.yaml", "version: 1\ncompose: deploy/compose*.yml\n");
+  for (let i = 0; i < 30; i++) r.write(`src/m${i}.ts`, `export const v${i} = ${i};\n`);
+  r.write("scripts/a.env", "ENGINE=tgi\nHOST=fv-ml2\nGPU=0\nPORT=8080\n");
+  r.write("playbooks/site.yml", "- hosts: fv-ml2\n  tasks: []\n");
+  r.stage();
+  r.commit("base", { noVerify: true });
+  r.write("scripts/a.env", "ENGINE=tgi\nHOST=fv-ml2\nGPU=0\nPORT=8081\n");
+  r.stage();
+  const trace = join(r.dir, ".git", "trace.txt");
+  const run = kvgate(["check", "--staged"], { cwd: r.dir, env: { GIT_TRACE: trace, KVGATE_FAST_PATH: "0" } });
+  expect(run.code, run.stderr).toBe(0);
+  const commands = readFileSync(trace, "utf8").split("\n").filter((l) => /trace: (built-in|exec): git /.test(l)).map((l) => l.replace(/^.*?git /, "git "));
+  const listings = commands.filter((c) => / (ls-files|ls-tree) /.test(c));
+  expect(listings.length).toBeGreaterThan(0);
+  for (const c of listings) expect(c, c).toMatch(/ -- ':\(top,literal\)/);
+  expect(listings.some((c) => c.includes("(top,literal)scripts'") && c.includes("(top,literal)playbooks'"))).toBe(true);
+  expect(commands.filter((c) => c.includes("src/m"))).toEqual([]);
+});
