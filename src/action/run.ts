@@ -6,7 +6,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { GateError } from "../errors.js";
 import { openRepo, type Repo } from "../git/index.js";
 import type { Selection } from "../git/types.js";
-import { checkUnits, ignoreOf } from "../engine/run.js";
+import { checkUnits } from "../engine/run.js";
 import type { CheckResult, Mode } from "../engine/result.js";
 import { loadPack } from "../rules/load.js";
 import { policyOf } from "../load/config.js";

@@ -57,7 +57,7 @@ export const engineUnknown = defineCheck({
       const rec = s.recognition;
       if (s.engine !== null) {
         const at = s.origins.engine ?? need.origin;
-        const nearest = nearestName(s.engine, known) ?? (known[0] as string);
+        const nearest = nearestName(s.engine, known) ?? (known[0]);
         return [{ ...base, message: "typo", line: at.line, file: at.file, data: { service: s.name, engine: s.engine, nearest, known: known.join(", "), why: need.what, recognised_by: "ENGINE" } }];
       }
       if (rec?.candidates && rec.candidates.length > 1) {

@@ -42,8 +42,8 @@ function contextFix(pack: RulesPack, seat: VllmSeat, len: number | null): ValueF
 }
 
 function pinnedShort(seat: VllmSeat, pinned: number, required: number, usages: CardUsage[], pack: RulesPack, round: number): Omit<R, "message"> & { data: Data } {
-  let fix: ValueFix | null = null;
-  let kind: Data["fix_kind"] = "none";
+  let fix: ValueFix | null;
+  let kind: Data["fix_kind"];
   if (pinRaiseFits(usages, seat, required)) {
     fix = pinFix(seat, required);
     kind = "pin";

@@ -79,7 +79,7 @@ export const secretScan = defineCheck({
         continue;
       }
       // A big file is streamed (contract section 9: no size cliff); a stream that breaks is an error.
-      let matches: Iterable<SecretMatch> = [];
+      let matches: Iterable<SecretMatch>;
       if (file.streamedLines) {
         try {
           matches = [...scanStream(file.streamedLines(), set)];

@@ -12,7 +12,7 @@ import type { ModelSpec, Policy } from "../config/policy.js";
 import type { FleetState, ModelFile, Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { lookupModel } from "../rules/models.js";
-import { factsFromSpec, type CatalogModel, type ModelFacts } from "./facts.js";
+import { factsFromSpec, type ModelFacts } from "./facts.js";
 import { readHfConfig, type ConfigProblem } from "./hf-config.js";
 import { estimateWeights, weightsFromIndex } from "./weights.js";
 
@@ -147,10 +147,10 @@ function readConfig(path: string, state: Pick<FleetState, "modelFiles">, named: 
 /** The model facts of a service, by the precedence above; `source: null` when no source knows the model. */
 export function modelSourceOf(service: Service, state: Pick<FleetState, "modelFiles">, policy: Policy, pack: RulesPack): SourceRead {
   const own = lookupModel({ models: {} }, policy.models, service.model);
-  if (own) return { ok: true, source: { facts: factsFromSpec(own as CatalogModel), spec: own, from: "kvgate.yaml", file: null, weightsVia: "weights in kvgate.yaml" } };
+  if (own) return { ok: true, source: { facts: factsFromSpec(own), spec: own, from: "kvgate.yaml", file: null, weightsVia: "weights in kvgate.yaml" } };
   const cfg = configPathFor(service, state);
   if (cfg.path !== null) return fromConfig(cfg.path, state, cfg.named);
   const cat = lookupModel(pack.models(), {}, service.model);
-  if (cat) return { ok: true, source: { facts: factsFromSpec(cat as CatalogModel), spec: cat, from: "catalog", file: null, weightsVia: "weights in rules/models.yaml" } };
+  if (cat) return { ok: true, source: { facts: factsFromSpec(cat), spec: cat, from: "catalog", file: null, weightsVia: "weights in rules/models.yaml" } };
   return { ok: true, source: null };
 }

@@ -32,13 +32,13 @@ beforeAll(async () => {
   origin.stage();
   sha.B = origin.commit("readme");
 
-  origin.git("checkout", "-q", "-b", "loosen", sha.B!);
+  origin.git("checkout", "-q", "-b", "loosen", sha.B);
   origin.write("kvgate.yaml", CONFIG + "radiance: { headroom_floor_mib: 8 }\n");
   origin.write("scripts/r.env", GOOD.replace("64", "16"));
   origin.stage();
   sha.L = origin.commit("r: less headroom, and a lower floor");
 
-  origin.git("checkout", "-q", "-b", "override", sha.B!);
+  origin.git("checkout", "-q", "-b", "override", sha.B);
   origin.write("kvgate.yaml", CONFIG + "secrets: { override: GITHUB_RUN_ATTEMPT }\n");
   origin.write("notes/creds.txt", `aws_access_key_id = ${KEY}\n`);
   origin.write(".kvgateignore", "sha256:111111111111 # added by the change\n");

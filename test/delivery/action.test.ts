@@ -55,7 +55,7 @@ beforeAll(async () => {
   sha.K = origin.commit("notes", { noVerify: true });
 
   // A pull request that accepts its own key in .kvgateignore.
-  origin.git("checkout", "-q", "-b", "accept", sha.B!);
+  origin.git("checkout", "-q", "-b", "accept", sha.B);
   origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P8R4T6W9"}\n`);
   origin.write(".kvgateignore", `${secretFingerprint(`AKIA${"Z7Q3K5M2P8R4T6W9"}`)} # mine @me\n`);
   origin.stage();

@@ -30,7 +30,7 @@ describe("worstBootOrder", () => {
     // one seat and two tenants: the seat is last, the tenants by size first
     [[tenantE("small", 2), seatE("s", 20, 0.25), tenantE("big", 10)], ["big", "small", "s"], 84, 24, 60],
   ])("%#: order %j", (entries, order, free, asked, margin) => {
-    const w = worstBootOrder(card(entries as CardEntry[]));
+    const w = worstBootOrder(card(entries));
     expect(w).not.toBeNull();
     expect(w!.order).toEqual(order);
     expect(w!.free_bytes).toBe(free * GiB);

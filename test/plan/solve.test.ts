@@ -90,7 +90,7 @@ describe("solvePlan", () => {
         const input: PlanInput = {
           ...base,
           items: base.items.map((it, k) => (floors[k] === undefined ? it : { ...it, boot_floors: it.footprints.map((_, c) => (floors[k]! + c) * GiB) })),
-          fixed: base.fixed.map((x, k) => (fixedFloors[k] === undefined ? x : { ...x, boot_floor: fixedFloors[k]! * GiB })),
+          fixed: base.fixed.map((x, k) => (fixedFloors[k] === undefined ? x : { ...x, boot_floor: fixedFloors[k] * GiB })),
         };
         const r = solvePlan(input);
         const b = bruteForce(input);

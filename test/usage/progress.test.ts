@@ -17,7 +17,6 @@ describe("byte progress", () => {
     bar.add(1); // within 100 ms of the last draw: not redrawn
     bar.add(GiB - 1); // the end: always drawn
     bar.done();
-    // eslint-disable-next-line no-control-regex -- the bar redraws with a carriage return and ESC [2K
     expect(s.out[0]).toMatch(/^\r\u001b\[2Kreading spend logs \[#{15}-{15}\] 50% 1024 MiB\/2048 MiB/);
     expect(s.out[1]).toMatch(/\[#{30}\] 100% 2048 MiB\/2048 MiB/);
     expect(s.out).toHaveLength(3);
