@@ -45,6 +45,17 @@ beforeAll(async () => {
   origin.stage();
   sha.O = origin.commit("notes", { noVerify: true });
 
+  // accept: B ── K (a key in notes/) ── I (.kvgateignore: the change accepts its own key)
+  origin.git("checkout", "-q", "-b", "accept", sha.B);
+  origin.write("notes/keys.txt", `aws_access_key_id = ${KEY}\n`);
+  origin.stage();
+  sha.K = origin.commit("notes: a key", { noVerify: true });
+  const found = JSON.parse(kvgate(["check", "--commit", sha.K, "--format", "json"], { cwd: origin.dir }).stdout) as { findings: { rule: string; fingerprint: string }[] };
+  const fp = found.findings.find((f) => f.rule === "secret/aws-access-key-id")?.fingerprint ?? "";
+  origin.write(".kvgateignore", `sha256:000000000000 # base entry\n${fp} # accepted by the change itself\n`);
+  origin.stage();
+  sha.I = origin.commit("accept the key", { noVerify: true });
+
   origin.git("checkout", "-q", "main");
 });
 
@@ -75,6 +86,18 @@ describe("policy-from defaults to base", () => {
     expect(a.map((x) => [x.level, x.props.file, x.props.line])).toEqual([["error", "scripts/r.env", "4"]]);
     expect(r.stdout).toContain(`policy from kvgate.yaml and its .kvgateignore at the base commit ${sha.B!.slice(0, 12)}`);
     expect(r.summary).toContain("## ❌ kvgate: refused");
+  });
+
+  test("a pull request that accepts its own secret in .kvgateignore is refused: the base's .kvgateignore holds", () => {
+    const range = { ...pr(sha.I!), pull_request: { number: 9, base: { ref: "main", sha: sha.B! }, head: { ref: "topic", sha: sha.I! } } };
+    const r = runAction({ workspace: clone().dir, event: "pull_request", payload: range });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.annotations.filter((x) => x.props.title === "secret/aws-access-key-id").map((x) => [x.level, x.props.file])).toEqual([["error", "notes/keys.txt"]]);
+    // With policy-from: head each commit's own .kvgateignore reads; the key's commit (K) still holds it
+    // unaccepted, so the range is refused there, and the accepting commit's own file exempts it.
+    const head = runAction({ workspace: clone().dir, event: "pull_request", payload: range, inputs: { "policy-from": "head" } });
+    expect(head.stdout + head.stderr).not.toContain(KEY);
+    expect(r.stdout + r.stderr + r.summary).not.toContain(KEY);
   });
 
   test("policy-from: head, set knowingly, checks each commit under its own policy", () => {
