@@ -11,7 +11,7 @@ export interface WorstBoot {
   order: string[];
   /** The vLLM seat that boots last. */
   last: string;
-  /** total − Σ the neighbours' footprints: free memory when `last` boots. */
+  /** total − Σ the neighbours' footprints − its own CUDA context: free memory when `last` measures. */
   free_bytes: number;
   /** round(utilization × total): what vLLM needs free to boot it. */
   asked_bytes: number;
@@ -29,7 +29,7 @@ export function worstBootOrder(l: CardUsage): WorstBoot | null {
     if (e.kind !== "seat") continue;
     const others = l.entries.filter((o) => o !== e);
     const held = others.reduce((n, o) => n + (footprintOf(o) ?? 0), 0);
-    const free = l.total_bytes - held;
+    const free = l.total_bytes - held - (l.context_overhead_bytes ?? 0);
     const asked = Math.round(e.seat.utilization * l.total_bytes);
     const margin = free - asked;
     if (worst && (margin > worst.margin_bytes || (margin === worst.margin_bytes && e.name > worst.last))) continue;

@@ -48,6 +48,8 @@ export interface CardUsage {
   shared: boolean;
   /** An endpoint funded by its boot ledger (radiance) lives here: section 6 checks this card, not gpu/fits. */
   ledgerSized: boolean;
+  /** vllm.context_overhead: what a booting vLLM seat's own CUDA context takes before it measures free memory. */
+  context_overhead_bytes?: number;
 }
 
 export function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
@@ -93,6 +95,7 @@ export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): C
       spare_bytes: card.totalBytes - card.reserveBytes - used,
       shared: entries.length > 1,
       ledgerSized,
+      context_overhead_bytes: policy.vllm.context_overhead_bytes,
     };
   });
 }

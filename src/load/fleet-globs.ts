@@ -27,7 +27,8 @@ export const MODEL_FILE_GLOBS = ["models/**/config.json", "models/**/model.safet
  * when the first listing holds a compose file, so a repository without one lists no YAML beyond its
  * playbooks.
  */
-export const COMPOSE_SIDE_GLOBS = ["**/.env", "**/.env.*", "**/*.env", "**/*.yml", "**/*.yaml"];
+export const ENV_ANYWHERE_GLOBS = ["**/.env", "**/.env.*", "**/*.env"];
+export const COMPOSE_SIDE_GLOBS = [...ENV_ANYWHERE_GLOBS, "**/*.yml", "**/*.yaml"];
 
 /** What loadFleet lists first: env files under `services`, ledger facts, playbooks, compose and model files. */
 export function listingGlobs(policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose">): string[] {

@@ -10,7 +10,7 @@ import { decode, type DecodedFile } from "./decode.js";
 import { findConfig } from "./config.js";
 import { FLEET_INPUTS } from "./inputs.js";
 import picomatch from "picomatch";
-import { COMPOSE_SIDE_GLOBS, listingGlobs } from "./fleet-globs.js";
+import { COMPOSE_SIDE_GLOBS, ENV_ANYWHERE_GLOBS, listingGlobs } from "./fleet-globs.js";
 import type { LoadContext } from "./input.js";
 
 export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState> {
@@ -18,7 +18,11 @@ export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesP
   // follows the fleet, not the repository (100,000 tracked files cost what 1,000 do).
   const first = await snapshot.list(listingGlobs(policy));
   const isCompose = picomatch(policy.compose, { dot: true });
-  const listing = first.some((p) => isCompose(p)) ? [...new Set([...first, ...(await snapshot.list(COMPOSE_SIDE_GLOBS))])].sort() : first;
+  const isService = picomatch(policy.services, { dot: true });
+  // A second, narrow listing when the first one calls for it: what compose files pull in, or, when the
+  // services glob matches nothing, the env files that are elsewhere (fleet/no-services names their glob).
+  const second = [...(first.some((p) => isCompose(p)) ? COMPOSE_SIDE_GLOBS : []), ...(first.some((p) => isService(p)) ? [] : ENV_ANYWHERE_GLOBS)];
+  const listing = second.length > 0 ? [...new Set([...first, ...(await snapshot.list([...new Set(second)]))])].sort() : first;
   const ctx: LoadContext = { snapshot, listing, policy, pack };
   const wanted = new Set<string>();
   for (const input of FLEET_INPUTS) for (const p of input.paths(ctx)) wanted.add(p);

@@ -16,14 +16,16 @@ import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./typ
  * The gate's shared-card rules as the planner's constraint, one floor per card: the spare the card
  * must keep with the seat on it.
  * - kv/boot-check: vLLM boots only with utilization × total free, so a seat boots last when total −
- *   (Σ footprints − its own) ≥ asked, i.e. spare (total − reserve − Σ footprints) ≥ asked − footprint −
- *   reserve. Asked is capped at the total: alone on a card a seat always passes.
+ *   (Σ footprints − its own) − its CUDA context ≥ asked, i.e. spare (total − reserve − Σ footprints) ≥
+ *   asked + context − footprint − reserve. Capped at the total: alone on a card a seat always passes.
  * - kv/unpinned-shared-card: a seat without a byte pin shares its card with nobody, i.e. spare ≥
  *   total − reserve − its footprint (no other footprint on the card).
  */
-export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number }): number {
+export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number }, contextBytes: number): number {
   const footprint = seatFootprint(seat, card);
-  const asked = Math.min(Math.round(seat.utilization * card.totalBytes), card.totalBytes);
+  // kv/boot-check's condition, asked ≤ total − neighbours − the seat's own CUDA context, as a spare;
+  // capped at the total: alone on a card a seat is not boot-checked.
+  const asked = Math.min(Math.round(seat.utilization * card.totalBytes) + contextBytes, card.totalBytes);
   const boots = asked - footprint - card.reserveBytes;
   return seat.pinned === null ? Math.max(boots, card.totalBytes - card.reserveBytes - footprint) : boots;
 }
@@ -46,7 +48,7 @@ export function planInputForHost(state: FleetState, policy: Policy, pack: RulesP
       if (seat.cards.length > 1 && !pinned) notes.push(`${seat.name} spans gpus ${seat.cards.join(",")} (TP ${seat.tp}): kept where it is`);
       for (const i of seat.cards) {
         const card = cardsFull.find((c) => c.index === i);
-        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card), boot_floor: bootFloor(seat, card) });
+        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card), boot_floor: bootFloor(seat, card, policy.vllm.context_overhead_bytes) });
       }
       continue;
     }
@@ -56,7 +58,7 @@ export function planInputForHost(state: FleetState, policy: Policy, pack: RulesP
       kind: "seat",
       current: listed.has(cur) ? cur : null,
       footprints: cardsFull.map((c) => seatFootprint(seat, c)),
-      boot_floors: cardsFull.map((c) => bootFloor(seat, c)),
+      boot_floors: cardsFull.map((c) => bootFloor(seat, c, policy.vllm.context_overhead_bytes)),
     });
   }
   for (const t of state.tenants) {

@@ -146,9 +146,10 @@ describe("pull_request", () => {
 
   test("policy-from: base reads .kvgateignore from the base: a pull request cannot accept its own key", () => {
     const ws = clone();
-    const head = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.I!) });
+    const head = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.I!), inputs: { "policy-from": "head" } });
     expect([head.code, head.outputs.verdict], head.stdout).toEqual([0, "pass"]);
-    const base = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.I!), inputs: { "policy-from": "base" } });
+    // The default (base): the base's .kvgateignore holds.
+    const base = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.I!) });
     expect([base.code, base.outputs.verdict], base.stdout).toEqual([1, "fail"]);
     expect(base.annotations.map((x) => x.props.title)).toContain("secret/aws-access-key-id");
     expect(base.stdout).not.toContain(`AKIA${"Z7Q3K5M2P8R4T6W9"}`);

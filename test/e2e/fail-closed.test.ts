@@ -57,7 +57,7 @@ describe("engines recognised from what a service runs (contract §12)", () => {
     // The finding data says how the engine was recognised (and the twin's, set by ENGINE, does not need to).
     expect(voices?.data.engine_from).toEqual({ engine: "vllm", by: "image", evidence: "IMAGE=vllm/vllm-openai:v0.11.0 matches vllm/vllm-openai:*", file: "scripts/voices.env", line: 2 });
     expect(rb.findings.find((f) => f.rule === "kv/covers-context")?.data.engine_from).toBeUndefined();
-    expect(ra.findings.map((f) => f.rule).sort()).toEqual(["engine/flag-alias", "kv/boot-check", "kv/boot-check", "kv/covers-context", "kv/covers-context", "kv/exception", "kv/unpinned-shared-card"]);
+    expect(ra.findings.map((f) => f.rule).sort()).toEqual(["engine/flag-alias", "kv/boot-check", "kv/boot-check", "kv/context-headroom", "kv/covers-context", "kv/covers-context", "kv/exception", "kv/unpinned-shared-card"]);
   });
 
   test("explain says how each engine was recognised, in text and JSON, and counts every seat on its card", async () => {

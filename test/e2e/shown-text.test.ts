@@ -86,7 +86,7 @@ describe("escape sequences from file content", () => {
     r.write(name, `${SEAT}not a line\n`);
     r.stage();
     for (const out of everyOutput(r)) expect(out).not.toMatch(/[\u001b\u202e]/);
-    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings[0];
+    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings.find((x: { rule: string }) => x.rule === "env/parse");
     expect(f).toMatchObject({ rule: "env/parse", file: "scripts/a\\e[31m\\u{202e}b.env", line: 5 });
   });
 });
@@ -101,7 +101,7 @@ describe("secrets in file names and revision names", () => {
       expect(out).not.toContain(t);
       expect(out).not.toContain(t.slice(4, 12));
     }
-    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings[0];
+    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings.find((x: { rule: string }) => x.rule === "env/parse");
     expect(f).toMatchObject({ rule: "env/parse", file: `scripts/${t.slice(0, 4)}…${t.slice(-2)}.env`, service: `${t.slice(0, 4)}…${t.slice(-2)}` });
   });
 

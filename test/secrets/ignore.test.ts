@@ -100,12 +100,13 @@ describe(".kvgateignore and --baseline through the CLI", () => {
 
   test("under --all: an entry that matches nothing is the notice secret/ignore-unused at its line", async () => {
     await repoWith(`${FP_AWS} # in use\n${FP_GHP} # removed last year\n`);
-    repo.write("a.env", `AWS_ACCESS_KEY_ID=${FAKE.awsId}\n`);
+    // The repository holds no service's env file, so --all also warns fleet/no-services (nothing sized).
+    repo.write("docs/a.env", `AWS_ACCESS_KEY_ID=${FAKE.awsId}\n`);
     repo.stage();
     repo.commit("a");
     const r = kvgate(["check", "--all", "--format", "json"], { cwd: repo.dir });
     expect(r.code).toBe(0);
-    expect(brief(json(r.stdout))).toEqual(["secret/ignore-unused open .kvgateignore:2", "secret/aws-access-key-id exempt a.env:1"]);
+    expect(brief(json(r.stdout))).toEqual(["secret/ignore-unused open .kvgateignore:2", "secret/aws-access-key-id exempt docs/a.env:1", "fleet/no-services open null:null"]);
     expect(json(r.stdout).findings[0]?.message).toBe(`.kvgateignore lists ${FP_GHP}, which no file in the tree holds any more: remove the line`);
   });
 
