@@ -7,7 +7,7 @@ import { GateError } from "../errors.js";
 import type { Finding } from "../model/types.js";
 import { auditCommand } from "../cli/commands/audit.js";
 
-export interface AuditCommit {
+interface AuditCommit {
   sha: string;
   subject: string;
   override: unknown;

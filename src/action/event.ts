@@ -3,7 +3,7 @@
 import { GateError } from "../errors.js";
 import type { ActionInputs } from "./inputs.js";
 
-export const ZERO_SHA = /^0+$/;
+const ZERO_SHA = /^0+$/;
 
 export type RangePlan =
   /** Gate `base..head`; with `mergeBase`, from the merge base of base and head (a pull request). */

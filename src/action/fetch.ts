@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import { GateError } from "../errors.js";
 import { remoteGitRunner, type GitRunner } from "../git/exec.js";
 
-export const FETCH_DEPTH_HINT = "check out the full history: `actions/checkout` with `fetch-depth: 0`";
+const FETCH_DEPTH_HINT = "check out the full history: `actions/checkout` with `fetch-depth: 0`";
 
 export interface HistoryNeed {
   /** null: gate `head` alone (its parent must be present). */
@@ -41,7 +41,7 @@ async function shallowSet(git: GitRunner): Promise<Set<string>> {
   return new Set(text.split("\n").map((l) => l.trim()).filter(Boolean));
 }
 
-export async function isShallow(git: GitRunner): Promise<boolean> {
+async function isShallow(git: GitRunner): Promise<boolean> {
   return (await git.run(["rev-parse", "--is-shallow-repository"])).trim() === "true";
 }
 

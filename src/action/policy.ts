@@ -16,9 +16,9 @@ import type { RulesPack } from "../rules/pack.js";
 import type { ActionInputs } from "./inputs.js";
 
 /** The files that are the policy: what a change may not loosen for itself. */
-export const POLICY_FILES: readonly string[] = [...CONFIG_NAMES, ".kvgateignore"];
+const POLICY_FILES: readonly string[] = [...CONFIG_NAMES, ".kvgateignore"];
 
-export const NO_BASE_HINT =
+const NO_BASE_HINT =
   "give actions/checkout `fetch-depth: 0` so the default branch is there to compare with, or set the `base` input; " +
   "to check this run under each commit's own policy instead, set `policy-from: head` knowingly";
 

@@ -10,7 +10,7 @@ import type { ChangedFile, CommitInfo, UnitKind } from "../git/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import type { IgnoreList } from "../secrets/ignore.js";
 
-export type { MessageContext, Messages, Report, Rule, RuleMeta } from "../model/rule.js";
+export type { Messages, Report, RuleMeta } from "../model/rule.js";
 
 /** The deploy unit a check sees: what changed, and the fleet on each side of it. */
 export interface CheckContext {

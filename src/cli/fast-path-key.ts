@@ -23,7 +23,7 @@ export interface FastPathKey {
 const FILE = "fast-path.json";
 
 /** git's SHA-1 blob id of some bytes (`git hash-object`); SHA-256 repositories never match it. */
-export function blobId(bytes: Buffer): string {
+function blobId(bytes: Buffer): string {
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 

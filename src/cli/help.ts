@@ -138,5 +138,3 @@ ${CONFIG}
 export function commandHelp(name: string): string | null {
   return HELP[name] ?? null;
 }
-
-export const HELP_COMMANDS: readonly string[] = Object.keys(HELP);

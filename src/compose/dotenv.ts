@@ -6,7 +6,7 @@
 import { parseEnv } from "../parse/env.js";
 import { interpolate, type Lookup, type VarValue } from "./interpolate.js";
 
-export interface DotEnvEntry {
+interface DotEnvEntry {
   key: string;
   /** The value after interpolation; null when it could not be resolved (`vars` says why). */
   value: string | null;

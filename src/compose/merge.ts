@@ -32,7 +32,7 @@ export function mergeNode(base: CNode | undefined, over: CNode, path: Path): CNo
   return over;
 }
 
-export function mergeMaps(base: Extract<CNode, { t: "map" }>, over: Extract<CNode, { t: "map" }>, path: Path): CNode {
+function mergeMaps(base: Extract<CNode, { t: "map" }>, over: Extract<CNode, { t: "map" }>, path: Path): CNode {
   const entries = new Map<string, CEntry>(base.entries);
   for (const [k, e] of over.entries) {
     const prev = entries.get(k);

@@ -14,14 +14,14 @@ export interface Pos {
 }
 
 /** Where a string scalar is written, so each shell word of a command can be given its own line. */
-export interface Span {
+interface Span {
   text: string;
   start: number;
   end: number;
   lines: LineCounter;
 }
 
-export interface Unresolved {
+interface Unresolved {
   vars: string[];
   /** The `${VAR:?message}` text of a required variable. */
   required?: string;

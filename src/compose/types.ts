@@ -57,7 +57,7 @@ export interface ComposeRead {
 }
 
 /** A file as the loader has it: text, or why it is not text (non-UTF-8, NUL bytes). */
-export interface SourceFile {
+interface SourceFile {
   text: string | null;
   problem: string | null;
 }

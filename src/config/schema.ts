@@ -5,7 +5,7 @@ import { RE2JS } from "re2js";
 import { parseBytes } from "../units/bytes.js";
 
 /** Integer bytes, or `<number><B|KiB|MiB|GiB|TiB|KB|MB|GB|TB>`. */
-export const ByteQuantity = z
+const ByteQuantity = z
   .union([
     z.number().int().nonnegative(),
     z.string().regex(/^\d+(\.\d+)?\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/, {
@@ -22,13 +22,13 @@ const mibFigure = () => z.number().max(MAX_MIB, { message: `too large: at most $
 /** A KV or YaRN factor: a multiple of a context, never past 1000× (1e308 would overflow every product). */
 const factorFigure = () => z.number().positive().max(1000, { message: "too large: a factor is at most 1000" });
 
-export const GpuSpec = z.strictObject({
+const GpuSpec = z.strictObject({
   index: z.number().int().nonnegative().describe("The card's index on the host (CUDA order)."),
   total: ByteQuantity.describe("The card's total memory."),
   reserve: ByteQuantity.optional().describe("What must stay free at plateau. Default 0."),
 });
 
-export const TenantSpec = z.strictObject({
+const TenantSpec = z.strictObject({
   name: z.string().min(1),
   host: z.string().min(1),
   gpu: z.number().int().nonnegative(),
@@ -97,7 +97,7 @@ export const ModelSpec = z.strictObject({
  */
 const MIN_FACTOR_MESSAGE = "must be at least 1: vLLM refuses to boot when the KV cache cannot hold one max-length request; use 1 for exactly one request";
 
-export const SeatException = z.strictObject({
+const SeatException = z.strictObject({
   pinned: ByteQuantity.optional().describe("The owner's number: the seat must be pinned exactly to it."),
   by: z.string().optional().describe("Who owns the number."),
   factor: z.number().gte(1, { message: MIN_FACTOR_MESSAGE }).max(1000, { message: "too large: a factor is at most 1000" }).optional().describe("Replaces kv.factor for this seat; at least 1."),
@@ -106,7 +106,7 @@ export const SeatException = z.strictObject({
 });
 
 /** `kvgate usage`: which LiteLLM model names belong to a service, and what a runaway reply is. */
-export const UsageSpec = z
+const UsageSpec = z
   .strictObject({
     runaway_tokens: z
       .number()

@@ -94,7 +94,7 @@ const redact: Step = {
   run: map("redact", (d) => (d.report.secret ? { ...d, finding: redactFinding(d.finding, d.report.secret) } : d)),
 };
 
-export function sha256(text: string): string {
+function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 

@@ -13,7 +13,7 @@ export type BuildService = (env: ParsedEnv, name: string) => Service;
 
 /** The fleet as this playbook deploys it: each service it sets is replaced by (or, when it has no env
  *  file, added as) the service built from the committed env file with the playbook's edits laid over. */
-export function deployState(state: FleetState, read: PlaybookRead, build: BuildService): FleetState {
+function deployState(state: FleetState, read: PlaybookRead, build: BuildService): FleetState {
   const services = [...state.services];
   for (const d of read.deploys) {
     const i = services.findIndex((s) => s.name === d.service);

@@ -2,7 +2,7 @@
 // reports into findings through the one pipeline (./pipeline.ts). It never prints and never exits;
 // the CLI does both.
 import type { DeployUnit } from "../git/types.js";
-import type { FleetState, Finding, PlaybookRead } from "../model/types.js";
+import type { FleetState, PlaybookRead } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import type { AnyCheck, CheckContext } from "../checks/define.js";
@@ -118,10 +118,6 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<Dr
   const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files };
   const ignore = opts.ignore !== undefined ? opts.ignore : await ignoreOf(unit.after);
   return checkFleets({ policy, pack: opts.pack, env: opts.env, unit: unitInfo, before, after, ...(ignore ? { ignore } : {}) }, opts.checks);
-}
-
-export async function checkUnit(unit: DeployUnit, opts: RunOptions): Promise<Finding[]> {
-  return (await unitDrafts(unit, opts)).map((d) => d.finding);
 }
 
 export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise<CheckResult> {

@@ -71,7 +71,7 @@ function radianceJson(s: Service, input: ExplainInput): Record<string, unknown> 
 }
 
 /** How the engine was found (contract §12): `by` ENGINE, image, command or flag, what said so, and where. */
-export function engineFrom(s: Service): { by: string; evidence: string | null; file: string | null; line: number | null } | null {
+function engineFrom(s: Service): { by: string; evidence: string | null; file: string | null; line: number | null } | null {
   const r = s.recognition;
   if (!r) return null;
   return { by: r.by, evidence: r.evidence, file: r.origin?.file ?? null, line: r.origin?.line ?? null };

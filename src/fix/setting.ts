@@ -16,13 +16,6 @@ export function settingFix(pack: RulesPack, service: Service, setting: string, v
   return { file: service.file, line: null, key: spec.env, value: v };
 }
 
-/** The fix of a key the service does not type as a setting (TP, GPU), by where the model says it came from. */
-export function originFix(service: Service, what: "tp" | "gpus", fallbackKey: string, value: string | number): ValueFix {
-  const origin = service.origins[what];
-  if (origin) return { file: origin.file, line: origin.line, key: origin.name, value: String(value) };
-  return { file: service.file, line: null, key: fallbackKey, value: String(value) };
-}
-
 /** The service as it would read with one setting at another value: to ask the other rules about a fix before advising it. */
 export function withSetting(service: Service, setting: string, value: number): Service {
   const s = service.settings[setting];

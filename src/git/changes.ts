@@ -152,7 +152,7 @@ export function looksBinary(buf: Buffer | null): boolean {
 }
 
 /** Lines split on LF; the text drops a trailing CR so CRLF files read like LF ones. */
-export function splitLines(text: string): string[] {
+function splitLines(text: string): string[] {
   const lines = text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));

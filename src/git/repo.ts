@@ -20,7 +20,7 @@ import {
 /** `--git-path` names the opening probe answers (see findRepo). */
 const PROBED_PATHS = ["index", "kvgate", "shallow"] as const;
 
-export const SHALLOW_HINT =
+const SHALLOW_HINT =
   "the clone is shallow: fetch the history with `actions/checkout` `fetch-depth: 0`, or `git fetch --deepen=<n>` / `git fetch --unshallow`";
 
 const SHA1_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";

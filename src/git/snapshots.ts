@@ -24,7 +24,7 @@ export interface ListedSnapshot extends Snapshot {
   notices(): ChangeNotice[];
 }
 
-export interface Entry {
+interface Entry {
   mode: string;
   oid: string;
 }

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { verdictFile } from "../secrets/verdict.js";
 
-export const CANARY_PATH = "kvgate-canary.txt";
+const CANARY_PATH = "kvgate-canary.txt";
 const CANARY_RULE = "secret/github-token";
 
 /** How the hooks are run: straight from the hooks folder, or through the pre-commit framework. */
@@ -51,7 +51,7 @@ function tail(text: string, n = 12): string {
  * skip kvgate, the override variable would let the canary through, an outer hook's GIT_* would aim
  * git elsewhere), plus the temporary index and object folder.
  */
-export function canaryEnv(base: NodeJS.ProcessEnv, override: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+function canaryEnv(base: NodeJS.ProcessEnv, override: string, extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
   for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX", "HUSKY", override]) delete env[k];
   return { ...env, NO_COLOR: "1", KVGATE_CANARY: "1", ...extra };

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { chainedName, HOOK_NAMES, hasKvgate, mergeHook, WRAPPER_MARK, wrapperHook, type HookName } from "./hooks.js";
 
 /** Every hook name git runs (githooks(5)): a file by one of these names in a hooks folder is live. */
-export const GIT_HOOKS: readonly string[] = [
+const GIT_HOOKS: readonly string[] = [
   "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit", "prepare-commit-msg",
   "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
   "proc-receive", "post-receive", "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",

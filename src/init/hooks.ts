@@ -27,7 +27,7 @@ export const OLD_LINES: readonly string[] = [
 ];
 const OLD_COMMENT = "# kvgate (added by `kvgate init`): HUSKY=0 skips it; KVGATE_BIN overrides the command.";
 
-export const COMMENT = "# kvgate (added by `kvgate init`): HUSKY=0 skips it; KVGATE_NODE=/path/to/node if a client's PATH lacks node.";
+const COMMENT = "# kvgate (added by `kvgate init`): HUSKY=0 skips it; KVGATE_NODE=/path/to/node if a client's PATH lacks node.";
 const GUARD_COMMENT = "# kvgate init's self-test (KVGATE_CANARY=1) runs kvgate alone, not the lines below.";
 
 /** A word for sh: bare when it is plainly safe, else single-quoted. */

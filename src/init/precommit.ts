@@ -50,7 +50,7 @@ export function configuredHookIds(text: string): Set<string> {
 }
 
 /** kvgate's `repo: local` entry as YAML lines, its dash at `dash` (the column of the file's other repos). */
-export function localEntry(runner: string, stage: string, dash: string): string[] {
+function localEntry(runner: string, stage: string, dash: string): string[] {
   const i1 = dash + "  ";
   const i2 = i1 + "  ";
   const i3 = i2 + "  ";

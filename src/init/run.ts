@@ -46,7 +46,7 @@ function serviceFiles(root: string): { file: string; text: string }[] {
 }
 
 /** bin/kvgate-hook of the kvgate that is running, named relative to the repository when it lives inside it. */
-export function runnerPath(root: string, pkg: string = packRoot()): string {
+function runnerPath(root: string, pkg: string = packRoot()): string {
   const abs = join(pkg, "bin", "kvgate-hook");
   if (!existsSync(abs)) throw new GateError(`kvgate's hook runner ${abs} is missing`, { hint: "reinstall kvgate" });
   const rel = relative(root, abs);

@@ -18,7 +18,7 @@ export interface FoundService {
   gpus: number[];
 }
 
-export const PLACEHOLDER_TOTAL = "80GiB";
+const PLACEHOLDER_TOTAL = "80GiB";
 
 function gpusOf(value: string | undefined): number[] {
   if (!value) return [];

@@ -43,9 +43,9 @@ export interface KvInputs {
   numSpeculativeTokens?: number;
 }
 
-export type SizedKind = "full" | "sliding" | "chunked" | "mamba" | "mla";
+type SizedKind = "full" | "sliding" | "chunked" | "mamba" | "mla";
 
-export interface KindBytes {
+interface KindBytes {
   kind: SizedKind;
   /** Real layers of this kind on the sized stage. */
   count: number;
@@ -86,7 +86,7 @@ export type KvResult = { ok: true; kv: RequestKv } | { ok: false; problem: KvPro
 
 const FP8 = new Set(["fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"]);
 /** MLA per-token bytes of fp8_ds_mla (vllm/v1/attention/backends/mla/flashmla_sparse.py, via MLAAttentionSpec). */
-export const FP8_DS_MLA_BYTES_PER_TOKEN = 656;
+const FP8_DS_MLA_BYTES_PER_TOKEN = 656;
 /** vllm/config/model.py get_mamba_chunk_size: 2048 when the config names none. */
 const MAMBA_CHUNK_DEFAULT = 2048;
 /** FlashAttention's block alignment (HybridAttentionMambaModelConfig kernel_block_alignment_size). */
@@ -304,24 +304,10 @@ export function requestKv(facts: ModelFacts, input: KvInputs): KvResult {
   };
 }
 
-/**
- * The smallest KV factor vLLM boots with: below one max-length request it raises "To serve at least
- * one request with the models's max seq len …" (kv_cache_utils._check_enough_kv_cache_memory), so a
- * seat or policy factor below 1 is a config error.
- */
-export const MIN_KV_FACTOR = 1;
-
 /** ceil(factor × request bytes / round) × round: the pin a seat needs (contract section 4's rounding). */
 export function requiredForRequest(requestBytes: number, factor: number, roundBytes: number): number {
   // 1e-9 keeps an exact multiple from rounding up on float noise, as requiredKv does.
   return Math.ceil((factor * requestBytes) / roundBytes - 1e-9) * roundBytes;
-}
-
-/** `10 full × 1 GiB + 60 sliding slots × 72.1 MiB`: the per-kind line explain prints. */
-export function describeKinds(kv: RequestKv, size: (bytes: number) => string): string {
-  return kv.perKind
-    .map((k) => `${k.count} ${k.kind}${k.slots !== k.count ? ` (${k.slots} slots)` : ""} × ${k.blocks} blocks = ${size(k.bytes)}`)
-    .join(" + ");
 }
 
 /**

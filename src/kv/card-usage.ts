@@ -6,7 +6,7 @@ import type { RulesPack } from "../rules/pack.js";
 import { seatCardsOf, seatFootprint, vllmSeats, type VllmSeat } from "./seat.js";
 import { sizesKvByLedger, sizesKvPerSeat } from "../model/engine.js";
 
-export interface SeatEntry {
+interface SeatEntry {
   kind: "seat";
   name: string;
   seat: VllmSeat;
@@ -18,7 +18,7 @@ export interface SeatEntry {
   pinned: boolean;
 }
 
-export interface TenantEntry {
+interface TenantEntry {
   kind: "tenant";
   name: string;
   footprint_bytes: number;
@@ -26,7 +26,7 @@ export interface TenantEntry {
 }
 
 /** A service of an engine not sized per seat (radiance) on the card: its footprint is not a seat figure. */
-export interface OtherEntry {
+interface OtherEntry {
   kind: "other";
   name: string;
   engine: string | null;
@@ -52,7 +52,7 @@ export interface CardUsage {
   context_overhead_bytes?: number;
 }
 
-export function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
+function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
   const footprint = seatFootprint(seat, card);
   // An unpinned seat: the profiler's per-seat estimate on this card (overhead + graphs inside the budget).
   const e = seat.pinned === null && seat.estimate && seat.estimate.totalBytes === card.totalBytes ? seat.estimate : null;

@@ -8,7 +8,7 @@ import { worstBootOrder, type WorstBoot } from "./boot-order.js";
 import { seatFootprint, vllmSeats } from "./seat.js";
 import { yarnOf } from "./yarn.js";
 
-export interface VllmServiceExplain {
+interface VllmServiceExplain {
   name: string;
   model_id: string | null;
   max_model_len: number | null;
@@ -40,7 +40,7 @@ export interface VllmServiceExplain {
   yarn: { factor: number; original: number | null } | null;
 }
 
-export interface GpuExplain {
+interface GpuExplain {
   host: string;
   index: number;
   total_bytes: number;
@@ -61,7 +61,7 @@ export interface VllmExplain {
   usages: CardUsage[];
 }
 
-export function gpuJson(l: CardUsage): GpuExplain {
+function gpuJson(l: CardUsage): GpuExplain {
   return {
     host: l.host,
     index: l.index,

@@ -20,8 +20,4 @@ export function compact(bytes: number): string {
   return size(bytes).replace(" ", "");
 }
 
-export function tokens(n: number): string {
-  return `${formatInt(n)} tokens`;
-}
-
 export { formatInt };

@@ -75,7 +75,7 @@ function namesModel(model: string, id: string): boolean {
 }
 
 /** The committed config.json for a service: MODEL_CONFIG's path, else a match under models/. */
-export function configPathFor(service: Service, state: Pick<FleetState, "modelFiles">): { path: string | null; named: boolean } {
+function configPathFor(service: Service, state: Pick<FleetState, "modelFiles">): { path: string | null; named: boolean } {
   const named = service.settings.model_config?.value;
   if (typeof named === "string" && named.trim() !== "") return { path: stripSlashes(named), named: true };
   if (service.model === null) return { path: null, named: false };

@@ -36,8 +36,8 @@ import { GiB, MiB } from "../units/bytes.js";
 import type { ModelFacts } from "./facts.js";
 import type { BatchDefaults } from "./vllm-versions.js";
 
-export const NON_TORCH_TP1 = Math.round(1.8 * GiB);
-export const NON_TORCH_TP_MULTI = Math.round(3.6 * GiB);
+const NON_TORCH_TP1 = Math.round(1.8 * GiB);
+const NON_TORCH_TP_MULTI = Math.round(3.6 * GiB);
 export const CUDA_GRAPH_ESTIMATE = 1 * GiB;
 export const CONTEXT_OVERHEAD_DEFAULT = 512 * MiB;
 

@@ -65,7 +65,7 @@ export interface VllmSeat {
   estimate: KvEstimate | null;
 }
 
-export interface KvEstimate {
+interface KvEstimate {
   bytes: number;
   totalBytes: number;
   utilization: number;
@@ -89,7 +89,7 @@ export function seatCardsOf(s: Service): number[] {
 }
 
 /** VLLM_VERSION, else the tag of the image the service runs (`vllm/vllm-openai:v0.11.0`), else null (newest known). */
-export function vllmVersionOf(service: Service): string | null {
+function vllmVersionOf(service: Service): string | null {
   const setting = service.settings.vllm_version?.value;
   const declared = typeof setting === "string" && setting !== "" ? setting : service.env.entries.get("VLLM_VERSION")?.value.trim();
   if (declared) return declared;
@@ -263,7 +263,7 @@ export function requiredFormula(seat: VllmSeat, roundBytes: number): string {
   return `ceil(${seat.factor} × ${formatInt(seat.maxModelLen ?? 0)} tokens × ${size(b)} / ${size(roundBytes)}) × ${size(roundBytes)}`;
 }
 
-export function originOf(seat: VllmSeat, setting: string): Origin | undefined {
+function originOf(seat: VllmSeat, setting: string): Origin | undefined {
   return seat.service.settings[setting]?.origin;
 }
 

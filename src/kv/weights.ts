@@ -72,7 +72,7 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
  * Parameters of the language model by part. `json` is the config.json already read into `facts`
  * (factsFromHfJson succeeded), so its text config is known to be well formed.
  */
-export function parameterCount(json: Record<string, unknown>, facts: ModelFacts): { embed: number; attention: number; mlp: number; experts: number } {
+function parameterCount(json: Record<string, unknown>, facts: ModelFacts): { embed: number; attention: number; mlp: number; experts: number } {
   const { text } = textConfigOf(json);
   const H = facts.hiddenSize ?? 0;
   const V = facts.vocabSize ?? 0;

@@ -25,7 +25,7 @@ function isComposeOf(glob: string): (p: string) => boolean {
  *  a path the reader then does not find is really not in the repository. */
 const COMPOSE_SIDE_FILE = /(^|\/)(\.env[^/]*|[^/]*\.env|[^/]*\.ya?ml)$/;
 
-export function composePaths(listing: readonly string[], glob: string): string[] {
+function composePaths(listing: readonly string[], glob: string): string[] {
   const isCompose = isComposeOf(glob);
   if (!listing.some(isCompose)) return [];
   return listing.filter((p) => isCompose(p) || COMPOSE_SIDE_FILE.test(p));
@@ -51,7 +51,7 @@ function isFleetDeploy(d: ComposeDeploy, fleet: FleetState, pack: RulesPack, pol
   return buildService(deployedEnv(d, committed), pack, policy, d.service).engine !== null;
 }
 
-export function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState, policy: Policy, pack: RulesPack): ComposeRead[] {
+function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState, policy: Policy, pack: RulesPack): ComposeRead[] {
   const isCompose = isComposeOf(policy.compose);
   const paths = [...files.keys()].filter(isCompose);
   if (paths.length === 0) return [];

@@ -19,7 +19,7 @@ export interface ConfigText {
 }
 
 /** The text of a config file's bytes; GateError when they are not UTF-8 text. `label` names it in the error. */
-export function configText(buf: Buffer | null, label: string): string | null {
+function configText(buf: Buffer | null, label: string): string | null {
   const d = decode(buf, "YAML");
   if (d.problem) throw new GateError(`${label} cannot be read: ${d.problem}`, { hint: `save ${label} as UTF-8 text` });
   return d.text;

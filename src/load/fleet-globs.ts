@@ -20,7 +20,7 @@ export function ledgerGlob(ledgers: string): string {
  * `models/<org>/<name>/`). A config.json elsewhere is read when an env file names it with MODEL_CONFIG
  * (src/load/model-files.ts asks for it after the first read).
  */
-export const MODEL_FILE_GLOBS = ["models/**/config.json", "models/**/model.safetensors.index.json"];
+const MODEL_FILE_GLOBS = ["models/**/config.json", "models/**/model.safetensors.index.json"];
 
 /**
  * What a compose file may pull in besides itself (env_file, `.env`, `extends`, `include`): listed only

@@ -8,7 +8,7 @@ import type { FleetInput } from "./input.js";
 
 const MODEL_FILE = /(^|\/)(config\.json|model\.safetensors\.index\.json)$/;
 
-export function isModelFile(path: string): boolean {
+function isModelFile(path: string): boolean {
   return MODEL_FILE.test(path);
 }
 

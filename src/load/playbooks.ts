@@ -30,7 +30,7 @@ export function playbookPaths(paths: readonly string[], playbooksGlob: string): 
 }
 
 /** Reads every playbook of the files loaded; services (name → env file) come from the fleet. */
-export function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, playbooksGlob: string, services: ReadonlyMap<string, string>, engines?: readonly string[]): PlaybookRead[] {
+function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, playbooksGlob: string, services: ReadonlyMap<string, string>, engines?: readonly string[]): PlaybookRead[] {
   const { isPlaybook } = matcherOf(playbooksGlob);
   const read = (p: string): string | null => files.get(p)?.text ?? null;
   const out: PlaybookRead[] = [];

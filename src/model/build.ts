@@ -101,7 +101,7 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
   return service;
 }
 
-export function cardsOf(policy: Policy): Card[] {
+function cardsOf(policy: Policy): Card[] {
   const cards: Card[] = [];
   for (const [host, h] of Object.entries(policy.fleet.hosts)) {
     for (const g of h.gpus) cards.push({ host, index: g.index, totalBytes: g.total_bytes, reserveBytes: g.reserve_bytes });
@@ -109,7 +109,7 @@ export function cardsOf(policy: Policy): Card[] {
   return cards;
 }
 
-export function tenantsOf(policy: Policy): Tenant[] {
+function tenantsOf(policy: Policy): Tenant[] {
   return policy.fleet.tenants.map((t) => ({ name: t.name, host: t.host, gpu: t.gpu, vramBytes: t.vram_bytes, pin: t.pin }));
 }
 

@@ -17,7 +17,7 @@ export function holdsGpus(pack: RulesPack, s: Pick<Service, "engine">): boolean 
   return engineSpec(pack, s.engine)?.gpus === true;
 }
 
-export function kvSizingOf(pack: RulesPack, s: Pick<Service, "engine">): KvSizing | undefined {
+function kvSizingOf(pack: RulesPack, s: Pick<Service, "engine">): KvSizing | undefined {
   return engineSpec(pack, s.engine)?.kv_sizing;
 }
 
@@ -70,9 +70,4 @@ export function isGenericEngine(policy: Policy, engine: string | null): boolean 
 /** Engine names of the rules pack, in its order. */
 export function knownEngines(pack: RulesPack): string[] {
   return Object.keys(pack.engines.engines);
-}
-
-/** The images' container-name prefixes (`vllm-coder` runs `coder`): every engine's name. */
-export function enginePrefixes(pack: RulesPack): string[] {
-  return knownEngines(pack);
 }

@@ -10,7 +10,7 @@ import { isFlagKey } from "../parse/env.js";
 import { originOfEntry, originOfFlag } from "./settings.js";
 
 /** The env keys that hold the container image a service runs (compose's `image:` is read as IMAGE). */
-export const IMAGE_KEYS = ["IMAGE", "DOCKER_IMAGE", "CONTAINER_IMAGE"] as const;
+const IMAGE_KEYS = ["IMAGE", "DOCKER_IMAGE", "CONTAINER_IMAGE"] as const;
 
 type Evidence = { engine: string; evidence: string; origin: Origin };
 type Kind = Exclude<EngineRecognition["by"], "ENGINE" | "none">;

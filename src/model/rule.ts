@@ -41,7 +41,7 @@ export interface Rule<M extends Messages = Messages> extends RuleMeta {
  * compares reports (and the rules that return them) by their members: a rule with its own message map
  * then sits in a list of rules as it is, with no cast.
  */
-export type MessageId<M> = M extends Record<infer K, unknown> ? K & string : never;
+type MessageId<M> = M extends Record<infer K, unknown> ? K & string : never;
 
 /** What a rule reports; the engine adds the rule id, renders the message and assigns the status. */
 export interface Report<M extends Messages = Messages> {

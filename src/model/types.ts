@@ -8,12 +8,12 @@ import type { ObservedRead } from "../parse/observed.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
 import type { ParsedEnv } from "../parse/env-types.js";
 import type { Severity } from "../rules/severity.js";
-export type { EnvEntry, EnvFlag, EnvProblem, ParsedEnv } from "../parse/env-types.js";
+export type { EnvEntry, EnvFlag, ParsedEnv } from "../parse/env-types.js";
 export type { PlaybookRead } from "../playbook/types.js";
 export type { ComposeDeploy, ComposeRead } from "../compose/types.js";
 export type { Severity } from "../rules/severity.js";
 
-export type Status = "open" | "exempt" | "allowed" | "waived";
+type Status = "open" | "exempt" | "allowed" | "waived";
 
 /** Where a value was written: the file, the 1-based line, and the spelling used there. */
 export interface Origin {
@@ -40,7 +40,7 @@ export interface Setting {
 }
 
 /** An engine of rules/engines.yaml (or a name it does not know, as written). */
-export type EngineName = string;
+type EngineName = string;
 
 /** How a service's engine was found (contract §12): the ENGINE key, or recognised from what it runs. */
 export interface EngineRecognition {

@@ -7,7 +7,7 @@
 //   graphs, the fragmentation of days of traffic);
 // - creep_bytes: the difference — what a sizing taken at boot misses.
 
-export const SETTLE_MS = 10 * 60 * 1000;
+const SETTLE_MS = 10 * 60 * 1000;
 
 export interface Boot {
   /** Indexes into the series: [first, last]. */

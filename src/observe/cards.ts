@@ -8,9 +8,9 @@ import { splitBoots, type Boot } from "./boots.js";
 import type { CardSeries } from "./series.js";
 
 /** Creep runs for 1–2 days after a boot (the seeds' GPU 0): a younger last boot may still fall. */
-export const SETTLED_HOURS = 48;
+const SETTLED_HOURS = 48;
 
-export interface BootJson {
+interface BootJson {
   start: string;
   end: string;
   samples: number;

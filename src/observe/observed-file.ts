@@ -3,7 +3,7 @@
 import { size } from "../kv/format.js";
 import type { CardObservation } from "./cards.js";
 
-export { ObservedCardSchema, ObservedFileSchema, readObservedFile, type ObservedCard, type ObservedFile, type ObservedRead } from "../parse/observed.js";
+export { readObservedFile } from "../parse/observed.js";
 
 const q = (s: string): string => JSON.stringify(s);
 

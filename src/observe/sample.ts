@@ -12,7 +12,7 @@ export interface RawSample {
   total: number | null;
 }
 
-export interface MetricsProblem {
+interface MetricsProblem {
   file: string;
   line: number | null;
   reason: string;

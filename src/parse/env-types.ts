@@ -28,7 +28,7 @@ export interface EnvFlag {
   file?: string;
 }
 
-export interface EnvProblem {
+interface EnvProblem {
   kind: "parse" | "duplicate-key";
   line: number;
   message: string;

@@ -11,7 +11,7 @@ export function isFlagKey(key: string): boolean {
 }
 
 /** `--max_model_len` → `--max-model-len`; short flags (`-tp`) are kept as written. */
-export function normaliseFlag(name: string): string {
+function normaliseFlag(name: string): string {
   return name.startsWith("--") ? "--" + name.slice(2).replace(/_/g, "-") : name;
 }
 

@@ -6,11 +6,11 @@ import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { valueText } from "../units/text.js";
 
 /** 2^53 bytes in MiB: past it the funding arithmetic loses whole bytes, and 1e308 turns into Infinity. */
-export const MAX_MIB = Number.MAX_SAFE_INTEGER / 2 ** 20;
+const MAX_MIB = Number.MAX_SAFE_INTEGER / 2 ** 20;
 const tooBig = { message: `too large: a MiB figure must be at most ${Math.floor(MAX_MIB)} (2^53 bytes); copy the ledger's number` };
 const mib = (what: string) => z.number().nonnegative().max(MAX_MIB, tooBig).describe(`MiB: ${what}`);
 
-export const LedgerCard = z.strictObject({
+const LedgerCard = z.strictObject({
   index: z.number().int().nonnegative().describe("the card's index (the ledger's [0], [1] pools: lines)"),
   card_total_mib: z.number().positive().max(MAX_MIB, tooBig).describe("MiB: the card's total (`card total`)"),
   already_held_mib: mib("memory already held on the card before radiance allocates"),
@@ -22,7 +22,7 @@ export const LedgerCard = z.strictObject({
   static_weights_mib: mib("the static (non-expert) weights on this card"),
 });
 
-export const LedgerFactsSchema = z.strictObject({
+const LedgerFactsSchema = z.strictObject({
   cards: z.array(LedgerCard).min(1).describe("one entry per card of the endpoint"),
   plane_mib: mib("the expert plane"),
   spare_mib: mib("the expert spare"),
@@ -34,7 +34,6 @@ export const LedgerFactsSchema = z.strictObject({
   source: z.string().optional().describe("where the numbers were read (free text)"),
 });
 
-export type LedgerCardFacts = z.infer<typeof LedgerCard>;
 export type LedgerFacts = z.infer<typeof LedgerFactsSchema>;
 
 export interface LedgerProblem {

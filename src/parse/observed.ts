@@ -8,7 +8,7 @@ import { formatZodIssues, lineOf, parseYamlWithLines } from "../config/issues.js
 const bytes = z.number().int().nonnegative();
 const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: "expected an ISO 8601 time" });
 
-export const ObservedCardSchema = z.strictObject({
+const ObservedCardSchema = z.strictObject({
   host: z.string().min(1),
   index: z.number().int().nonnegative(),
   plateau_free_bytes: bytes.describe("The least free memory the card reached in the window."),
@@ -23,7 +23,7 @@ export const ObservedCardSchema = z.strictObject({
   last_boot_hours: z.number().nonnegative().optional(),
 });
 
-export const ObservedFileSchema = z
+const ObservedFileSchema = z
   .strictObject({
     version: z.literal(1),
     from: isoTime,
@@ -40,8 +40,7 @@ export const ObservedFileSchema = z
     });
   });
 
-export type ObservedFile = z.infer<typeof ObservedFileSchema>;
-export type ObservedCard = z.infer<typeof ObservedCardSchema>;
+type ObservedFile = z.infer<typeof ObservedFileSchema>;
 
 export type ObservedRead =
   /** `cardLines[i]`: the line of `cards[i]` in the file (where gpu/plateau reports that card). */

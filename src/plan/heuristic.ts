@@ -95,7 +95,7 @@ const PAIR_ITEMS = 14;
  * anew, exactly (every subset, up to PAIR_ITEMS items), whenever the best split lifts both above the
  * worst spare. Stronger than single moves and swaps: it reaches the balanced layouts those miss.
  */
-export function repartition(P: Prepared, start: number[], maxSteps = 20 * P.n + 50): number[] {
+function repartition(P: Prepared, start: number[], maxSteps = 20 * P.n + 50): number[] {
   const { C, n, f } = P;
   const a = start.slice();
   const spare = sparesOf(P, a);
@@ -170,7 +170,7 @@ const HALF = 12;
  * smaller spare is as large as possible: the load x sent to w is best nearest (ew − ec + Σ)/2, found by
  * meeting in the middle (every subset sum of each half, sorted; up to 2 × 2^HALF). Null when too many.
  */
-export function balancedSplit(sizes: number[], ew: number, ec: number): { value: number; toW: boolean[] } | null {
+function balancedSplit(sizes: number[], ew: number, ec: number): { value: number; toW: boolean[] } | null {
   const m = sizes.length;
   if (m > 2 * HALF) return null;
   const h = m >> 1;
@@ -216,7 +216,7 @@ function withSpares(spare: number[], w: number, sw: number, c: number, sc: numbe
 }
 
 /** Local search then pair re-partition, until neither helps. */
-export function improve(P: Prepared, start: number[]): number[] {
+function improve(P: Prepared, start: number[]): number[] {
   let a = localSearch(P, start);
   for (let round = 0; round < 20; round++) {
     const before = Math.min(...sparesOf(P, a));

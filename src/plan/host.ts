@@ -21,7 +21,7 @@ import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./typ
  * - kv/unpinned-shared-card: a seat without a byte pin shares its card with nobody, i.e. spare ≥
  *   total − reserve − its footprint (no other footprint on the card).
  */
-export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number }, contextBytes: number): number {
+function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number }, contextBytes: number): number {
   const footprint = seatFootprint(seat, card);
   // kv/boot-check's condition, asked ≤ total − neighbours − the seat's own CUDA context, as a spare;
   // capped at the total: alone on a card a seat is not boot-checked.
@@ -30,7 +30,7 @@ export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveByt
   return seat.pinned === null ? Math.max(boots, card.totalBytes - card.reserveBytes - footprint) : boots;
 }
 
-export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
+function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
   const notes: string[] = [];
   const usages = cardUsage(state, policy, pack).filter((l) => l.host === host);
   const radiance = new Set(usages.filter((l) => l.ledgerSized).map((l) => l.index));

@@ -40,12 +40,12 @@ export interface SearchOutcome {
 }
 
 /** The bound's working state for one search: buffers reused at every node. */
-export interface Bounder {
+interface Bounder {
   /** Whether cards at spares `spare` and floors `floor` may still place items k.. with every card ≥ target. */
   (k: number, spare: ArrayLike<number>, floor: ArrayLike<number>, target: number): boolean;
 }
 
-export function makeBounder(P: Prepared, limit: number): Bounder {
+function makeBounder(P: Prepared, limit: number): Bounder {
   const { C, n, f } = P;
   const { tables } = buildSubsetTables(f, P.columns, limit);
   const colIdx = P.col.map((c) => P.columns.indexOf(c));

@@ -30,7 +30,7 @@ export interface PlanLimits {
   resolutionBytes: number;
 }
 
-export const DEFAULT_LIMITS: PlanLimits = { maxNodes: 2_000_000, maxMillis: 2_500, resolutionBytes: 2 ** 20 };
+const DEFAULT_LIMITS: PlanLimits = { maxNodes: 2_000_000, maxMillis: 2_500, resolutionBytes: 2 ** 20 };
 
 function gcd(a: number, b: number): number {
   while (b) [a, b] = [b, a % b];

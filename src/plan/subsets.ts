@@ -13,7 +13,7 @@ export interface SubsetTables {
   tables: (Float64Array | undefined)[][];
 }
 
-export const DEFAULT_MAX_ENTRIES = 1 << 16;
+const DEFAULT_MAX_ENTRIES = 1 << 16;
 const TOTAL_ENTRIES = 1 << 23;
 
 /** Sorted, distinct, ≤ limit: merge of a and a + x. */
@@ -71,18 +71,6 @@ export function largestAtMost(t: Float64Array, x: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if ((t[mid] as number) <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo === 0 ? -Infinity : (t[lo - 1] as number);
-}
-
-/** The largest entry of a sorted table strictly below x (−Infinity when none). */
-export function largestBelow(t: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = t.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((t[mid] as number) < x) lo = mid + 1;
     else hi = mid;
   }
   return lo === 0 ? -Infinity : (t[lo - 1] as number);

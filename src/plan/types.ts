@@ -47,7 +47,7 @@ export interface PlanMove {
   to: number;
 }
 
-export interface PlanCardResult {
+interface PlanCardResult {
   index: number;
   total_bytes: number;
   reserve_bytes: number;

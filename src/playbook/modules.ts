@@ -123,7 +123,7 @@ function renderArg(r: PlaybookWalk, call: ModuleCall, arg: Arg, t: Target | null
 }
 
 /** What kvgate could not read and what would let it; long token-like runs are masked (never echo a credential). */
-export function unresolvedMessage(what: string, expr: string, reason: string): string {
+function unresolvedMessage(what: string, expr: string, reason: string): string {
   const fix = /is not defined/.test(reason)
     ? "define it in the play's vars or an in-repo vars_files if kvgate should check it"
     : "kvgate reads plain variables, literals and the filters default, int, string and trim";

@@ -6,7 +6,7 @@ import { isFlagKey, parseEnv } from "../parse/env.js";
 import type { EnvEntry, ParsedEnv } from "../parse/env-types.js";
 import type { EnvEdit, PlaybookDeploy } from "./types.js";
 
-export function emptyEnv(file: string): ParsedEnv {
+function emptyEnv(file: string): ParsedEnv {
   return { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
 }
 

@@ -105,7 +105,7 @@ function groupVars(r: PlaybookWalk, file: YamlFile): Vars[] {
   return [];
 }
 
-export function asVars(v: unknown): Vars {
+function asVars(v: unknown): Vars {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Vars) : {};
 }
 

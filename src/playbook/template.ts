@@ -12,10 +12,6 @@ export type Resolved = { ok: true; value: unknown } | { ok: false; expr: string;
 const MAX_DEPTH = 10;
 const WHOLE = /^\s*\{\{([\s\S]*?)\}\}\s*$/;
 
-export function hasTemplate(text: string): boolean {
-  return text.includes("{{") || text.includes("{%");
-}
-
 /** Renders a string. A string that is exactly one `{{ expr }}` keeps the expression's type (a list for `loop`). */
 export function render(text: string, scope: Scope, depth = 0): Resolved {
   const noComments = text.replace(/\{#[\s\S]*?#\}/g, "");

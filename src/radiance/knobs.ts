@@ -8,7 +8,7 @@ import type { RulesPack } from "../rules/pack.js";
 import { engineSpec, extraKnobs, settingDefault } from "../model/engine.js";
 import { valueText } from "../units/text.js";
 
-export interface KnobValue {
+interface KnobValue {
   /** How users name it: the env key (`HOST_POOL_MIB`), or `TP` / `GPU`. */
   knob: string;
   /** The canonical setting name, or `tp` / `gpus`. */
@@ -28,7 +28,7 @@ export interface KnobChange {
 
 export const PLACEMENT_SETTING = "placement";
 
-export function knobValues(service: Service, policy: Policy, pack: RulesPack): KnobValue[] {
+function knobValues(service: Service, policy: Policy, pack: RulesPack): KnobValue[] {
   const spec = engineSpec(pack, service.engine);
   const out: KnobValue[] = [];
   for (const [name, s] of Object.entries(spec?.settings ?? {})) {

@@ -1,6 +1,6 @@
 // Small readers over a service's typed settings, and the pairing of a service before and after a
 // change, shared by the radiance, ttm and knob checks.
-import type { FleetState, Origin, Service } from "../model/types.js";
+import type { FleetState, Service } from "../model/types.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
 import type { RulesPack } from "../rules/pack.js";
 import { sizesKvByLedger } from "../model/engine.js";
@@ -14,10 +14,6 @@ export function num(service: Service, name: string): number | undefined {
 /** Where a setting was written, falling back to the service's file. */
 export function lineOf(service: Service, name: string): number | null {
   return service.settings[name]?.origin.line ?? null;
-}
-
-export function originOf(service: Service, name: string): Origin | undefined {
-  return service.settings[name]?.origin;
 }
 
 /** The services whose KV cache the engine's boot ledger funds (radiance endpoints). */

@@ -125,7 +125,7 @@ export type TtmData = {
 }
 
 /** `2 × 44,928 pool + 0 PLE + 4,096 prefix + 2,048 statics + 16 slots × 111.98` */
-export function termsText(l: TtmLedger): string {
+function termsText(l: TtmLedger): string {
   const slots = l.slots_mode === "auto" ? `${formatInt(l.slots)} slots (auto: ${l.max_seqs ?? "?"} × (1 + ${l.checkpoint_retain}))` : `${formatInt(l.slots)} slots`;
   return `${l.tp} × ${formatInt(l.host_pool_mib)} pool + ${formatInt(l.ple_table_mib)} PLE + ${formatInt(l.prefix_cache_mib)} prefix + ${formatInt(l.statics_mib)} statics + ${slots} × ${l.slot_mib}`;
 }

@@ -7,7 +7,7 @@ import { formatBytes } from "../units/bytes.js";
 import { ruleHelpUri } from "./sarif.js";
 
 /** GitHub shows at most 10 annotations of each severity per step; the rest go to the summary. */
-export const ANNOTATIONS_PER_SEVERITY = 10;
+const ANNOTATIONS_PER_SEVERITY = 10;
 
 export interface AnnotationProps {
   title: string;
@@ -22,7 +22,7 @@ export interface AnnotationSink {
   notice(message: string, props: AnnotationProps): void;
 }
 
-export interface Annotation {
+interface Annotation {
   severity: Severity;
   message: string;
   props: AnnotationProps;
@@ -35,7 +35,7 @@ export interface AnnotationPlan {
 }
 
 /** The first 10 open findings of each severity, in the result's order. */
-export function planAnnotations(result: CheckResult, limit = ANNOTATIONS_PER_SEVERITY): AnnotationPlan {
+function planAnnotations(result: CheckResult, limit = ANNOTATIONS_PER_SEVERITY): AnnotationPlan {
   const taken: Record<Severity, number> = { error: 0, warning: 0, notice: 0 };
   const annotations: Annotation[] = [];
   let omitted = 0;

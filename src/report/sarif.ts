@@ -8,8 +8,8 @@ import type { Finding, Severity } from "../model/types.js";
 import type { RuleMeta } from "../checks/define.js";
 import { RULES } from "../checks/registry.js";
 
-export const SARIF_SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json";
-export const INFORMATION_URI = "https://github.com/kvgate/kvgate";
+const SARIF_SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json";
+const INFORMATION_URI = "https://github.com/kvgate/kvgate";
 
 /** Where a finding without a file points: code scanning refuses a result without a location. */
 export const NO_FILE_URI = "kvgate.yaml";
@@ -76,7 +76,7 @@ function resultOf(f: Finding, index: Map<string, number>): Sarif.Result {
   return result;
 }
 
-export function sarifLog(result: CheckResult, rules: readonly RuleMeta[] = RULES): Sarif.Log {
+function sarifLog(result: CheckResult, rules: readonly RuleMeta[] = RULES): Sarif.Log {
   const index = new Map(rules.map((r, i) => [r.id, i]));
   return {
     $schema: SARIF_SCHEMA,

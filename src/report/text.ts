@@ -15,7 +15,7 @@ function label(f: Finding, p: Paint): string {
   return f.status === "open" ? sev : `${sev} ${p.dim(`(${f.status})`)}`;
 }
 
-export function summaryLine(result: CheckResult, p: Paint): string {
+function summaryLine(result: CheckResult, p: Paint): string {
   const c = result.counts;
   const parts = [plural(c.error, "error"), plural(c.warning, "warning"), plural(c.notice, "notice")];
   for (const k of ["exempt", "allowed", "waived"] as const) if (c[k] > 0) parts.push(`${c[k]} ${k}`);

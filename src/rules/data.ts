@@ -14,7 +14,7 @@ function embedded(name: string): unknown {
   return typeof __KVGATE_RULES__ === "undefined" ? undefined : __KVGATE_RULES__[name];
 }
 
-export function rulesFileText(name: string): string {
+function rulesFileText(name: string): string {
   return readFileSync(join(packRoot(), "rules", name), "utf8");
 }
 

@@ -13,7 +13,7 @@ export interface DetectorSourceSpec {
  * starts inside a longer run; except right after an escape, where a key is glued to text that encodes
  * a separator: `%3DAKIA…` (URL-encoded `=`), `\u003dAKIA…` (JSON-escaped), `\nghp_…`.
  */
-export function leftBoundary(charset: string): string {
+function leftBoundary(charset: string): string {
   // `=` pads base64 at its end only; before a key it is the assignment (`KEY=glc_…`).
   const before = charset.replaceAll("=", "");
   return `(?:(?<![${before}])|(?<=%[0-9A-Fa-f]{2})|(?<=\\\\u[0-9A-Fa-f]{4})|(?<=\\\\[nrt]))`;

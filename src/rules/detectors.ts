@@ -5,7 +5,7 @@ import type { Severity } from "./severity.js";
 import { rulesData, validateYamlText } from "./data.js";
 import { compiledSource } from "./detector-source.js";
 
-export { compiledSource, leftBoundary } from "./detector-source.js";
+
 
 const regexSource = z.string().min(1).refine((s) => {
   try {
@@ -16,7 +16,7 @@ const regexSource = z.string().min(1).refine((s) => {
   }
 }, "not a valid regular expression");
 
-export const DetectorSpec = z.strictObject({
+const DetectorSpec = z.strictObject({
   id: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "lowercase words joined by -"),
   title: z.string().min(1),
   severity: z.enum(["error", "warning", "notice"]),
@@ -35,9 +35,9 @@ export const DetectorSpec = z.strictObject({
   block_end: z.string().min(1).optional(),
   generic: z.boolean().optional(),
 });
-export type DetectorSpec = z.infer<typeof DetectorSpec>;
+type DetectorSpec = z.infer<typeof DetectorSpec>;
 
-export const SecretsFile = z.strictObject({
+const SecretsFile = z.strictObject({
   detectors: z.array(DetectorSpec).min(1),
   references: z.strictObject({
     prefixes: z.array(z.string().min(1)),
@@ -48,7 +48,7 @@ export const SecretsFile = z.strictObject({
     patterns: z.array(regexSource),
   }),
 });
-export type SecretsFile = z.infer<typeof SecretsFile>;
+type SecretsFile = z.infer<typeof SecretsFile>;
 
 export interface Detector {
   id: string;
@@ -125,7 +125,7 @@ export function loadDetectors(text: string, file: string): DetectorSet {
 }
 
 /** Compiles validated rules/secrets.yaml data once: regexes, charset tables. */
-export function detectorSetOf(data: z.infer<typeof SecretsFile>, file: string): DetectorSet {
+function detectorSetOf(data: z.infer<typeof SecretsFile>, file: string): DetectorSet {
   const ids = new Set<string>();
   for (const d of data.detectors) {
     if (ids.has(d.id)) throw new Error(`${file}: detector id ${d.id} is listed twice`);

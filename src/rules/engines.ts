@@ -5,8 +5,8 @@
 import * as z from "zod";
 import { VersionFact } from "./version-facts.js";
 
-export const SettingUnit = z.enum(["tokens", "bytes", "mib", "int", "ratio", "bool", "json", "string", "slots"]);
-export type SettingUnit = z.infer<typeof SettingUnit>;
+const SettingUnit = z.enum(["tokens", "bytes", "mib", "int", "ratio", "bool", "json", "string", "slots"]);
+type SettingUnit = z.infer<typeof SettingUnit>;
 
 export const SettingSpec = z.strictObject({
   /** The env key the gate reads. */
@@ -28,7 +28,7 @@ export const SettingSpec = z.strictObject({
 });
 export type SettingSpec = z.infer<typeof SettingSpec>;
 
-export const RemovedSpec = z.strictObject({
+const RemovedSpec = z.strictObject({
   flag: z.string(),
   env: z.string().optional(),
   /** The first engine version that refuses it. */
@@ -42,7 +42,7 @@ export const RemovedSpec = z.strictObject({
 export const KvSizing = z.enum(["seat", "ledger"]);
 export type KvSizing = z.infer<typeof KvSizing>;
 
-export const RecogniseSpec = z.strictObject({
+const RecogniseSpec = z.strictObject({
   /** A word of a command key that names the engine (`vllm` in `vllm serve MODEL`). */
   command_words: z.array(z.string()).default([]),
   /** `serve MODEL` in a command key means this engine. */
@@ -55,7 +55,7 @@ export const RecogniseSpec = z.strictObject({
   flags: z.array(z.string()).default([]),
 });
 
-export const KnobsSpec = z.strictObject({
+const KnobsSpec = z.strictObject({
   /** Knobs beyond the settings marked `knob`: TP, and which cards (GPU) where the engine's list names them. */
   extra: z.array(z.enum(["tp", "gpus"])).default(["tp", "gpus"]),
   /** The settings that size the KV pool (knob/kv-and-placement). */

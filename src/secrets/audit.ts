@@ -30,7 +30,7 @@ export interface ClassifyResult {
 }
 
 /** A report of an audit/* rule: which rule, and the place and fingerprint of the secret it is about. */
-export type AuditReport = Report & { rule: string; fingerprint: string };
+type AuditReport = Report & { rule: string; fingerprint: string };
 
 function isSecretFinding(f: Finding): boolean {
   return f.rule.startsWith("secret/") && f.rule !== "secret/skipped";

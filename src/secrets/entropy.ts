@@ -1,5 +1,5 @@
 // Shannon entropy in bits per character: random keys score high, words and repeated runs low.
-export function shannonEntropy(value: string): number {
+function shannonEntropy(value: string): number {
   if (value.length === 0) return 0;
   const counts = new Map<string, number>();
   for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
@@ -16,7 +16,7 @@ export function shannonEntropy(value: string): number {
  * of L characters scores at most log2(L) bits per character, so a fixed floor of 3.5 would pass no
  * password under 12 characters; below the floor's length the bar is log2(L) minus this slack.
  */
-export const SHORT_VALUE_SLACK = 0.5;
+const SHORT_VALUE_SLACK = 0.5;
 
 /**
  * The entropy test of a detector. Fixed-format detectors compare with their floor. The generic one

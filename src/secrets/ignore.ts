@@ -17,7 +17,7 @@ export interface IgnoreEntry {
   line: number;
 }
 
-export interface IgnoreProblem {
+interface IgnoreProblem {
   line: number;
   /** What is wrong with the line, and the line's shape that would be right. */
   problem: string;

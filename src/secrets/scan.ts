@@ -87,7 +87,7 @@ function activeDetectors(lines: readonly NumberedLine[], set: DetectorSet): Dete
 }
 
 /** Every detector keyword, once (lowercase): a line holding none of them cannot hold a secret. */
-export function secretKeywords(set: DetectorSet): string[] {
+function secretKeywords(set: DetectorSet): string[] {
   return [...new Set(set.detectors.flatMap((d) => d.keywords))].sort();
 }
 
@@ -97,7 +97,7 @@ const prefilters = new WeakMap<DetectorSet, RegExp>();
  * One case-insensitive alternation of every keyword: one test per line instead of one `includes`
  * per detector, so a line without any keyword (nearly all of a history) costs one regex run.
  */
-export function keywordPrefilter(set: DetectorSet): RegExp {
+function keywordPrefilter(set: DetectorSet): RegExp {
   let re = prefilters.get(set);
   if (!re) {
     re = new RegExp(secretKeywords(set).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "i");

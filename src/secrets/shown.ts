@@ -37,7 +37,7 @@ export function escapeControlsInDocument(s: string): string {
 /** A run of the base64 alphabet (standard and URL-safe) with its padding: what a key body is made of. */
 const RUN = /[A-Za-z0-9+/_-]+=*/g;
 /** The window a key's body is compared in: no 8 characters of a known key are ever shown. */
-export const KEY_WINDOW = 8;
+const KEY_WINDOW = 8;
 /**
  * A run shown nowhere whatever found it: 24+ characters of the plain base64 alphabet holding upper
  * and lower case and digits, the shape of a key's base64 line. (Model names, paths, hashes and flags

@@ -25,7 +25,7 @@ export function trailerVerdict(record: VerdictRecord | null, tree: string): Trai
   return "not-run";
 }
 
-export function kvgateTrailers(record: VerdictRecord | null, tree: string): string[] {
+function kvgateTrailers(record: VerdictRecord | null, tree: string): string[] {
   const verdict = trailerVerdict(record, tree);
   const lines = [`${VERDICT_TRAILER}: ${verdict} tree=${tree}`];
   if (verdict === "allowed" && record) {

@@ -28,7 +28,6 @@ function schemas() {
   return { AllowedSecretSchema, VerdictSchema };
 }
 let built: ReturnType<typeof schemas> | null = null;
-export type AllowedSecret = z.infer<ReturnType<typeof schemas>["AllowedSecretSchema"]>;
 export type VerdictRecord = z.infer<ReturnType<typeof schemas>["VerdictSchema"]>;
 
 function assertTree(tree: string): void {

@@ -10,7 +10,7 @@ import { PROBLEM_LIST, RUNAWAY_LIST, byKeyOrder, byRunawayOrder, type KeyTally, 
 import type { ServiceMap } from "./services.js";
 import { parseTimestamp } from "./timestamps.js";
 
-export const DB_USAGE = "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--since T] [--until T] [--format text|json]";
+const DB_USAGE = "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--since T] [--until T] [--format text|json]";
 
 export interface DbTarget {
   url: string;
@@ -45,7 +45,7 @@ function secretsOf(t: DbTarget): string[] {
 }
 
 /** A pg error as a sentence that names the fix, with the password scrubbed out of whatever pg said. */
-export function dbError(e: unknown, t: DbTarget): GateError {
+function dbError(e: unknown, t: DbTarget): GateError {
   const err = e as { code?: string; message?: string; address?: string; port?: number; hostname?: string };
   const said = scrubText(String(err.message ?? e), secretsOf(t));
   const where = t.shown;

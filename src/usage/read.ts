@@ -75,7 +75,7 @@ async function* chunks(file: string, onBytes: (n: number) => void): AsyncGenerat
 }
 
 /** The format, from the first character that is not whitespace. Empty files are refused. */
-export async function detectFormat(file: string): Promise<SpendFormat> {
+async function detectFormat(file: string): Promise<SpendFormat> {
   const fh = await openFile(file);
   try {
     const buf = Buffer.alloc(64 * 1024);

@@ -10,7 +10,7 @@ import { requiredKv } from "../kv/bytes.js";
 import type { ServiceFigures } from "./figures.js";
 import type { SeatView } from "./seats.js";
 
-export const CONTEXT_STEP = 1024;
+const CONTEXT_STEP = 1024;
 const MIN_CAP = 1024;
 
 export interface Recommendation {

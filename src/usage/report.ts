@@ -48,7 +48,7 @@ export interface UsageReport {
   services: ServiceUsage[];
 }
 
-export function redactKey(apiKey: string, alias: string | null): RedactedKey {
+function redactKey(apiKey: string, alias: string | null): RedactedKey {
   if (apiKey === "") return { key: "(none)", key_fingerprint: "", key_alias: alias };
   return { key: redactSecret(apiKey), key_fingerprint: secretFingerprint(apiKey), key_alias: alias };
 }

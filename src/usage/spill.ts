@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecordHeap } from "./heap.js";
 
-export const CHUNK_EVENTS = 1 << 20;
+const CHUNK_EVENTS = 1 << 20;
 const BLOCK_EVENTS = 1 << 15;
 
 export class SpillPeak {
@@ -125,7 +125,7 @@ export class SpillPeak {
 }
 
 /** The peak over events already sorted by time. */
-export function sweepSorted(times: Float64Array, deltas: Float64Array): number {
+function sweepSorted(times: Float64Array, deltas: Float64Array): number {
   let cur = 0;
   let best = 0;
   for (let i = 0; i < times.length; i++) {

@@ -1,6 +1,6 @@
 // The layers of src/, bottom up: a file may import its own layer and the layers below, never above.
 // The README's "How it works" states the same list; test/architecture/layers.test.ts enforces it.
-export const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
+const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
   { name: "units and errors", folders: ["units", "errors.ts", "version.ts"] },
   { name: "rules pack and config", folders: ["rules", "config"] },
   { name: "git", folders: ["git"] },

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { GIT_ENV } from "../helpers/repo.js";
 import { ROOT } from "../helpers/cli.js";
 
-export const ACTION = join(ROOT, "dist", "action", "index.js");
+const ACTION = join(ROOT, "dist", "action", "index.js");
 
 export interface ActionRun {
   code: number | null;
@@ -20,7 +20,7 @@ export interface ActionRun {
 }
 
 /** GITHUB_OUTPUT holds `name<<DELIM\nvalue\nDELIM` blocks (or `name=value` lines). */
-export function parseOutputs(text: string): Record<string, string> {
+function parseOutputs(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -42,7 +42,7 @@ function unescape(s: string): string {
   return s.replaceAll("%0A", "\n").replaceAll("%0D", "\r").replaceAll("%3A", ":").replaceAll("%2C", ",").replaceAll("%25", "%");
 }
 
-export function parseAnnotations(stdout: string): ActionRun["annotations"] {
+function parseAnnotations(stdout: string): ActionRun["annotations"] {
   const out: ActionRun["annotations"] = [];
   for (const line of stdout.split("\n")) {
     const m = /^::(error|warning|notice)(?: ([^:]*))?::(.*)$/.exec(line);

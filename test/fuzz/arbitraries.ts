@@ -20,7 +20,7 @@ const flagValue = fc.oneof(
   fc.string({ maxLength: 5 }),
 );
 /** A command line as it appears in SERVE_ARGS: flags, `--flag=value`, bare switches, positionals. */
-export const serveArgs = fc
+const serveArgs = fc
   .array(fc.oneof(fc.tuple(flagName, flagValue).map(([f, v]) => `${f} ${v}`), fc.tuple(flagName, flagValue).map(([f, v]) => `${f}=${v}`), flagName, fc.constantFrom("vllm", "serve", "Qwen/Qwen3-8B", "\\\n")), { maxLength: 6 })
   .map((w) => w.join(" "));
 
@@ -43,7 +43,7 @@ export const envText = fc
 
 /** A commit message: subject, body paragraphs, a trailer-ish last paragraph. */
 const trailerKey = fc.oneof(fc.constantFrom("Signed-off-by", "Co-authored-by", "Kvgate-Waive", "Kvgate-Verdict", "Reviewed-by", "Fixes"), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9-]{0,10}$/));
-export const trailerLine = fc.oneof(
+const trailerLine = fc.oneof(
   fc.tuple(trailerKey, fc.string({ maxLength: 20 })).map(([k, v]) => `${k}: ${v}`),
   fc.tuple(trailerKey, fc.string({ maxLength: 10 })).map(([k, v]) => `${k}:${v}`),
   fc.string({ maxLength: 10 }).map((v) => ` ${v}`),

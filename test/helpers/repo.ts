@@ -67,11 +67,6 @@ export async function makeRepo(): Promise<TempRepo> {
   return repoAt(folder);
 }
 
-/** Runs git with the fixed identity; returns stdout. */
-export function runGit(cwd: string, args: string[]): string {
-  return run(cwd, args);
-}
-
 function run(cwd: string, args: string[]): string {
   const fixed = ["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", "-c", "core.autocrlf=false", "-c", "protocol.file.allow=always"];
   return execFileSync("git", [...fixed, ...args], { cwd, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });

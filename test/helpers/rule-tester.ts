@@ -168,7 +168,7 @@ export function idsOf(rule: AnyRule): string[] {
 }
 
 /** The findings of the table's rules for a case. */
-export async function findingsOf(table: RuleTable, c: Case): Promise<Actual[]> {
+async function findingsOf(table: RuleTable, c: Case): Promise<Actual[]> {
   const ids = new Set(idsOf(table.rule));
   return (await runCase(c, [table.rule])).filter((f) => ids.has(f.rule));
 }

@@ -12,9 +12,9 @@ import { GiB } from "../../src/units/bytes.js";
 
 export const pack = loadPack();
 
-export { DEFAULTS };
 
-export const HOST = "fv-ml1";
+
+const HOST = "fv-ml1";
 
 export function policyOf(user: Config = {}): Policy {
   return resolvePolicy(DEFAULTS, {
@@ -78,7 +78,7 @@ export function tenant(name: string, gpu: number, vram: number, pin = false, hos
   return { name, host, gpu, vramBytes: vram, pin };
 }
 
-export function cardsOf(policy: Policy): Card[] {
+function cardsOf(policy: Policy): Card[] {
   return Object.entries(policy.fleet.hosts).flatMap(([host, h]) => h.gpus.map((g) => ({ host, index: g.index, totalBytes: g.total_bytes, reserveBytes: g.reserve_bytes })));
 }
 

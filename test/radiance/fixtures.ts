@@ -5,7 +5,6 @@ import type { Config } from "../../src/config/schema.js";
 import { DEFAULTS } from "../helpers/policy-defaults.js";
 import { resolvePolicy, type Policy } from "../../src/config/policy.js";
 import type { Case } from "../helpers/rule-tester.js";
-import type { ChangedFile } from "../../src/git/types.js";
 import type { FleetState, ParsedEnv, Service, Setting } from "../../src/model/types.js";
 import { readValue } from "../../src/model/settings.js";
 import { loadPack } from "../../src/rules/load.js";
@@ -13,7 +12,7 @@ import { ledgerEntryOf, type LedgerEntry } from "../../src/parse/ledger-facts.js
 
 export const pack = loadPack();
 
-export { DEFAULTS };
+
 
 export function policyOf(user: Config = {}): Policy {
   return resolvePolicy(DEFAULTS, user);
@@ -129,10 +128,6 @@ export function state(services: Service[], ledgers: Record<string, LedgerEntry> 
 /** A fleet with the one radiance endpoint and its facts file. */
 export function frankState(over: Record<string, string | undefined> = {}, options: ServiceOptions = {}): FleetState {
   return state([frank(over, options)], { "frank-archon": ledgerOf("frank-archon") });
-}
-
-export function changed(path: string): ChangedFile {
-  return { path, oldPath: null, status: "modified", before: "", after: "", binary: false, size: 0, addedLines: [] };
 }
 
 export interface CaseInput {
