@@ -62,7 +62,7 @@ function applyMove(repo: TempRepo, how: string): number {
 /** The over-full fleet with chat's GPU reservation taken out of the compose file. */
 function withoutChatReservation(): Record<string, string> {
   const changes = overFull();
-  changes[CF] = (changes[CF] as string).replace(/    deploy:\n      resources:\n        reservations:\n          devices:\n            - \{ driver: nvidia, device_ids: \["0"\], capabilities: \[gpu\] \}\n/, "");
+  changes[CF] = (changes[CF] as string).replace(/ {4}deploy:\n {6}resources:\n {8}reservations:\n {10}devices:\n {12}- \{ driver: nvidia, device_ids: \["0"\], capabilities: \[gpu\] \}\n/, "");
   expect(changes[CF]).not.toContain("capabilities: [gpu]");
   return changes;
 }
