@@ -122,8 +122,11 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
   const vllm = explainVllm(input.fleet, input.policy, input.pack);
   for (const s of selected(input)) {
     const where = [engineText(s), s.host ? `host ${s.host}` : null, s.gpus.length ? `gpu ${s.gpus.join(",")}${gpuWhere(s)}` : null, s.model, s.tp > 1 ? `tp ${s.tp}` : null].filter(Boolean).join(" · ");
-    out.push(`${p.bold(s.name)}  ${p.dim(s.file)}  ${where}`);
-    for (const d of deployedBy(input.fleet, s.name)) out.push(`  ${p.dim(`deployed by ${d.file}:${d.line} (compose service ${d.compose_service}): its values below`)}`);
+    const by = deployedBy(input.fleet, s.name);
+    // A compose service with no env file of its own: the compose file is all there is.
+    const file = by.length > 0 && !input.fleet.paths.includes(s.file) ? `(no ${s.file})` : s.file;
+    out.push(`${p.bold(s.name)}  ${p.dim(file)}  ${where}`);
+    for (const d of by) out.push(`  ${p.dim(`deployed by ${d.file}:${d.line} (compose service ${d.compose_service}): its values below`)}`);
     const names = Object.keys(s.settings).sort();
     const width = Math.max(0, ...names.map((n) => n.length));
     for (const n of names) {

@@ -90,10 +90,22 @@ describe("explain shows the compose seats as deployed", () => {
     // The folded command string: every flag is on the line of its word.
     expect(voices.settings.max_model_len).toMatchObject({ value: 40960, file: CF, line: lineOf(cf, "--max-model-len 40960") });
     expect(voices.gpus_from).toMatchObject({ file: CF, line: lineOf(cf, 'device_ids: ["1"]') });
-    const text = kvgate(["explain", "voices"], { cwd: repo.dir, env: { NO_COLOR: "1" } }).stdout;
+    // The compose service's key names the seat it deploys.
+    const text = kvgate(["explain", "vllm-voices"], { cwd: repo.dir, env: { NO_COLOR: "1" } }).stdout;
+    expect(text.startsWith("voices  scripts/voices.env  vllm")).toBe(true);
     expect(text).toContain(`gpu 1 (${CF}:${lineOf(cf, 'device_ids: ["1"]')})`);
     expect(text).toContain(`deployed by ${CF}:${lineOf(cf, "  vllm-voices:")} (compose service vllm-voices)`);
     expect(text).toMatch(new RegExp(`max_model_len +40960 +${CF}:${lineOf(cf, "--max-model-len 40960")} --max-model-len`));
+  });
+
+  test("a compose seat without an env file is shown from the compose file, saying the env file is not there", async () => {
+    const cf = example(CF) + ["", "  embed:", "    image: vllm/vllm-openai:v0.10.2", '    command: ["Qwen/Qwen3-4B", "--max-model-len", "8192", "--gpu-memory-utilization", "0.2"]', ""].join("\n");
+    const repo = await composeRepo({ [CF]: cf });
+    const run = kvgate(["explain", "embed"], { cwd: repo.dir, env: { NO_COLOR: "1" } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split("\n")[0]).toMatch(/^embed {2}\(no scripts\/embed\.env\) {2}vllm \(by image/);
+    expect(run.stdout).toContain(`deployed by ${CF}:${lineOf(cf, "  embed:")} (compose service embed)`);
+    expect(run.stdout).toMatch(new RegExp(`max_model_len +8192 +${CF}:${lineOf(cf, '"8192"')} --max-model-len`));
   });
 
   test("a value the compose file deploys over the env file is what explain shows (the env file says 32768, compose 16384)", async () => {
