@@ -46,6 +46,15 @@ export async function loadWorkingFleetIfAny(opts: FleetOptions): Promise<Working
   const fleet = deployed(written);
   // What explain and plan show is the fleet the glob found: an empty one is said, never shown as "all clear".
   if (fleet.services.length === 0) process.stderr.write(`warning fleet/no-services: ${noServicesMessage(policy.services, fleet.paths)}\n`);
+  // A compose file kvgate cannot load deploys nothing here: say so, since its seats are then shown as
+  // their env files have them (check refuses the file: compose/parse).
+  for (const r of written.composes ?? []) {
+    const parse = r.problems.filter((p) => p.kind === "parse");
+    const [first] = parse;
+    if (!first) continue;
+    const more = parse.length > 1 ? ` (and ${parse.length - 1} more: kvgate check --all lists them)` : "";
+    process.stderr.write(`error compose/parse: ${first.file}:${first.line}: ${first.message}${more}; explain and plan show what the env files say instead of what ${r.path} deploys\n`);
+  }
   const head = source.repo && (await source.repo.headSha()) ? await source.repo.snapshot("HEAD") : null;
   const before = head ? deployed(await loadFleet(head, policy, pack)) : null;
   return { fleet, written, before, policy, pack };

@@ -108,6 +108,18 @@ describe("explain shows the compose seats as deployed", () => {
     expect(run.stdout).toMatch(new RegExp(`max_model_len +8192 +${CF}:${lineOf(cf, '"8192"')} --max-model-len`));
   });
 
+  test("a compose file that is not valid YAML: explain says so on stderr and shows the env file's values", async () => {
+    const repo = await composeRepo({ [CF]: example(CF).replace("  chat:", "  chat: [oops") });
+    const run = kvgate(["explain", "chat", "--format", "json"], { cwd: repo.dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(new RegExp(`^error compose/parse: ${CF}:14: ${CF} is not valid YAML: .* \\(and \\d+ more: kvgate check --all lists them\\); explain and plan show what the env files say instead of what ${CF} deploys\n$`));
+    const chat = (JSON.parse(run.stdout) as { services: { deployed_by: unknown[]; settings: Record<string, { file: string; line: number }> }[] }).services[0];
+    expect(chat?.deployed_by).toEqual([]);
+    expect(chat?.settings.max_model_len).toMatchObject({ file: "scripts/chat.env", line: 7 });
+    const plan = kvgate(["plan"], { cwd: repo.dir });
+    expect([plan.code, plan.stderr]).toEqual([0, run.stderr]);
+  });
+
   test("a value the compose file deploys over the env file is what explain shows (the env file says 32768, compose 16384)", async () => {
     const repo = await composeRepo({ [CF]: example(CF).replace('      - "32768"', '      - "16384"') });
     const json = JSON.parse(kvgate(["explain", "chat", "--format", "json"], { cwd: repo.dir }).stdout) as { services: { settings: Record<string, { value: unknown; file: string }> }[] };
