@@ -58,7 +58,11 @@ export function seatMoveText(name: string, to: number, state: FleetState, writte
     return `${edit}${also}`;
   }
   const origin = service?.origins.gpus;
-  if (origin) return `set ${gpuKeyOf(service)}=${to} at ${origin.file}:${origin.line}`;
+  // A request kvgate cannot place (count, all, the whole host): Docker picks the card, so name it there too.
+  const request = deploy?.gpu;
+  const pick = !request ? "" : request.source === "NVIDIA_VISIBLE_DEVICES" || request.source === "runtime" ? `NVIDIA_VISIBLE_DEVICES=${to}` : `device_ids: ["${to}"] in place of its ${request.count === "all" ? "request for every card" : `count: ${request.count}`}`;
+  const named = request && pick ? ` (and ${pick} at ${request.file}:${request.line}, so Docker gives it that card)` : "";
+  if (origin) return `set ${gpuKeyOf(service)}=${to} at ${origin.file}:${origin.line}${named}`;
   // Nothing names its card yet: the env file is where the gate reads it.
   return `set GPU=${to} in ${service?.file ?? `the env file of ${name}`}`;
 }
