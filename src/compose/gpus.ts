@@ -8,7 +8,7 @@
 // reported, and the env file's GPU is kept, as for a playbook's device_requests.
 import { problem, unresolved, type Ctx } from "./context.js";
 import { get, getIn, textOf, type CMap, type CNode, type Pos } from "./tree.js";
-import type { GpuRequest } from "./types.js";
+import type { CardsLine, GpuRequest } from "./types.js";
 
 /** A GPU env key as the container gets it (environment over env_file). */
 export interface GpuVar {
@@ -20,11 +20,11 @@ export interface GpuVar {
 export interface Gpus {
   request: GpuRequest | null;
   /** The host cards (`0,1`) and the line that decides them; null when kvgate cannot tell or nothing says. */
-  cards: { value: string; pos: Pos } | null;
+  cards: { value: string; pos: Pos; line: CardsLine } | null;
 }
 
 type Place =
-  | { kind: "cards"; ids: string[]; pos: Pos }
+  | { kind: "cards"; ids: string[]; pos: Pos; via: CardsLine["via"]; given?: CardsLine["given"] }
   /** The cards exist but kvgate cannot say which (`count`, `all`); `why` is null when already reported. */
   | { kind: "unknown"; why: string | null; pos: Pos }
   /** Nothing restricts what the container sees: CUDA_VISIBLE_DEVICES then names host cards. */
@@ -55,7 +55,7 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
     else if (count !== null) {
       const c = requests.find((r) => r.count !== null) as Request;
       place = { kind: "unknown", why: count === "all" ? `${c.source} reserves every card of the host` : `${c.source} count: ${count} reserves any ${count} card${count === 1 ? "" : "s"}`, pos: c.node.pos };
-    } else place = { kind: "cards", ids, pos: at };
+    } else place = { kind: "cards", ids, pos: at, via: first.source === "devices" ? "devices" : "device_ids" };
   } else {
     const nvidia = vars.get("NVIDIA_VISIBLE_DEVICES");
     const runtime = get(def, "runtime");
@@ -94,7 +94,8 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
     });
     return { request, cards: null };
   }
-  return { request, cards: { value: place.ids.join(","), pos: place.pos } };
+  const line: CardsLine = { via: place.via, ids: place.ids, file: place.pos.file, line: place.pos.line, given: place.given ?? null };
+  return { request, cards: { value: place.ids.join(","), pos: place.pos, line } };
 }
 
 function requestsOf(ctx: Ctx, service: string, def: CMap): Request[] {
@@ -178,7 +179,7 @@ function fromVisible(ctx: Ctx, service: string, v: GpuVar): Place {
   const t = v.value.trim();
   if (t === "all") return { kind: "unknown", why: `NVIDIA_VISIBLE_DEVICES=all gives the container every card of the host`, pos: v.node.pos };
   if (t === "" || t === "none" || t === "void") return { kind: "none" };
-  return { kind: "cards", ids: t.split(",").map((s) => s.trim()).filter((s) => s !== ""), pos: v.node.pos };
+  return { kind: "cards", ids: t.split(",").map((s) => s.trim()).filter((s) => s !== ""), pos: v.node.pos, via: "NVIDIA_VISIBLE_DEVICES" };
 }
 
 /** CUDA_VISIBLE_DEVICES inside the container picks among the cards the container was given. */
@@ -192,7 +193,7 @@ function narrow(ctx: Ctx, service: string, place: Place, v: GpuVar): Place {
     case "none":
       return place;
     case "host":
-      return { kind: "cards", ids: picks, pos: v.node.pos };
+      return { kind: "cards", ids: picks, pos: v.node.pos, via: "CUDA_VISIBLE_DEVICES" };
     case "unknown":
       return place;
     case "cards": {
@@ -208,7 +209,8 @@ function narrow(ctx: Ctx, service: string, place: Place, v: GpuVar): Place {
         }
         ids.push(id);
       }
-      return { kind: "cards", ids, pos: v.node.pos };
+      const given = { via: place.via, ids: place.ids, file: place.pos.file, line: place.pos.line };
+      return { kind: "cards", ids, pos: v.node.pos, via: "CUDA_VISIBLE_DEVICES", given };
     }
     default:
       place satisfies never;

@@ -1,4 +1,4 @@
 // The compose reader's public surface (contract section 14).
-export { type ComposeDeploy, type ComposeRead, type ComposeReadOptions, type ComposeSource } from "./types.js";
+export { type CardsLine, type ComposeDeploy, type ComposeRead, type ComposeReadOptions, type ComposeSource } from "./types.js";
 export { readCompose, readComposeFiles, asPlaybookRead } from "./read.js";
 

@@ -95,6 +95,7 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
     file: s.keyPos.file,
     line: s.keyPos.line,
     gpu: gpus.request,
+    cards: gpus.cards?.line ?? null,
     envFiles: envFiles.map((f) => f.path),
   };
 }

@@ -19,6 +19,19 @@ export interface GpuRequest {
   line: number;
 }
 
+/** The line that decides which host cards a service runs on, and how it spells them: what to edit to
+ *  move the seat (`kvgate plan`'s moves). `device_ids` of a GPU request (under deploy or `gpus:`), a
+ *  CDI `devices:` name, or an env key (in `environment:` or an env_file). A CUDA_VISIBLE_DEVICES
+ *  that picks among the cards a request gives the container names that request as `given`. */
+export interface CardsLine {
+  via: "device_ids" | "devices" | "NVIDIA_VISIBLE_DEVICES" | "CUDA_VISIBLE_DEVICES";
+  /** The host card ids the line leads to. */
+  ids: string[];
+  file: string;
+  line: number;
+  given: { via: CardsLine["via"]; ids: string[]; file: string; line: number } | null;
+}
+
 export interface ComposeDeploy extends PlaybookDeploy {
   /** The compose file the deploy belongs to (the file matching the `compose` glob). Same as
    *  `playbook`, which holds it too so that every playbook function takes a compose deploy. */
@@ -34,6 +47,9 @@ export interface ComposeDeploy extends PlaybookDeploy {
   line: number;
   /** The cards it asks for; null when it asks for none. */
   gpu: GpuRequest | null;
+  /** The line that places it on host cards; null when nothing in the compose service does (the
+   *  env file's GPU then does) or kvgate cannot tell which cards (`count`, `all`). */
+  cards: CardsLine | null;
   /** The env_file paths it loads, in order (repo-relative; only those in the repository). */
   envFiles: string[];
 }

@@ -33,3 +33,13 @@ export function playbookContexts(ctx: CheckContext, build: BuildService): { play
     // The playbook and compose checks already ran over the unit; in a deploy context they would only repeat.
     .map((p) => ({ playbook: p, ctx: { ...ctx, after: { ...deployState(ctx.after, p, build), playbooks: [], composes: [] } } }));
 }
+
+/** The fleet as its compose files deploy it (each file in path order, each service it sets replaced by
+ *  its deployed version): what runs, and so what `explain` and `plan` show, each value at the compose
+ *  line (or env file line) that sets it. Playbooks are not laid over: they say how a file is written
+ *  on the host, and the env file they write is what `explain` already shows. */
+export function composeDeployedState(state: FleetState, build: BuildService): FleetState {
+  let out = state;
+  for (const r of state.composes ?? []) out = deployState(out, asPlaybookRead(r), build);
+  return out;
+}

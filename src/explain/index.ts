@@ -20,6 +20,17 @@ export interface ExplainInput {
   only: string | null;
 }
 
+/** The compose services that deploy a service (its values shown are theirs): file, line of the service key, key. */
+export function deployedBy(fleet: FleetState, name: string): { file: string; line: number; compose_service: string }[] {
+  return (fleet.composes ?? []).flatMap((r) => r.deploys.filter((d) => d.service === name).map((d) => ({ file: d.file, line: d.line, compose_service: d.composeService })));
+}
+
+/** Where a deployed seat's cards are set, when not in its env file (a compose device_ids line, say). */
+function gpuWhere(s: Service): string {
+  const o = s.origins.gpus;
+  return o && o.file !== s.file ? ` (${o.file}:${o.line})` : "";
+}
+
 function selected(input: ExplainInput): Service[] {
   return input.fleet.services.filter((s) => input.only === null || s.name === input.only);
 }
@@ -93,8 +104,10 @@ export function explainJson(input: ExplainInput): { services: Record<string, unk
     engine_from: engineFrom(s),
     host: s.host,
     gpus: s.gpus,
+    gpus_from: s.origins.gpus ?? null,
     model: s.model,
     tp: s.tp,
+    deployed_by: deployedBy(input.fleet, s.name),
     settings: settingsJson(s),
     ...radianceJson(s, input),
     ...vllmJson(s.name, vllm.services),
@@ -108,8 +121,12 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
   const out: string[] = [];
   const vllm = explainVllm(input.fleet, input.policy, input.pack);
   for (const s of selected(input)) {
-    const where = [engineText(s), s.host ? `host ${s.host}` : null, s.gpus.length ? `gpu ${s.gpus.join(",")}` : null, s.model, s.tp > 1 ? `tp ${s.tp}` : null].filter(Boolean).join(" · ");
-    out.push(`${p.bold(s.name)}  ${p.dim(s.file)}  ${where}`);
+    const where = [engineText(s), s.host ? `host ${s.host}` : null, s.gpus.length ? `gpu ${s.gpus.join(",")}${gpuWhere(s)}` : null, s.model, s.tp > 1 ? `tp ${s.tp}` : null].filter(Boolean).join(" · ");
+    const by = deployedBy(input.fleet, s.name);
+    // A compose service with no env file of its own: the compose file is all there is.
+    const file = by.length > 0 && !input.fleet.paths.includes(s.file) ? `(no ${s.file})` : s.file;
+    out.push(`${p.bold(s.name)}  ${p.dim(file)}  ${where}`);
+    for (const d of by) out.push(`  ${p.dim(`deployed by ${d.file}:${d.line} (compose service ${d.compose_service}): its values below`)}`);
     const names = Object.keys(s.settings).sort();
     const width = Math.max(0, ...names.map((n) => n.length));
     for (const n of names) {

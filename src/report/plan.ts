@@ -1,14 +1,10 @@
 // The text of `kvgate plan`: the layout per card, the moves, and how to make each (which file to edit).
-import type { FleetState, Service } from "../model/types.js";
+import type { FleetState } from "../model/types.js";
 import type { PlanResult } from "../plan/types.js";
 import { size } from "../kv/format.js";
 import { COLORS, PLAIN } from "./color.js";
+import { seatMoveText } from "./plan-move.js";
 
-/** The key the file moves the seat with: the one it uses (CUDA_VISIBLE_DEVICES, `export GPU`), else GPU. */
-function gpuKeyOf(service: Service | undefined): string {
-  const name = service?.origins.gpus?.name;
-  return name === "CUDA_VISIBLE_DEVICES" || name === "NVIDIA_VISIBLE_DEVICES" ? name : "GPU";
-}
 
 /** A gap in GiB, however small ("0.004 GiB", "under 0.001 GiB", never "1 bytes"): spares are read in GiB. */
 export function gapGiB(bytes: number): string {
@@ -17,7 +13,8 @@ export function gapGiB(bytes: number): string {
   return `${Number(g.toFixed(g >= 0.01 ? 2 : 3))} GiB`;
 }
 
-export function renderPlan(result: PlanResult, state: FleetState, opts: { color: boolean }): string {
+/** `state`: the fleet as deployed; `opts.written`: as its env files say (a compose move names both lines). */
+export function renderPlan(result: PlanResult, state: FleetState, opts: { color: boolean; written?: FleetState }): string {
   const p = opts.color ? COLORS : PLAIN;
   const out: string[] = [];
   const today = result.today_worst_spare_bytes;
@@ -35,8 +32,7 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
   else {
     out.push("  moves:");
     for (const m of result.moves) {
-      const service = m.kind === "seat" ? state.services.find((s) => s.name === m.name) : undefined;
-      const how = m.kind === "seat" ? `set ${gpuKeyOf(service)}=${m.to}${service ? ` in ${service.origins.gpus?.file ?? service.file}` : ""}` : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
+      const how = m.kind === "seat" ? seatMoveText(m.name, m.to, state, opts.written ?? null) : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
       out.push(`    ${m.name}: gpu ${m.from ?? "?"} → ${m.to}  ${p.dim(how)}`);
     }
   }

@@ -6,6 +6,12 @@ import { loadWorkingFleet } from "../working-fleet.js";
 import { explainJson, explainText } from "../../explain/index.js";
 import { useColor } from "../../report/color.js";
 import { createMasker } from "../../secrets/mask.js";
+import type { FleetState } from "../../model/types.js";
+
+function composeServiceOf(fleet: FleetState, key: string): string | null {
+  for (const r of fleet.composes ?? []) for (const d of r.deploys) if (d.composeService === key || d.containerName === key) return d.service;
+  return null;
+}
 
 const OPTIONS = { repo: { type: "string" }, format: { type: "string" }, config: { type: "string" } } as const;
 
@@ -13,7 +19,9 @@ export async function explainCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, OPTIONS, 1);
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
   const { fleet, before, policy, pack } = await loadWorkingFleet(values);
-  const only = positionals[0];
+  // A compose service's key (vllm-voices) names the fleet service it deploys (voices).
+  const asked = positionals[0];
+  const only = asked === undefined || fleet.services.some((s) => s.name === asked) ? asked : (composeServiceOf(fleet, asked) ?? asked);
   if (only !== undefined && !fleet.services.some((s) => s.name === only)) {
     throw new GateError(`no service "${only}"`, { hint: `name one of: ${fleet.services.map((s) => s.name).join(", ") || "(none found under " + policy.services + ")"}` });
   }

@@ -13,7 +13,7 @@ const OPTIONS = { host: { type: "string" }, repo: { type: "string" }, format: { 
 export async function planCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, OPTIONS, 0);
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
-  const { fleet, policy, pack } = await loadWorkingFleet(values);
+  const { fleet, written, policy, pack } = await loadWorkingFleet(values);
   const known = planHosts(fleet);
   if (known.length === 0) throw new GateError("no hosts to plan: kvgate.yaml has no fleet.hosts", { hint: "list the hosts and their cards under fleet.hosts" });
   if (values.host !== undefined && !known.includes(values.host)) throw new GateError(`unknown host "${values.host}"`, { hint: `name one of: ${known.join(", ")}` });
@@ -25,7 +25,7 @@ export async function planCommand(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify(results.length === 1 ? results[0] : results, null, 2) + "\n");
   } else {
     const color = useColor(process.stdout, process.env);
-    process.stdout.write(results.map((r) => renderPlan(r, fleet, { color })).join("\n"));
+    process.stdout.write(results.map((r) => renderPlan(r, fleet, { color, written })).join("\n"));
   }
   return 0;
 }
