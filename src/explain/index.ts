@@ -21,7 +21,7 @@ export interface ExplainInput {
 }
 
 /** The compose services that deploy a service (its values shown are theirs): file, line of the service key, key. */
-export function deployedBy(fleet: FleetState, name: string): { file: string; line: number; compose_service: string }[] {
+function deployedBy(fleet: FleetState, name: string): { file: string; line: number; compose_service: string }[] {
   return (fleet.composes ?? []).flatMap((r) => r.deploys.filter((d) => d.service === name).map((d) => ({ file: d.file, line: d.line, compose_service: d.composeService })));
 }
 

@@ -14,7 +14,7 @@ function gpuKeyOf(service: Service | undefined): string {
 }
 
 /** The compose deploy that places the seat: the last compose file that sets its cards (as deployState lays them). */
-export function composeDeployOf(state: FleetState, name: string): ComposeDeploy | null {
+function composeDeployOf(state: FleetState, name: string): ComposeDeploy | null {
   let found: ComposeDeploy | null = null;
   for (const r of state.composes ?? []) for (const d of r.deploys) if (d.service === name && (d.cards !== null || found === null)) found = d;
   return found;
