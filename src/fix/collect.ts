@@ -9,10 +9,16 @@ export interface RuledFix extends ValueFix {
   rule: string;
 }
 
-function isFix(v: unknown): v is ValueFix {
+export function isFix(v: unknown): v is ValueFix {
   if (typeof v !== "object" || v === null) return false;
   const f = v as Record<string, unknown>;
   return typeof f.file === "string" && (f.line === null || typeof f.line === "number") && typeof f.key === "string" && typeof f.value === "string";
+}
+
+/** A finding's value fixes: `data.fixes` (a fix that needs two values) or `data.fix`. */
+export function fixListOf(f: Finding): ValueFix[] {
+  const list: unknown[] = Array.isArray(f.data.fixes) ? f.data.fixes : f.data.fix !== undefined ? [f.data.fix] : [];
+  return list.filter(isFix);
 }
 
 export function fixesOf(findings: readonly Finding[]): Map<string, RuledFix[]> {

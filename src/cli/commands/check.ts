@@ -1,4 +1,5 @@
 // kvgate check: gate the staged change (default), one commit, a range, or the whole tree.
+import { fixFileTexts } from "../../fix/texts.js";
 import { resolve } from "node:path";
 import { parse, oneOf } from "../args.js";
 import { UsageError } from "../../errors.js";
@@ -94,7 +95,11 @@ export async function checkCommand(argv: string[]): Promise<number> {
     (format === "text" && values.output === undefined ? process.stdout : process.stderr).write(describeFixes(run));
   }
   const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
-  emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack) }), values.output);
+  // SARIF's fixes are replacements in the tree that was checked (the newest unit's); after --fix that
+  // tree is not what the working tree holds any more, so the fixes left are given without them.
+  const newest = units[units.length - 1];
+  const files = format === "sarif" && !values.fix && newest ? await fixFileTexts(result.findings, newest.after) : undefined;
+  emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack), ...(files ? { files } : {}) }), values.output);
   return result.verdict === "fail" ? 1 : 0;
 }
 
