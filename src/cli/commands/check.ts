@@ -1,5 +1,4 @@
 // kvgate check: gate the staged change (default), one commit, a range, or the whole tree.
-import { fixFileTexts } from "../../fix/texts.js";
 import { resolve } from "node:path";
 import { parse, oneOf } from "../args.js";
 import { UsageError } from "../../errors.js";
@@ -23,6 +22,7 @@ import { assertFixable, describeFixes, fixAndRecheck } from "./check-fix.js";
 import { readFileSync } from "node:fs";
 import { GateError } from "../../errors.js";
 import { parseBaseline } from "../../engine/baseline-file.js";
+import { fixFileTexts } from "../../fix/texts.js";
 
 /** --baseline FILE's text; a missing or unreadable file stops the run (exit 2) with the fix. */
 function readBaselineFile(file: string): string {
