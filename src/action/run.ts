@@ -11,6 +11,7 @@ import type { CheckResult, Mode } from "../engine/result.js";
 import { loadPack } from "../rules/load.js";
 import { policyOf } from "../load/config.js";
 import { formatSarif } from "../report/sarif.js";
+import { fixFileTexts } from "../fix/texts.js";
 import { formatGithub, shortId, summaryMarkdown, verdictLine, type AnnotationSink } from "../report/github.js";
 import { countFindings, verdictOf } from "../engine/result.js";
 import { readInputs } from "./inputs.js";
@@ -65,10 +66,10 @@ async function resolveTarget(dir: string, plan: Exclude<RangePlan, { kind: "noth
   return { from: null, head: plan.head, policyRev: tip, why: `${plan.why} (no ${plan.defaultBranch ? `origin/${plan.defaultBranch}` : "default branch"} to compare with: the head commit alone)` };
 }
 
-function writeSarif(workspace: string, path: string, result: CheckResult): string {
+function writeSarif(workspace: string, path: string, result: CheckResult, files: ReadonlyMap<string, string>): string {
   const file = isAbsolute(path) ? path : resolve(workspace, path);
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, formatSarif(result));
+  writeFileSync(file, formatSarif(result, { files }));
   return file;
 }
 
@@ -109,7 +110,9 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   });
   core.summary.addRaw(summaryMarkdown(result, cards));
   await core.summary.write();
-  const sarifFile = inputs.sarif ? writeSarif(workspace, inputs.sarif, result) : "";
+  // The fixes are replacements in the head's files, the tree code scanning shows.
+  const newest = units[units.length - 1];
+  const sarifFile = inputs.sarif ? writeSarif(workspace, inputs.sarif, result, newest ? await fixFileTexts(result.findings, newest.after) : new Map()) : "";
   core.setOutput("verdict", result.verdict);
   core.setOutput("errors", result.counts.error);
   core.setOutput("warnings", result.counts.warning);

@@ -32,6 +32,11 @@ export interface CheckContext {
   env: Readonly<Record<string, string | undefined>>;
   /** `.kvgateignore`, read from where the policy comes from (absent: nothing is ignored). */
   ignore?: IgnoreList;
+  /**
+   * The before side read under its own kvgate.yaml, given only when that file's services glob differs
+   * from the run's policy: a change that narrows the glob drops seats no other side shows.
+   */
+  beforeOwn?: { services: string; fleet: FleetState };
 }
 
 export interface Check<M extends Messages = Messages> extends Rule<M> {

@@ -11,7 +11,7 @@ import { waiverUnknownRule } from "../checks/waiver-unknown-rule.js";
 import { countFindings, verdictOf, type CheckResult, type FailOn, type Mode } from "./result.js";
 import { baselineKey, raise, runSteps, type Draft, type PipelineContext } from "./pipeline.js";
 import { unknownWaivers, waiversOf } from "./waivers.js";
-import { createFleetLoader, type FleetLoader } from "../load/fleet.js";
+import { createFleetLoader, loadFleet, type FleetLoader } from "../load/fleet.js";
 import { VERSION } from "../version.js";
 import { playbookContexts } from "./playbook-deploys.js";
 import { buildService } from "../model/build.js";
@@ -117,7 +117,15 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<Dr
   const before: FleetState | null = unit.before ? await loader.load(unit.before, policy, opts.pack) : null;
   const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files };
   const ignore = opts.ignore !== undefined ? opts.ignore : await ignoreOf(unit.after);
-  return checkFleets({ policy, pack: opts.pack, env: opts.env, unit: unitInfo, before, after, ...(ignore ? { ignore } : {}) }, opts.checks);
+  // Both sides are checked under the after's policy, so a change that narrows the services glob shows
+  // the dropped seats on neither side: the before is also read under its own kvgate.yaml. (A policy
+  // fixed for the run, --config or the Action's policy-from: base, is one glob for both sides.)
+  let beforeOwn: CheckContext["beforeOwn"];
+  if (unit.before && opts.policy === undefined) {
+    const own = await loader.policy(unit.before, opts.pack);
+    if (own.services !== policy.services) beforeOwn = { services: own.services, fleet: await loadFleet(unit.before, own, opts.pack) };
+  }
+  return checkFleets({ policy, pack: opts.pack, env: opts.env, unit: unitInfo, before, after, ...(ignore ? { ignore } : {}), ...(beforeOwn ? { beforeOwn } : {}) }, opts.checks);
 }
 
 export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise<CheckResult> {

@@ -15,6 +15,12 @@ function isFix(v: unknown): v is ValueFix {
   return typeof f.file === "string" && (f.line === null || typeof f.line === "number") && typeof f.key === "string" && typeof f.value === "string";
 }
 
+/** A finding's value fixes: `data.fixes` (a fix that needs two values) or `data.fix`. */
+export function fixListOf(f: Finding): ValueFix[] {
+  const list: unknown[] = Array.isArray(f.data.fixes) ? f.data.fixes : f.data.fix !== undefined ? [f.data.fix] : [];
+  return list.filter(isFix);
+}
+
 export function fixesOf(findings: readonly Finding[]): Map<string, RuledFix[]> {
   const byFile = new Map<string, RuledFix[]>();
   const seen = new Set<string>();

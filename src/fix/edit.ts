@@ -10,6 +10,8 @@ export interface AppliedFix {
   /** The value as the file had it; null when the line was added. */
   from: string | null;
   to: string;
+  /** Where the old value's text sat on the line (0-based column, width) and the text written there; absent when the line was added. */
+  span?: { column: number; width: number; written: string };
 }
 
 export interface FailedFix {
@@ -51,7 +53,7 @@ function unquote(token: string): string {
 const TEMPLATED = /\{\{|\{%|\$\{?[A-Za-z_]/;
 
 /** Replaces the key's last value on the line; null when the line does not set the key; `templated` when its value is a variable. */
-function editLine(line: string, key: string, value: string): { line: string; from: string } | "templated" | null {
+function editLine(line: string, key: string, value: string): { line: string; from: string; span: { column: number; width: number; written: string } } | "templated" | null {
   const re = pattern(key);
   let last: RegExpExecArray | null = null;
   for (let m = re.exec(line); m; m = re.exec(line)) {
@@ -65,11 +67,21 @@ function editLine(line: string, key: string, value: string): { line: string; fro
   const head = flag ? `${last[1]}${last[2]}${last[3]}` : `${last[1]}${last[2]}`;
   const start = last.index;
   const end = start + last[0].length;
-  return { line: line.slice(0, start) + head + requote(old, value) + line.slice(end), from: unquote(old) };
+  // A flag inside a double-quoted env value (SERVE_ARGS="… --override-generation-config '{\"k\":1}'"):
+  // its double quotes and backslashes are written escaped, as the env value needs them.
+  const inDouble = flag && (line.slice(0, start + (last[1] ?? "").length).match(/(?<!\\)"/g) ?? []).length % 2 === 1;
+  const written = inDouble ? value.replace(/[\\"]/g, "\\$&") : value;
+  const was = unquote(old);
+  const token = requote(old, written);
+  return {
+    line: line.slice(0, start) + head + token + line.slice(end),
+    from: inDouble ? was.replace(/\\([\\"])/g, "$1") : was,
+    span: { column: start + head.length, width: old.length, written: token },
+  };
 }
 
 /** A file's text split into lines and the endings between them (CRLF, LF and CR-only files kept). */
-function splitKeep(text: string): { lines: string[]; ends: string[] } {
+export function splitKeep(text: string): { lines: string[]; ends: string[] } {
   const parts = text.split(/(\r\n|\n|\r)/);
   const lines: string[] = [];
   const ends: string[] = [];
@@ -100,7 +112,7 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
       }
       if (!r) return false;
       lines[i] = r.line;
-      applied.push({ fix, line: i + 1, from: r.from, to: fix.value });
+      applied.push({ fix, line: i + 1, from: r.from, to: fix.value, span: r.span });
       return true;
     };
     let done = fix.line !== null && tryAt(fix.line - 1);

@@ -7,6 +7,8 @@ export interface ReportContext {
   color: boolean;
   /** The secrets override variable as kvgate.yaml names it (secrets.override, default ALLOW_SECRETS). */
   overrideName: string;
+  /** The text of each file a finding's value fix edits, as checked: SARIF gives those fixes as replacements. Absent: no SARIF fixes. */
+  files?: ReadonlyMap<string, string>;
 }
 
 export type Reporter = (result: CheckResult, ctx: ReportContext) => string;

@@ -7,6 +7,10 @@ import type { CheckResult } from "../engine/result.js";
 import type { Finding, Severity } from "../model/types.js";
 import type { RuleMeta } from "../checks/define.js";
 import { RULES } from "../checks/registry.js";
+import type { ReportContext } from "./reporter.js";
+import { fixListOf } from "../fix/collect.js";
+import { fixReplacement } from "../fix/replacement.js";
+import { showFix } from "../fix/types.js";
 
 const SARIF_SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json";
 const INFORMATION_URI = "https://github.com/kvgate/kvgate";
@@ -55,7 +59,35 @@ function suppressionsOf(f: Finding): Sarif.Suppression[] | undefined {
   return [{ kind, justification: f.reason ?? `${f.status} by kvgate` }];
 }
 
-function resultOf(f: Finding, index: Map<string, number>): Sarif.Result {
+/**
+ * A finding's value fix as a SARIF fix (§3.55): one artifactChange per file, each replacing the value's
+ * region with the advised value (an insertion at the end when the fix adds a line). Given only for open
+ * findings, and only when every value of the fix can be placed in the file as it was checked.
+ */
+function fixesOfFinding(f: Finding, files: ReadonlyMap<string, string> | undefined): Sarif.Fix[] | undefined {
+  if (!files || f.status !== "open") return undefined;
+  const list = fixListOf(f);
+  if (list.length === 0) return undefined;
+  const changes = new Map<string, Sarif.Replacement[]>();
+  for (const fix of list) {
+    const text = files.get(fix.file);
+    const r = text === undefined ? null : fixReplacement(text, fix);
+    if (!r) return undefined;
+    const deletedRegion: Sarif.Region = { charOffset: r.charOffset, charLength: r.charLength };
+    if (r.startLine !== undefined) Object.assign(deletedRegion, { startLine: r.startLine, startColumn: r.startColumn, endColumn: r.endColumn });
+    const forFile = changes.get(fix.file) ?? [];
+    forFile.push({ deletedRegion, insertedContent: { text: r.text } });
+    changes.set(fix.file, forFile);
+  }
+  return [
+    {
+      description: { text: `set ${list.map(showFix).join(", ")}` },
+      artifactChanges: [...changes].map(([file, replacements]) => ({ artifactLocation: { uri: pathToUri(file), uriBaseId: "%SRCROOT%" }, replacements })),
+    },
+  ];
+}
+
+function resultOf(f: Finding, index: Map<string, number>, files?: ReadonlyMap<string, string>): Sarif.Result {
   const ruleIndex = index.get(f.rule);
   const result: Sarif.Result = {
     ruleId: f.rule,
@@ -73,10 +105,12 @@ function resultOf(f: Finding, index: Map<string, number>): Sarif.Result {
   };
   const suppressions = suppressionsOf(f);
   if (suppressions) result.suppressions = suppressions;
+  const fixes = fixesOfFinding(f, files);
+  if (fixes) result.fixes = fixes;
   return result;
 }
 
-function sarifLog(result: CheckResult, rules: readonly RuleMeta[] = RULES): Sarif.Log {
+export function sarifLog(result: CheckResult, rules: readonly RuleMeta[] = RULES, files?: ReadonlyMap<string, string>): Sarif.Log {
   const index = new Map(rules.map((r, i) => [r.id, i]));
   return {
     $schema: SARIF_SCHEMA,
@@ -93,13 +127,13 @@ function sarifLog(result: CheckResult, rules: readonly RuleMeta[] = RULES): Sari
           },
         },
         originalUriBaseIds: { "%SRCROOT%": { description: { text: "the root of the repository kvgate checked" } } },
-        results: result.findings.map((f) => resultOf(f, index)),
+        results: result.findings.map((f) => resultOf(f, index, files)),
         properties: { verdict: result.verdict, mode: result.mode, units: result.units, counts: result.counts },
       },
     ],
   };
 }
 
-export function formatSarif(result: CheckResult): string {
-  return JSON.stringify(sarifLog(result), null, 2) + "\n";
+export function formatSarif(result: CheckResult, ctx?: Pick<ReportContext, "files">): string {
+  return JSON.stringify(sarifLog(result, RULES, ctx?.files), null, 2) + "\n";
 }

@@ -21,6 +21,18 @@ describe("applyFixes", () => {
     ["CR-only line endings kept", "A=1\rTTM_MIN_MIB=97791\r", fix("TTM_MIN_MIB", "97792", 2), "A=1\rTTM_MIN_MIB=97792\r"],
     ["a YAML env map in a playbook", "      env:\n        MAX_MODEL_LEN: \"65536\"\n", fix("MAX_MODEL_LEN", "40960", 2, "playbooks/p.yml"), "      env:\n        MAX_MODEL_LEN: \"40960\"\n"],
     ["a lineinfile line", "        line: \"MAX_MODEL_LEN=65536\"\n", fix("MAX_MODEL_LEN", "40960", 1, "playbooks/p.yml"), "        line: \"MAX_MODEL_LEN=40960\"\n"],
+    [
+      "a JSON flag value inside a double-quoted env value: its quotes written escaped",
+      `SERVE_ARGS="--served-model-name v --override-generation-config '{\\"max_new_tokens\\":65536,\\"temperature\\":0.7}'"\n`,
+      fix("--override-generation-config", '{"max_new_tokens":40960,"temperature":0.7}', 1),
+      `SERVE_ARGS="--served-model-name v --override-generation-config '{\\"max_new_tokens\\":40960,\\"temperature\\":0.7}'"\n`,
+    ],
+    [
+      "a JSON flag value on a compose command line: written as is",
+      `      --override-generation-config '{"max_new_tokens":65536}'\n`,
+      fix("--override-generation-config", '{"max_new_tokens":40960}', 1, "hosts/h/compose.yaml"),
+      `      --override-generation-config '{"max_new_tokens":40960}'\n`,
+    ],
   ])("%s", (_name, before, f, after) => {
     const r = applyFixes(before, f.file, [f]);
     expect(r.failed).toEqual([]);
@@ -31,6 +43,11 @@ describe("applyFixes", () => {
   test("what was there and the line written are reported", () => {
     const r = applyFixes("A=1\nTTM_MIN_MIB=97791\n", "scripts/a.env", [fix("TTM_MIN_MIB", "97792", 2), fix("TTM_TARGET_MIB", "98816")]);
     expect(r.applied.map((a) => [a.line, a.fix.key, a.from, a.to])).toEqual([[2, "TTM_MIN_MIB", "97791", "97792"], [3, "TTM_TARGET_MIB", null, "98816"]]);
+  });
+
+  test("the value that was there is reported unescaped (the JSON as the flag reads it)", () => {
+    const r = applyFixes(`SERVE_ARGS="--override-generation-config '{\\"max_new_tokens\\":65536}'"\n`, "scripts/a.env", [fix("--override-generation-config", '{"max_new_tokens":40960}', 1)]);
+    expect(r.applied.map((a) => [a.from, a.to])).toEqual([['{"max_new_tokens":65536}', '{"max_new_tokens":40960}']]);
   });
 
   test("a key no line sets in a file that is not an env file is not placed: reported, text unchanged", () => {

@@ -22,6 +22,7 @@ import { assertFixable, describeFixes, fixAndRecheck } from "./check-fix.js";
 import { readFileSync } from "node:fs";
 import { GateError } from "../../errors.js";
 import { parseBaseline } from "../../engine/baseline-file.js";
+import { fixFileTexts } from "../../fix/texts.js";
 
 /** --baseline FILE's text; a missing or unreadable file stops the run (exit 2) with the fix. */
 function readBaselineFile(file: string): string {
@@ -94,7 +95,11 @@ export async function checkCommand(argv: string[]): Promise<number> {
     (format === "text" && values.output === undefined ? process.stdout : process.stderr).write(describeFixes(run));
   }
   const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
-  emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack) }), values.output);
+  // SARIF's fixes are replacements in the tree that was checked (the newest unit's); after --fix that
+  // tree is not what the working tree holds any more, so the fixes left are given without them.
+  const newest = units[units.length - 1];
+  const files = format === "sarif" && !values.fix && newest ? await fixFileTexts(result.findings, newest.after) : undefined;
+  emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack), ...(files ? { files } : {}) }), values.output);
   return result.verdict === "fail" ? 1 : 0;
 }
 
