@@ -268,11 +268,13 @@ describe("advice in the spelling the file uses", () => {
     for (const [path, text] of Object.entries(fleetFiles())) {
       if (path.startsWith("scripts/") && path.endsWith(".env") && path !== FRANK) repo.write(path, text.replace(/^(export )?GPU=/m, "$1CUDA_VISIBLE_DEVICES="));
     }
+    // voices onto gpu 1 beside meromero-rp: the plan moves a seat back.
+    repo.write("scripts/voices.env", readFileSync(join(repo.dir, "scripts/voices.env"), "utf8").replace(/^(export )?CUDA_VISIBLE_DEVICES=\d+/m, "$1CUDA_VISIBLE_DEVICES=1"));
     const json = JSON.parse(kvgate(["plan", "--host", "fv-ml1", "--format", "json"], { cwd: repo.dir }).stdout);
     const seatMoves = json.moves.filter((m: { kind: string }) => m.kind === "seat");
     expect(seatMoves.length).toBeGreaterThan(0);
     const text = kvgate(["plan", "--host", "fv-ml1"], { cwd: repo.dir }).stdout;
-    for (const m of seatMoves) expect(text).toContain(`set CUDA_VISIBLE_DEVICES=${m.to} in scripts/${m.name}.env`);
+    for (const m of seatMoves) expect(text).toMatch(new RegExp(`set CUDA_VISIBLE_DEVICES=${m.to} at scripts/${m.name}\\.env:\\d+`));
     expect(text).not.toContain("set GPU=");
   });
 });
