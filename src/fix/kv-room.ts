@@ -31,7 +31,8 @@ export function pinRaiseFits(usages: CardUsage[], seat: VllmSeat, newPin: number
 export function contextThatFits(seat: VllmSeat, roundBytes: number): number | null {
   const b = seat.perToken?.bytes;
   if (!b || seat.pinned === null) return null;
-  const fits = (len: number) => requiredKv({ factor: seat.factor, maxModelLen: len, bytesPerToken: b, roundBytes }) <= (seat.pinned as number);
+  const fits = (len: number) =>
+    requiredKv({ factor: seat.factor, maxModelLen: len, bytesPerToken: b, roundBytes }) <= (seat.pinned as number);
   let lo = 0;
   let hi = seat.maxModelLen ?? 0;
   while (lo < hi) {

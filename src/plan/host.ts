@@ -48,7 +48,14 @@ function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, ho
       if (seat.cards.length > 1 && !pinned) notes.push(`${seat.name} spans gpus ${seat.cards.join(",")} (TP ${seat.tp}): kept where it is`);
       for (const i of seat.cards) {
         const card = cardsFull.find((c) => c.index === i);
-        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card), boot_floor: bootFloor(seat, card, policy.vllm.context_overhead_bytes) });
+        if (card)
+          fixed.push({
+            name: seat.name,
+            kind: "seat",
+            card: i,
+            bytes: seatFootprint(seat, card),
+            boot_floor: bootFloor(seat, card, policy.vllm.context_overhead_bytes),
+          });
       }
       continue;
     }
@@ -63,9 +70,16 @@ function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, ho
   }
   for (const t of state.tenants) {
     // A tenant named like a seat is that seat (counted once, as the seat: fleet/tenant-is-service).
-    if (t.host !== host || radiance.has(t.gpu) || items.some((i) => i.kind === "seat" && i.name === t.name) || fixed.some((f) => f.kind === "seat" && f.name === t.name)) continue;
+    if (
+      t.host !== host ||
+      radiance.has(t.gpu) ||
+      items.some((i) => i.kind === "seat" && i.name === t.name) ||
+      fixed.some((f) => f.kind === "seat" && f.name === t.name)
+    )
+      continue;
     if (t.pin) fixed.push({ name: t.name, kind: "tenant", card: t.gpu, bytes: t.vramBytes });
-    else items.push({ name: t.name, kind: "tenant", current: listed.has(t.gpu) ? t.gpu : null, footprints: cardsFull.map(() => t.vramBytes) });
+    else
+      items.push({ name: t.name, kind: "tenant", current: listed.has(t.gpu) ? t.gpu : null, footprints: cardsFull.map(() => t.vramBytes) });
   }
   return { input: { host, cards, items, fixed }, notes };
 }

@@ -5,7 +5,6 @@ import { size } from "../kv/format.js";
 import { COLORS, PLAIN } from "./color.js";
 import { seatMoveText } from "./plan-move.js";
 
-
 /** A gap in GiB, however small ("0.004 GiB", "under 0.001 GiB", never "1 bytes"): spares are read in GiB. */
 export function gapGiB(bytes: number): string {
   const g = bytes / 2 ** 30;
@@ -23,16 +22,30 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
     : result.optimal
       ? `proven optimal${result.resolution_bytes > 1 ? ` to ${size(result.resolution_bytes)}` : ""} (${result.nodes.toLocaleString("en-US")} nodes)`
       : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${gapGiB(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
-  out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`);
+  out.push(
+    `${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`,
+  );
   for (const c of result.cards) {
     const spare = c.spare_bytes < 0 ? p.red(`over by ${size(-c.spare_bytes)}`) : `spare ${size(c.spare_bytes)}`;
-    out.push(`  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`);
+    out.push(
+      `  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`,
+    );
   }
-  if (result.moves.length === 0) out.push(!result.boots ? "  no moves" : result.optimal ? "  no moves: today's layout is already optimal" : "  no moves: nothing better than today's layout was found");
+  if (result.moves.length === 0)
+    out.push(
+      !result.boots
+        ? "  no moves"
+        : result.optimal
+          ? "  no moves: today's layout is already optimal"
+          : "  no moves: nothing better than today's layout was found",
+    );
   else {
     out.push("  moves:");
     for (const m of result.moves) {
-      const how = m.kind === "seat" ? seatMoveText(m.name, m.to, state, opts.written ?? null) : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
+      const how =
+        m.kind === "seat"
+          ? seatMoveText(m.name, m.to, state, opts.written ?? null)
+          : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
       out.push(`    ${m.name}: gpu ${m.from ?? "?"} → ${m.to}  ${p.dim(how)}`);
     }
   }
