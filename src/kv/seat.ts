@@ -1,7 +1,7 @@
 // Everything the KV rules, the card table and the planner need about one seat (a service whose engine
 // sizes its KV per seat: vLLM), computed once from the service's settings, the policy and the catalog.
 import type { ModelSpec, Policy, SeatPolicy } from "../config/policy.js";
-import type { Card, FleetState, Origin, Service } from "../model/types.js";
+import { cudaTotalOf, type Card, type FleetState, type Origin, type Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { sizesKvPerSeat } from "../model/engine.js";
 import { MiB } from "../units/bytes.js";
@@ -186,8 +186,9 @@ export function seatOf(service: Service, policy: Policy, pack: RulesPack, state:
     );
     const graphsBytes = graphs && vf.cudaGraphsInBudget ? CUDA_GRAPH_ESTIMATE : 0;
     estimate = {
-      bytes: estimatedKv({ totalBytes: card.totalBytes, utilization, weightsPerGpu: weights, overhead: overhead.bytes, graphsInBudget: graphsBytes }),
-      totalBytes: card.totalBytes,
+      // vLLM's budget is utilization × what CUDA reports, which the inventory may give apart from the size.
+      bytes: estimatedKv({ totalBytes: cudaTotalOf(card), utilization, weightsPerGpu: weights, overhead: overhead.bytes, graphsInBudget: graphsBytes }),
+      totalBytes: cudaTotalOf(card),
       utilization,
       weightsPerGpu: weights,
       overhead,
@@ -232,9 +233,9 @@ export function vllmSeats(state: FleetState, policy: Policy, pack: RulesPack): V
   return state.services.filter((s) => sizesKvPerSeat(pack, s)).map((s) => seatOf(s, policy, pack, state));
 }
 
-/** On one of its cards: weights / TP + pin + overhead; a seat without a pin takes utilization × total. */
-export function seatFootprint(seat: VllmSeat, card: Pick<Card, "totalBytes">): number {
-  if (seat.pinned === null) return Math.round(seat.utilization * card.totalBytes);
+/** On one of its cards: weights / TP + pin + overhead; a seat without a pin takes utilization × (CUDA) total. */
+export function seatFootprint(seat: VllmSeat, card: Pick<Card, "totalBytes" | "cudaTotalBytes">): number {
+  if (seat.pinned === null) return Math.round(seat.utilization * cudaTotalOf(card));
   return (seat.weights ?? 0) + seat.pinned + seat.overhead;
 }
 

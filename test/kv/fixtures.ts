@@ -79,7 +79,7 @@ export function tenant(name: string, gpu: number, vram: number, pin = false, hos
 }
 
 function cardsOf(policy: Policy): Card[] {
-  return Object.entries(policy.fleet.hosts).flatMap(([host, h]) => h.gpus.map((g) => ({ host, index: g.index, totalBytes: g.total_bytes, reserveBytes: g.reserve_bytes })));
+  return Object.entries(policy.fleet.hosts).flatMap(([host, h]) => h.gpus.map((g) => ({ host, index: g.index, totalBytes: g.total_bytes, reserveBytes: g.reserve_bytes, ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }) })));
 }
 
 export function fleet(services: Service[], tenants: Tenant[] = [], policy: Policy = policyOf()): FleetState {
