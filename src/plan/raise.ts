@@ -172,7 +172,7 @@ export function raiseContextsForHost(state: FleetState, policy: Policy, pack: Ru
   }
   const chosen = new Set(best?.set.map((c) => c.seat.name) ?? []);
   for (const c of cands) {
-    if (!chosen.has(c.seat.name)) kept.push({ name: c.seat.name, max_model_len: c.seat.maxModelLen as number, native_max: c.native, reason: best === null ? "today's layout already fails gpu/fits or kv/boot-check: fix that first (kvgate plan)" : "no layout holds it at its maximum together with the seats raised (every card keeping its reserve)" });
+    if (!chosen.has(c.seat.name)) kept.push({ name: c.seat.name, max_model_len: c.seat.maxModelLen as number, native_max: c.native, reason: best === null ? "no layout of today's settings passes gpu/fits and kv/boot-check: fix that first (kvgate plan)" : "no layout holds it at its maximum together with the seats raised (every card keeping its reserve)" });
   }
   kept.sort((a, b) => (a.name < b.name ? -1 : 1));
   const raised: RaisedSeat[] = (best?.set ?? []).map((c) => ({

@@ -60,4 +60,16 @@ describe("raiseContextsForHost", () => {
     expect(raised.raised[0]).toMatchObject({ kv_source: "estimated", kv_to_bytes: 20 * GiB, to_tokens: 131_072, fixes: [{ key: "MAX_MODEL_LEN", value: "131072" }] });
     expect(raised.raised[0]!.kv_from_bytes / GiB).toBeCloseTo(25.92, 2);
   });
+
+  test("a host no layout of today's settings passes: nothing is raised, and the plan says what to fix first", () => {
+    // One 48 GiB card: the unpinned llama must be alone on it (kv/unpinned-shared-card), and a is there too.
+    const one = llama(["48GiB"]);
+    const plan = raiseContextsForHost(fleet([one.service, qwen()], [], one.policy), one.policy, pack, "fv-ml1");
+    expect(plan.raised).toEqual([]);
+    expect(plan.layout.boots).toBe(false);
+    expect(plan.kept.map((k) => [k.name, k.reason])).toEqual([
+      ["a", expect.stringContaining("no layout of today's settings passes")],
+      ["llama", expect.stringContaining("no layout of today's settings passes")],
+    ]);
+  });
 });
