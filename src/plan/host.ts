@@ -32,7 +32,7 @@ export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveByt
   return seat.pinned === null ? Math.max(boots, card.totalBytes - card.reserveBytes - footprint) : boots;
 }
 
-function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
+export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
   const notes: string[] = [];
   const usages = cardUsage(state, policy, pack).filter((l) => l.host === host);
   const radiance = new Set(usages.filter((l) => l.ledgerSized).map((l) => l.index));

@@ -16,7 +16,7 @@ import { bootFloor, planInputForHost } from "./host.js";
 import { solvePlan, type PlanLimits } from "./solve.js";
 import type { PlanInput, PlanResult } from "./types.js";
 
-export interface RaisedSeat {
+interface RaisedSeat {
   name: string;
   from_tokens: number;
   to_tokens: number;
