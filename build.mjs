@@ -25,14 +25,22 @@ function sourcesOf(dir) {
 const buildId = createHash("sha256")
   .update(readFileSync("package.json"))
   .update(JSON.stringify(rules))
-  .update(sourcesOf("src").map((f) => `${f}\0${readFileSync(f, "utf8")}`).join("\0"))
+  .update(
+    sourcesOf("src")
+      .map((f) => `${f}\0${readFileSync(f, "utf8")}`)
+      .join("\0"),
+  )
   .digest("hex")
   .slice(0, 16);
 // What the fast path needs of each detector to tell "no secret can be here": its keywords, regex,
 // charset (the left boundary), flags and file context.
 const detectorTriggers = rules["secrets.yaml"].detectors.map((d) => ({
-  keywords: d.keywords, regex: d.regex, charset: d.charset,
-  ...(d.left_boundary ? { left_boundary: true } : {}), ...(d.flags ? { flags: d.flags } : {}), ...(d.file_context ? { file_context: d.file_context } : {}),
+  keywords: d.keywords,
+  regex: d.regex,
+  charset: d.charset,
+  ...(d.left_boundary ? { left_boundary: true } : {}),
+  ...(d.flags ? { flags: d.flags } : {}),
+  ...(d.file_context ? { file_context: d.file_context } : {}),
 }));
 
 const common = {
@@ -48,7 +56,9 @@ const common = {
   define: { __KVGATE_RULES__: JSON.stringify(rules), __KVGATE_BUILD__: JSON.stringify(buildId) },
   logLevel: "warning",
   // Bundled CommonJS dependencies (simple-git) call require(); give the ESM bundle one.
-  banner: { js: "import { createRequire as __kvgateCreateRequire } from 'node:module'; const require = __kvgateCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __kvgateCreateRequire } from 'node:module'; const require = __kvgateCreateRequire(import.meta.url);",
+  },
 };
 
 const only = process.argv[2];
@@ -59,10 +69,19 @@ const jobs = [];
 // pg is bundled like every other dependency (the package has none at run time); esbuild wraps it so
 // it only runs when `usage --litellm-db` imports it. pg-native is pg's optional native binding, which
 // pg requires inside a try and falls back from: never installed, never bundled.
-if (!only || only === "cli") jobs.push(build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", external: ["pg-native"] }));
+if (!only || only === "cli")
+  jobs.push(build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", external: ["pg-native"] }));
 // The hook's fast path, its own small bundle: bin/kvgate.js loads it before the CLI for `check --staged`.
 if (!only || only === "cli") {
-  jobs.push(build({ ...common, entryPoints: ["src/cli/fast-path.ts"], outfile: "dist/fast.js", define: { __KVGATE_BUILD__: JSON.stringify(buildId), __KVGATE_DETECTORS__: JSON.stringify(detectorTriggers) } }));
+  jobs.push(
+    build({
+      ...common,
+      entryPoints: ["src/cli/fast-path.ts"],
+      outfile: "dist/fast.js",
+      define: { __KVGATE_BUILD__: JSON.stringify(buildId), __KVGATE_DETECTORS__: JSON.stringify(detectorTriggers) },
+    }),
+  );
 }
-if (!only || only === "action") jobs.push(build({ ...common, entryPoints: ["src/action/main.ts"], outfile: "dist/action/index.js", target: "node24" }));
+if (!only || only === "action")
+  jobs.push(build({ ...common, entryPoints: ["src/action/main.ts"], outfile: "dist/action/index.js", target: "node24" }));
 await Promise.all(jobs);

@@ -18,7 +18,10 @@ export default tseslint.config(
       // terminal (src/secrets/shown.ts) and refuses them in env values and names.
       "no-control-regex": "off",
       // `_name` marks a value left out on purpose (a destructured field dropped from a copy).
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
     },
   },
   {

@@ -21,7 +21,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.out || !["nvidia-smi", "prometheus", "beszel"].includes(values.format)) {
-  console.error("usage: node bench/gen-gpu-samples.mjs --out FILE [--format nvidia-smi|prometheus|beszel] [--cards N] [--host H] [--days 30]");
+  console.error(
+    "usage: node bench/gen-gpu-samples.mjs --out FILE [--format nvidia-smi|prometheus|beszel] [--cards N] [--host H] [--days 30]",
+  );
   process.exit(2);
 }
 
@@ -122,7 +124,10 @@ if (values.format === "nvidia-smi") {
   put('{"status":"success","data":{"resultType":"matrix","result":[');
   const series = [];
   for (let c = 0; c < CARDS.length; c++) {
-    for (const [name, f] of [["DCGM_FI_DEV_FB_USED", (u) => u], ["DCGM_FI_DEV_FB_FREE", (u) => TOTAL_MIB - u]]) {
+    for (const [name, f] of [
+      ["DCGM_FI_DEV_FB_USED", (u) => u],
+      ["DCGM_FI_DEV_FB_FREE", (u) => TOTAL_MIB - u],
+    ]) {
       const labels = `{"__name__":"${name}","gpu":"${c}","Hostname":"${values.host}","modelName":"NVIDIA RTX PRO 6000 Blackwell","job":"dcgm"}`;
       series.push(`{"metric":${labels},"values":[${times.map((t, i) => `[${t / 1000},"${f(used[c][i])}"]`).join(",")}]}`);
     }
@@ -132,9 +137,14 @@ if (values.format === "nvidia-smi") {
 } else {
   put('{"page":1,"perPage":' + times.length + ',"totalItems":' + times.length + ',"items":[\n');
   times.forEach((t, i) => {
-    const g = CARDS.map((_, c) => `"${c}":{"n":"NVIDIA RTX PRO 6000","mu":${(used[c][i] / 1.024).toFixed(2)},"mt":${(TOTAL_MIB / 1.024).toFixed(2)},"u":${Math.round(rand() * 100)}}`).join(",");
+    const g = CARDS.map(
+      (_, c) =>
+        `"${c}":{"n":"NVIDIA RTX PRO 6000","mu":${(used[c][i] / 1.024).toFixed(2)},"mt":${(TOTAL_MIB / 1.024).toFixed(2)},"u":${Math.round(rand() * 100)}}`,
+    ).join(",");
     const created = new Date(t).toISOString().replace("T", " ");
-    put(`${i ? "," : ""}{"id":"r${i}","system":"sys${values.host}","type":"1m","created":"${created}","stats":{"cpu":12.5,"g":{${g}}},"expand":{"system":{"name":"${values.host}"}}}\n`);
+    put(
+      `${i ? "," : ""}{"id":"r${i}","system":"sys${values.host}","type":"1m","created":"${created}","stats":{"cpu":12.5,"g":{${g}}},"expand":{"system":{"name":"${values.host}"}}}\n`,
+    );
   });
   put("]}\n");
 }

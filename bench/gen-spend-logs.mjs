@@ -13,7 +13,12 @@ import { createHash } from "node:crypto";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { out: { type: "string" }, format: { type: "string", default: "jsonl" }, rows: { type: "string" }, seed: { type: "string", default: "4" } },
+  options: {
+    out: { type: "string" },
+    format: { type: "string", default: "jsonl" },
+    rows: { type: "string" },
+    seed: { type: "string", default: "4" },
+  },
 });
 if (!values.out) {
   console.error("usage: node bench/gen-spend-logs.mjs --out FILE [--format jsonl|json|csv] [--rows N] [--seed S]");
@@ -54,7 +59,7 @@ function loadAt(t) {
 /** n arrival times over the week, by rejection against the diurnal load, sorted. */
 function arrivals(n) {
   const out = new Float64Array(n);
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const t = WEEK_START + rand() * WEEK_MS;
     if (rand() * 1.85 <= loadAt(t)) out[i++] = t;
   }
@@ -76,7 +81,14 @@ const KEYS = {
 
 // Per seat: calls in the week, prompt and reply size (median, spread, ceiling), decode speed, keys.
 const SEATS = [
-  { name: "gen-small", calls: 22_396, prompt: [900, 0.69, 30_000], reply: [340, 0.9, 8_000], tps: 40, keys: [KEYS.nemi, KEYS.agents, KEYS.router] },
+  {
+    name: "gen-small",
+    calls: 22_396,
+    prompt: [900, 0.69, 30_000],
+    reply: [340, 0.9, 8_000],
+    tps: 40,
+    keys: [KEYS.nemi, KEYS.agents, KEYS.router],
+  },
   { name: "intern-decision", calls: 5_412, prompt: [1_400, 0.4, 12_000], reply: [24, 0.5, 400], tps: 80, keys: [KEYS.router] },
   { name: "voices", calls: 3_918, prompt: [600, 0.5, 6_000], reply: [420, 0.45, 3_500], tps: 45, keys: [KEYS.tts] },
   { name: "coder", calls: 2_104, prompt: [3_800, 0.8, 30_000], reply: [600, 0.9, 8_000], tps: 40, keys: [KEYS.ide] },
@@ -84,7 +96,15 @@ const SEATS = [
   { name: "cyberprev", calls: 806, prompt: [2_200, 0.6, 30_000], reply: [300, 0.7, 6_000], tps: 90, keys: [KEYS.triage] },
   { name: "erp-seat", calls: 611, prompt: [1_800, 0.5, 20_000], reply: [250, 0.6, 3_000], tps: 70, keys: [KEYS.erp] },
   // Traffic for a model the fleet repository does not serve (a cloud model behind the same gateway).
-  { name: "sec", calls: 400, prompt: [2_500, 0.5, 20_000], reply: [500, 0.5, 4_000], tps: 80, keys: [KEYS.sec], model: "openai/gpt-4.1-mini" },
+  {
+    name: "sec",
+    calls: 400,
+    prompt: [2_500, 0.5, 20_000],
+    reply: [500, 0.5, 4_000],
+    tps: 80,
+    keys: [KEYS.sec],
+    model: "openai/gpt-4.1-mini",
+  },
 ];
 const BASE_ROWS = SEATS.reduce((n, s) => n + s.calls, 0);
 const scale = values.rows ? Number(values.rows) / BASE_ROWS : 1;

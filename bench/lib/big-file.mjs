@@ -14,7 +14,8 @@ const keys = Number(keysArg);
 const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 const awsId = () => "AKIA" + [...randomBytes(16)].map((b) => UPPER[b % 32]).join("");
 const words = ["gpu", "memory", "utilization", "context", "requests", "seat", "card", "radiance", "ledger", "pool", "shard", "batch"];
-const filler = (i) => `# line ${i}: ${words[i % 12]} ${words[(i * 7) % 12]} ${words[(i * 5) % 12]} setting=${i % 977} note=${words[(i * 3) % 12]}-${i % 31}\n`;
+const filler = (i) =>
+  `# line ${i}: ${words[i % 12]} ${words[(i * 7) % 12]} ${words[(i * 5) % 12]} setting=${i % 977} note=${words[(i * 3) % 12]}-${i % 31}\n`;
 let sample = 0;
 for (let i = 1; i <= 10000; i++) sample += filler(i * 97).length;
 const lineBytes = sample / 10000;

@@ -33,7 +33,18 @@ for (const set of sets) once(set);
 for (let i = 0; i < runs; i++) for (const set of sets) set.times.push(once(set));
 for (const set of sets) {
   const t = set.times.sort((a, b) => a - b);
-  const result = { label: set.label, runs, median_ms: +t[Math.floor(t.length / 2)].toFixed(1), min_ms: +t[0].toFixed(1), max_ms: +t[t.length - 1].toFixed(1), exit: 0, trailer: set.trailer };
+  const result = {
+    label: set.label,
+    runs,
+    median_ms: +t[Math.floor(t.length / 2)].toFixed(1),
+    min_ms: +t[0].toFixed(1),
+    max_ms: +t[t.length - 1].toFixed(1),
+    exit: 0,
+    trailer: set.trailer,
+  };
   if (process.env.BENCH_JSON) console.log(JSON.stringify(result));
-  else console.log(`${set.label.padEnd(46)} median ${result.median_ms.toString().padStart(7)} ms  (min ${result.min_ms}, max ${result.max_ms}, ${runs} runs${set.trailer ? `, ${set.trailer}` : ""})`);
+  else
+    console.log(
+      `${set.label.padEnd(46)} median ${result.median_ms.toString().padStart(7)} ms  (min ${result.min_ms}, max ${result.max_ms}, ${runs} runs${set.trailer ? `, ${set.trailer}` : ""})`,
+    );
 }

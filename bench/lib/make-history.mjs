@@ -14,7 +14,13 @@ const parts = [];
 let t = 1_700_000_000;
 const who = () => `bench <b@example.com> ${t++} +0000`;
 const body = (i, k) =>
-  [`# seat ${i} revision ${k}`, `MAX_MODEL_LEN=${8192 + (k % 7) * 1024}`, k % 5 === 0 ? `API_TOKEN=\${API_TOKEN}` : `NOTE=tuned ${k}`, `PASSWORD_FILE=/run/secrets/p${i}`, ""].join("\n");
+  [
+    `# seat ${i} revision ${k}`,
+    `MAX_MODEL_LEN=${8192 + (k % 7) * 1024}`,
+    k % 5 === 0 ? `API_TOKEN=\${API_TOKEN}` : `NOTE=tuned ${k}`,
+    `PASSWORD_FILE=/run/secrets/p${i}`,
+    "",
+  ].join("\n");
 const data = (s) => `data ${Buffer.byteLength(s)}\n${s}\n`;
 let first = `commit refs/heads/main\ncommitter ${who()}\n${data("initial")}`;
 for (let i = 0; i < files; i++) first += `M 644 inline scripts/s${i}.env\n${data(body(i, 0))}`;

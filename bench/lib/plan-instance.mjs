@@ -12,7 +12,9 @@ const weights = [15.3, 27.5, 7.5, 3.8, 1.4, 15, 6, 22.8, 14.2, 13.5];
 const cards = Array.from({ length: 8 }, (_, i) => ({ index: i, total_bytes: 96 * GiB, reserve_bytes: GiB }));
 const items = Array.from({ length: SEATS }, (_, i) => {
   const tenantSized = i >= SEATS - 3; // three tenants of 1-6 GiB
-  const bytes = tenantSized ? Math.ceil(rnd() * 6) * GiB : Math.round((weights[Math.floor(rnd() * weights.length)] + Math.ceil(rnd() * 20) / 2 + 2) * GiB);
+  const bytes = tenantSized
+    ? Math.ceil(rnd() * 6) * GiB
+    : Math.round((weights[Math.floor(rnd() * weights.length)] + Math.ceil(rnd() * 20) / 2 + 2) * GiB);
   return { name: `s${i}`, kind: tenantSized ? "tenant" : "seat", current: Math.floor(rnd() * 8), footprints: cards.map(() => bytes) };
 });
 const t0 = performance.now();
@@ -20,5 +22,16 @@ const r = solvePlan({ host: "bench", cards, items, fixed: [] });
 const ms = performance.now() - t0;
 if (process.env.PLAN_VERBOSE) {
   const gap = r.worst_spare_bound_bytes - r.worst_spare_bytes;
-  console.log(JSON.stringify({ seats: SEATS, seed: seedArg, optimal: r.optimal, nodes: r.nodes, solve_ms: Math.round(ms), worst_gib: r.worst_spare_bytes / GiB, gap_bytes: gap, moves: r.moves.length }));
+  console.log(
+    JSON.stringify({
+      seats: SEATS,
+      seed: seedArg,
+      optimal: r.optimal,
+      nodes: r.nodes,
+      solve_ms: Math.round(ms),
+      worst_gib: r.worst_spare_bytes / GiB,
+      gap_bytes: gap,
+      moves: r.moves.length,
+    }),
+  );
 }

@@ -27,5 +27,17 @@ const r = solvePlan({ host: "bench", cards, items, fixed: [] });
 const ms = performance.now() - t0;
 if (process.env.PLAN_VERBOSE) {
   const gap = r.worst_spare_bound_bytes - r.worst_spare_bytes;
-  console.log(JSON.stringify({ shape, seats: N, seed: seedArg, optimal: r.optimal, resolution_mib: r.resolution_bytes / 2 ** 20, nodes: r.nodes, solve_ms: Math.round(ms), worst_gib: +(r.worst_spare_bytes / GiB).toFixed(3), gap_gib: +(gap / GiB).toFixed(4) }));
+  console.log(
+    JSON.stringify({
+      shape,
+      seats: N,
+      seed: seedArg,
+      optimal: r.optimal,
+      resolution_mib: r.resolution_bytes / 2 ** 20,
+      nodes: r.nodes,
+      solve_ms: Math.round(ms),
+      worst_gib: +(r.worst_spare_bytes / GiB).toFixed(3),
+      gap_gib: +(gap / GiB).toFixed(4),
+    }),
+  );
 }

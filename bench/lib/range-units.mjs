@@ -42,37 +42,57 @@ async function envsOf(snapshot) {
 
 const cases = [
   ["git log -p (the floor)", runs, () => gitDrain(["log", "-p", range])],
-  ["git log --raw -p -U0 (what kvgate runs)", runs, () => gitDrain(["log", "--reverse", "--raw", "-p", "-z", "-U0", "-M", "--root", "--no-abbrev", "--diff-merges=first-parent", range])],
-  ["old: one commit unit per commit", oldRuns, async () => {
-    // What the range did before it streamed: one `git diff` per commit, four at a time.
-    const g = await openRepo(dir);
-    const commits = await g.commitsInRange(range);
-    let n = 0;
-    for (let i = 0; i < commits.length; i += 4) {
-      const batch = await Promise.all(commits.slice(i, i + 4).map((c) => g.units({ mode: "commit", rev: c.sha })));
-      n += batch.length;
-    }
-    return n;
-  }],
-  ["new: units (streaming)", runs, async () => {
-    const g = await openRepo(dir);
-    return (await g.units({ mode: "range", range, unit: "commit" })).length;
-  }],
-  ["new: units + env files before/after", runs, async () => {
-    const g = await openRepo(dir);
-    let n = 0;
-    for await (const u of g.unitsInRange(range)) {
-      n += await envsOf(u.after);
-      n += await envsOf(u.before);
-    }
-    return n;
-  }],
-  ["new: addedLinesInRange", runs, async () => {
-    const g = await openRepo(dir);
-    let n = 0;
-    for await (const c of g.addedLinesInRange(range)) n += c.files.length;
-    return n;
-  }],
+  [
+    "git log --raw -p -U0 (what kvgate runs)",
+    runs,
+    () => gitDrain(["log", "--reverse", "--raw", "-p", "-z", "-U0", "-M", "--root", "--no-abbrev", "--diff-merges=first-parent", range]),
+  ],
+  [
+    "old: one commit unit per commit",
+    oldRuns,
+    async () => {
+      // What the range did before it streamed: one `git diff` per commit, four at a time.
+      const g = await openRepo(dir);
+      const commits = await g.commitsInRange(range);
+      let n = 0;
+      for (let i = 0; i < commits.length; i += 4) {
+        const batch = await Promise.all(commits.slice(i, i + 4).map((c) => g.units({ mode: "commit", rev: c.sha })));
+        n += batch.length;
+      }
+      return n;
+    },
+  ],
+  [
+    "new: units (streaming)",
+    runs,
+    async () => {
+      const g = await openRepo(dir);
+      return (await g.units({ mode: "range", range, unit: "commit" })).length;
+    },
+  ],
+  [
+    "new: units + env files before/after",
+    runs,
+    async () => {
+      const g = await openRepo(dir);
+      let n = 0;
+      for await (const u of g.unitsInRange(range)) {
+        n += await envsOf(u.after);
+        n += await envsOf(u.before);
+      }
+      return n;
+    },
+  ],
+  [
+    "new: addedLinesInRange",
+    runs,
+    async () => {
+      const g = await openRepo(dir);
+      let n = 0;
+      for await (const c of g.addedLinesInRange(range)) n += c.files.length;
+      return n;
+    },
+  ],
 ];
 
 const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;

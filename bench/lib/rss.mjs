@@ -9,7 +9,11 @@ if (sep !== "--" || cmd.length === 0) {
 }
 const runs = Number(runsArg);
 const once = () => {
-  const r = spawnSync("/usr/bin/time", ["-f", "%e %M %U %S", ...cmd], { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const r = spawnSync("/usr/bin/time", ["-f", "%e %M %U %S", ...cmd], {
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   const last = r.stderr.trim().split("\n").pop() ?? "";
   const [wall, rss, user, sys] = last.split(" ").map(Number);
   if (r.status !== 0) console.error(r.stderr.slice(0, 2000));
@@ -23,7 +27,10 @@ const out = {
   runs,
   median_s: walls[Math.floor(walls.length / 2)],
   min_s: walls[0],
-  cpu_s: +(results.map((r) => r.cpu).sort((a, b) => a - b)[Math.floor(runs / 2)]).toFixed(2),
+  cpu_s: +results
+    .map((r) => r.cpu)
+    .sort((a, b) => a - b)
+    [Math.floor(runs / 2)].toFixed(2),
   peak_rss_mib: +(Math.max(...results.map((r) => r.rss)) / 1024).toFixed(1),
   exit: results[0].status,
 };

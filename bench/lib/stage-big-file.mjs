@@ -9,7 +9,10 @@ const target = Number(mbArg) * 1e6;
 const fd = openSync(join(dir, "big.log"), "w");
 let written = 0;
 for (let i = 0; written < target; i++) {
-  const chunk = Array.from({ length: 1000 }, (_, j) => `2026-12-02T00:00:${String((i + j) % 60).padStart(2, "0")}Z request ${i * 1000 + j} served in ${(i + j) % 97} ms\n`).join("");
+  const chunk = Array.from(
+    { length: 1000 },
+    (_, j) => `2026-12-02T00:00:${String((i + j) % 60).padStart(2, "0")}Z request ${i * 1000 + j} served in ${(i + j) % 97} ms\n`,
+  ).join("");
   writeSync(fd, chunk);
   written += Buffer.byteLength(chunk);
 }

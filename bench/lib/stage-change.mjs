@@ -11,7 +11,12 @@ const write = (p, text) => {
 };
 for (let i = 0; i < 5; i++) {
   const p = `scripts/s${i}.env`;
-  write(p, readFileSync(join(dir, p), "utf8").replace(/^MAX_MODEL_LEN=\d+$/m, "MAX_MODEL_LEN=12288").replace(/^KV_CACHE_MEMORY_BYTES=\d+$/m, `KV_CACHE_MEMORY_BYTES=${2 * 2 ** 30}`));
+  write(
+    p,
+    readFileSync(join(dir, p), "utf8")
+      .replace(/^MAX_MODEL_LEN=\d+$/m, "MAX_MODEL_LEN=12288")
+      .replace(/^KV_CACHE_MEMORY_BYTES=\d+$/m, `KV_CACHE_MEMORY_BYTES=${2 * 2 ** 30}`),
+  );
 }
 write(
   "playbooks/bench-rollout.yaml",
@@ -31,6 +36,9 @@ for (let i = 0; i < 20; i++) {
   // Spread over the tree where it is big enough; a small repo (1,000 files) has src/mod0..9 only.
   const spread = `src/mod${i}/file${i * 100}.ts`;
   const p = existsSync(join(dir, spread)) ? spread : `src/mod0/file${i}.ts`;
-  write(p, readFileSync(join(dir, p), "utf8") + `// edited for the hook benchmark ${i}\nexport const token${i} = process.env.TOKEN_${i};\n`);
+  write(
+    p,
+    readFileSync(join(dir, p), "utf8") + `// edited for the hook benchmark ${i}\nexport const token${i} = process.env.TOKEN_${i};\n`,
+  );
 }
 execFileSync("git", ["add", "-A"], { cwd: dir });

@@ -4,21 +4,30 @@
 import { readFileSync } from "node:fs";
 
 const [file, files = "10000", commits = "2000"] = process.argv.slice(2);
-const rows = readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const rows = readFileSync(file, "utf8")
+  .trim()
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const by = (label) => rows.find((r) => r.label === label);
 const pad = (s, n) => String(s).padEnd(n);
-const ms = (r) => (r.median_ms ?? (r.median_s !== undefined ? +(r.median_s * 1000).toFixed(0) : undefined));
+const ms = (r) => r.median_ms ?? (r.median_s !== undefined ? +(r.median_s * 1000).toFixed(0) : undefined);
 
 console.log(`${pad("benchmark", 52)} ${pad("median ms", 10)} ${pad("min", 8)} ${pad("max", 8)} ${pad("peak RSS", 10)} exit`);
 for (const r of rows) {
   const min = r.min_ms ?? (r.min_s !== undefined ? +(r.min_s * 1000).toFixed(0) : "");
   const rss = r.peak_rss_mib !== undefined ? `${r.peak_rss_mib} MiB` : "";
-  console.log(`${pad(r.label, 52)} ${pad(ms(r), 10)} ${pad(min, 8)} ${pad(r.max_ms ?? "", 8)} ${pad(rss, 10)} ${r.exit}${r.trailer ? `  ${r.trailer}` : ""}`);
+  console.log(
+    `${pad(r.label, 52)} ${pad(ms(r), 10)} ${pad(min, 8)} ${pad(r.max_ms ?? "", 8)} ${pad(rss, 10)} ${r.exit}${r.trailer ? `  ${r.trailer}` : ""}`,
+  );
 }
 console.log("");
 
 const verdicts = [];
-const target = (name, value, met, note = "") => verdicts.push(`${met === null ? "not measured here" : met ? "met    " : "NOT met"}  ${name}${value ? `: ${value}` : ""}${note ? ` (${note})` : ""}`);
+const target = (name, value, met, note = "") =>
+  verdicts.push(
+    `${met === null ? "not measured here" : met ? "met    " : "NOT met"}  ${name}${value ? `: ${value}` : ""}${note ? ` (${note})` : ""}`,
+  );
 const ratio = (a, b) => `${(ms(a) / ms(b)).toFixed(2)} ×`;
 
 // Fast path: <= 1.0 x git-secrets' hook on Node >= 22; <= node -e 0 + 25 ms on Node 20.
@@ -33,42 +42,65 @@ for (const r of rows.filter((r) => r.label.startsWith("fast: kvgate check --stag
     target(`fast path on Node ${major} ≤ node -e 0 + 25 ms`, `${ms(r)} vs ${ms(floor)} + 25 ms`, ms(r) <= ms(floor) + 25);
   }
 }
-if (!rows.some((r) => /^fast: kvgate .*node (2[2-9]|[3-9]\d)/.test(r.label))) target("fast path on Node ≥ 22 ≤ 1.0 × git-secrets' hook", "", null, "no Node ≥ 22 installed: NODE_VERSIONS");
+if (!rows.some((r) => /^fast: kvgate .*node (2[2-9]|[3-9]\d)/.test(r.label)))
+  target("fast path on Node ≥ 22 ≤ 1.0 × git-secrets' hook", "", null, "no Node ≥ 22 installed: NODE_VERSIONS");
 
 // Full staged check: <= 150 ms at 10k files; 100k <= 1.2 x 1k.
 const full = by(`full: kvgate check --staged (${files} files)`);
 if (full) target(`full staged check (5 env + 1 playbook + 20 files, ${files} files) ≤ 150 ms`, `${ms(full)} ms`, ms(full) <= 150);
 const k1 = by("full: kvgate check --staged (1000 files)");
 const k100 = by("full: kvgate check --staged (100000 files)");
-if (k1 && k100) target("full staged check at 100k files ≤ 1.2 × at 1k", `${ms(k100)} vs ${ms(k1)} ms = ${ratio(k100, k1)}`, ms(k100) <= 1.2 * ms(k1));
+if (k1 && k100)
+  target("full staged check at 100k files ≤ 1.2 × at 1k", `${ms(k100)} vs ${ms(k1)} ms = ${ratio(k100, k1)}`, ms(k100) <= 1.2 * ms(k1));
 else target("full staged check at 100k files ≤ 1.2 × at 1k", "", null, "SCALE_FILES");
 
 // A real commit with kvgate init's hooks <= 2 x the same commit with git-secrets' hooks.
 const gsCommit = by("commit: git-secrets' hooks");
 for (const r of rows.filter((r) => r.label.startsWith("commit: kvgate init's hooks"))) {
-  if (gsCommit) target(`git commit with ${r.label.slice(8)} ≤ 2 × git-secrets' hooks`, `${ms(r)} vs ${ms(gsCommit)} ms = ${ratio(r, gsCommit)}`, ms(r) <= 2 * ms(gsCommit));
+  if (gsCommit)
+    target(
+      `git commit with ${r.label.slice(8)} ≤ 2 × git-secrets' hooks`,
+      `${ms(r)} vs ${ms(gsCommit)} ms = ${ratio(r, gsCommit)}`,
+      ms(r) <= 2 * ms(gsCommit),
+    );
 }
 
 // Audit <= 1.5 x git log -p at 2,000 and 20,000 commits (issue 13 item 6 is helper secrets2's work).
 for (const n of [commits, process.env.AUDIT_COMMITS_LARGE ?? "20000"]) {
   const floor = by(`audit: git log -p (${n} commits)`);
   const audit = by(`audit: kvgate audit (${n} commits)`);
-  if (floor && audit) target(`audit ≤ 1.5 × git log -p at ${n} commits`, `${ms(audit)} vs ${ms(floor)} ms = ${ratio(audit, floor)}`, ms(audit) <= 1.5 * ms(floor));
+  if (floor && audit)
+    target(
+      `audit ≤ 1.5 × git log -p at ${n} commits`,
+      `${ms(audit)} vs ${ms(floor)} ms = ${ratio(audit, floor)}`,
+      ms(audit) <= 1.5 * ms(floor),
+    );
   else target(`audit ≤ 1.5 × git log -p at ${n} commits`, "", null, "AUDIT_COMMITS_LARGE=20000 measures it");
 }
 
 // 50 MB staged file: <= 1.5 s and peak RSS <= 150 MiB (issue 13 item 5: helper secrets2's work).
 const big = rows.find((r) => r.label.startsWith("rss: kvgate check --staged ("));
-if (big) target(`${big.label.slice(5)} ≤ 1.5 s and ≤ 150 MiB`, `${big.median_s} s, ${big.peak_rss_mib} MiB`, big.median_s <= 1.5 && big.peak_rss_mib <= 150);
+if (big)
+  target(
+    `${big.label.slice(5)} ≤ 1.5 s and ≤ 150 MiB`,
+    `${big.median_s} s, ${big.peak_rss_mib} MiB`,
+    big.median_s <= 1.5 && big.peak_rss_mib <= 150,
+  );
 else target("50 MB staged file ≤ 1.5 s and ≤ 150 MiB", "", null);
 
 // --all on 100k files streams (item 7: no numeric target in the issue; reported against 11.3 s / 741 MiB).
 const all = by("rss: kvgate check --all (100000 files)");
-if (all) verdicts.push(`measured  check --all on 100k files: ${all.median_s} s, ${all.peak_rss_mib} MiB (issue 13: 11.3 s, 741 MiB before)`);
+if (all)
+  verdicts.push(`measured  check --all on 100k files: ${all.median_s} s, ${all.peak_rss_mib} MiB (issue 13: 11.3 s, 741 MiB before)`);
 
 // plan 64 x 8 proven within 3 s (issue 13 item 8: helper plan's bench).
 const plan64 = rows.filter((r) => r.label.startsWith("plan: 64"));
-if (plan64.length) target("plan 64 × 8 proven ≤ 3 s", `worst median ${Math.max(...plan64.map(ms))} ms`, plan64.every((r) => ms(r) <= 3000));
+if (plan64.length)
+  target(
+    "plan 64 × 8 proven ≤ 3 s",
+    `worst median ${Math.max(...plan64.map(ms))} ms`,
+    plan64.every((r) => ms(r) <= 3000),
+  );
 else target("plan 64 × 8 proven ≤ 3 s", "", null, "PLAN_SIZES=64 with helper plan's solver");
 
 console.log("targets (issue 13):");

@@ -11,7 +11,20 @@ const arr = (xs, type) => `ARRAY[${xs.map((x) => (type === "text" ? lit(x) : Str
 const services = Object.keys(thresholds);
 // $1..$7 as kvgate binds them with no usage.models and no --since/--until; $8 the runaway list, $9 the
 // smallest threshold.
-const params = [arr([], "text"), arr([], "text"), arr(services, "text"), arr(services.map((s) => thresholds[s]), "int"), "100000", "NULL::timestamp", "NULL::timestamp", "100", String(Math.min(100000, ...Object.values(thresholds)))];
+const params = [
+  arr([], "text"),
+  arr([], "text"),
+  arr(services, "text"),
+  arr(
+    services.map((s) => thresholds[s]),
+    "int",
+  ),
+  "100000",
+  "NULL::timestamp",
+  "NULL::timestamp",
+  "100",
+  String(Math.min(100000, ...Object.values(thresholds))),
+];
 const bind = (sql) => sql.replace(/\$(\d+)/g, (_, n) => params[Number(n) - 1]);
 console.log("\\timing on");
 console.log("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;");

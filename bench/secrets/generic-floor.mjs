@@ -72,7 +72,13 @@ const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 const pick = (a, n) => Array.from({ length: n }, () => a[Math.floor(rnd() * a.length)]).join("");
 const LOWER = "abcdefghijklmnopqrstuvwxyz";
 const ALNUM = `ABCDEFGHIJKLMNOPQRSTUVWXYZ${LOWER}0123456789`;
-const alphabets = { alnum: ALNUM, symbols: `${ALNUM}!@#%^&*-_=+`, hex: "0123456789abcdef", base64: `${ALNUM}+/`, lowerdigits: `${LOWER}0123456789` };
+const alphabets = {
+  alnum: ALNUM,
+  symbols: `${ALNUM}!@#%^&*-_=+`,
+  hex: "0123456789abcdef",
+  base64: `${ALNUM}+/`,
+  lowerdigits: `${LOWER}0123456789`,
+};
 const WORDS = ["summer", "river", "falcon", "orange", "tiger", "winter", "rocket", "marble", "harbor", "copper"];
 const names = ["DB_PASSWORD", "SERVICE_API_KEY_PROD", "mySecretString", "REDIS_PASS", "auth_token", "client_secret"];
 const positives = [];
@@ -94,8 +100,12 @@ const floors = [3.0, 3.25, 3.5, 3.75, 4.0];
 const slacks = [0.25, 0.5, 0.75];
 const passes = (v, floor, slack) => k.shannonEntropy(v) >= Math.min(floor, Math.log2(v.length) - slack);
 console.log(`negatives: ${files} files under ${folders.join(", ")}, ${negatives.length} generic candidates after the value and name rules`);
-console.log(`positives: ${positives.length} generated values (${[...new Set(positives.map((p) => p.kind))].join(", ")}), ${posValues.filter((p) => p.got).length} reach the entropy test`);
-console.log("| floor | short-value slack | false positives (negatives flagged) | distinct values | per 1,000 files | recall on generated secrets |");
+console.log(
+  `positives: ${positives.length} generated values (${[...new Set(positives.map((p) => p.kind))].join(", ")}), ${posValues.filter((p) => p.got).length} reach the entropy test`,
+);
+console.log(
+  "| floor | short-value slack | false positives (negatives flagged) | distinct values | per 1,000 files | recall on generated secrets |",
+);
 console.log("|---|---|---|---|---|---|");
 for (const floor of floors)
   for (const slack of slacks) {
@@ -104,6 +114,10 @@ for (const floor of floors)
     const distinct = new Set(flagged).size;
     const tp = posValues.filter((p) => p.got && passes(p.got, floor, slack)).length;
     const mark = floor === generic.entropy && slack === k.SHORT_VALUE_SLACK ? " (chosen)" : "";
-    console.log(`| ${floor}${mark} | ${slack} | ${fp} | ${distinct} | ${((fp * 1000) / Math.max(files, 1)).toFixed(2)} | ${tp}/${positives.length} (${((100 * tp) / positives.length).toFixed(1)} %) |`);
+    console.log(
+      `| ${floor}${mark} | ${slack} | ${fp} | ${distinct} | ${((fp * 1000) / Math.max(files, 1)).toFixed(2)} | ${tp}/${positives.length} (${((100 * tp) / positives.length).toFixed(1)} %) |`,
+    );
   }
-if (process.env.SHOW) for (const v of negatives.filter((v) => passes(v, generic.entropy, k.SHORT_VALUE_SLACK)).slice(0, Number(process.env.SHOW))) console.log("  fp:", process.env.RAW ? v : v.slice(0, 4) + "…" + v.slice(-2), v.length);
+if (process.env.SHOW)
+  for (const v of negatives.filter((v) => passes(v, generic.entropy, k.SHORT_VALUE_SLACK)).slice(0, Number(process.env.SHOW)))
+    console.log("  fp:", process.env.RAW ? v : v.slice(0, 4) + "…" + v.slice(-2), v.length);

@@ -11,7 +11,10 @@ const labels = JSON.parse(readFileSync(labelsFile, "utf8"));
 const rel = (f) => (isAbsolute(f) ? relative(tree, f) : f.replace(/^\.\//, ""));
 
 const parsers = {
-  kvgate: (t) => JSON.parse(t).findings.filter((f) => f.rule.startsWith("secret/") && f.status === "open" && f.severity === "error").map((f) => `${f.file}:${f.line}`),
+  kvgate: (t) =>
+    JSON.parse(t)
+      .findings.filter((f) => f.rule.startsWith("secret/") && f.status === "open" && f.severity === "error")
+      .map((f) => `${f.file}:${f.line}`),
   gitleaks: (t) => JSON.parse(t || "[]").map((f) => `${rel(f.File)}:${f.StartLine}`),
   "git-secrets": (t) =>
     t.split("\n").flatMap((l) => {
@@ -40,7 +43,8 @@ const cell = (tool, family) => {
 };
 const head = ["family", "negatives", ...tools.map((t) => t.name)];
 const out = [head, head.map(() => "---")];
-for (const f of families) out.push([f, String(labels.filter((l) => l.family === f && l.expect === "none").length), ...tools.map((t) => cell(t, f))]);
+for (const f of families)
+  out.push([f, String(labels.filter((l) => l.family === f && l.expect === "none").length), ...tools.map((t) => cell(t, f))]);
 const total = (tool) => {
   if (!tool.hits) return ["not run", "-", "-"];
   const pos = labels.filter((l) => l.expect === "secret");

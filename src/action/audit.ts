@@ -27,7 +27,9 @@ export async function runAudit(dir: string, range: string, shard?: string): Prom
     await auditCommand(["--range", range, ...(shard ? ["--shard", shard] : []), "--repo", dir, "--format", "json", "--output", file]);
     const doc = JSON.parse(readFileSync(file, "utf8")) as Partial<AuditReport>;
     if ((doc.verdict !== "pass" && doc.verdict !== "fail") || !Array.isArray(doc.commits)) {
-      throw new GateError("kvgate audit printed JSON without verdict/commits", { hint: "report this as a kvgate bug: `kvgate audit --format json` must print { verdict, commits }" });
+      throw new GateError("kvgate audit printed JSON without verdict/commits", {
+        hint: "report this as a kvgate bug: `kvgate audit --format json` must print { verdict, commits }",
+      });
     }
     return { verdict: doc.verdict, commits: doc.commits.map((c) => ({ ...c, findings: Array.isArray(c.findings) ? c.findings : [] })) };
   } finally {

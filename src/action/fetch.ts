@@ -38,7 +38,12 @@ async function has(git: GitRunner, rev: string): Promise<boolean> {
 async function shallowSet(git: GitRunner): Promise<Set<string>> {
   const path = resolve(git.cwd, (await git.run(["rev-parse", "--git-path", "shallow"])).trim());
   const text = await readFile(path, "utf8").catch(() => "");
-  return new Set(text.split("\n").map((l) => l.trim()).filter(Boolean));
+  return new Set(
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
 }
 
 async function isShallow(git: GitRunner): Promise<boolean> {
@@ -51,7 +56,7 @@ async function inspect(git: GitRunner, need: HistoryNeed): Promise<State> {
   if (missing.length > 0) return { missing, from: undefined, cut: null };
   let from: string | null = null;
   if (need.base !== null) {
-    from = need.mergeBase ? ((await git.tryRun(["merge-base", need.base, need.head]))?.trim() || null) : need.base;
+    from = need.mergeBase ? (await git.tryRun(["merge-base", need.base, need.head]))?.trim() || null : need.base;
     if (from === null) return { missing, from: undefined, cut: null };
   }
   const edge = await shallowSet(git);
@@ -75,7 +80,10 @@ export async function ensureHistory(dir: string, need: HistoryNeed, opts: Histor
     if (s.missing.length === 0 && s.from !== undefined && s.cut === null) return s.from;
     if (!(await isShallow(git))) {
       throw new GateError(`${describe(need, s)}, and the clone is complete`, {
-        hint: s.missing.length > 0 ? "the commit may have been force-pushed away; set the base input to a commit that exists" : "the two commits share no history; set the base input",
+        hint:
+          s.missing.length > 0
+            ? "the commit may have been force-pushed away; set the base input to a commit that exists"
+            : "the two commits share no history; set the base input",
       });
     }
     if (round >= rounds) {

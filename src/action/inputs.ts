@@ -22,7 +22,9 @@ function choice<T extends string>(get: GetInput, name: string, allowed: readonly
   const v = get(name).trim();
   if (v === "") return fallback;
   if (!(allowed as readonly string[]).includes(v)) {
-    throw new GateError(`input ${name} must be one of ${allowed.join(", ")} (got "${v}")`, { hint: `set \`with: ${name}: ${fallback}\` or remove it` });
+    throw new GateError(`input ${name} must be one of ${allowed.join(", ")} (got "${v}")`, {
+      hint: `set \`with: ${name}: ${fallback}\` or remove it`,
+    });
   }
   return v as T;
 }
@@ -52,8 +54,11 @@ function shardInput(get: GetInput): { shard?: string } {
   if (v === "") return {};
   const m = /^(\d{1,6})\/(\d{1,6})$/.exec(v);
   if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) {
-    throw new GateError(`input shard must be I/N with 1 <= I <= N (got "${v}")`, { hint: "set `with: shard: ${{ matrix.shard }}/4` with matrix.shard in 1..4, or remove it" });
+    throw new GateError(`input shard must be I/N with 1 <= I <= N (got "${v}")`, {
+      hint: "set `with: shard: ${{ matrix.shard }}/4` with matrix.shard in 1..4, or remove it",
+    });
   }
-  if (get("mode").trim() !== "audit") throw new GateError("input shard goes with mode: audit", { hint: "set `with: mode: audit`, or remove shard" });
+  if (get("mode").trim() !== "audit")
+    throw new GateError("input shard goes with mode: audit", { hint: "set `with: mode: audit`, or remove shard" });
   return { shard: v };
 }

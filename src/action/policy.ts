@@ -38,7 +38,10 @@ export function withPolicyOf(snapshot: Snapshot, base: Snapshot, files: readonly
     },
     async read(paths) {
       const policyPaths = paths.filter(isPolicy);
-      const [own, theirs] = await Promise.all([snapshot.read(paths.filter((p) => !isPolicy(p))), policyPaths.length > 0 ? base.read(policyPaths) : new Map<string, Buffer | null>()]);
+      const [own, theirs] = await Promise.all([
+        snapshot.read(paths.filter((p) => !isPolicy(p))),
+        policyPaths.length > 0 ? base.read(policyPaths) : new Map<string, Buffer | null>(),
+      ]);
       const out = new Map<string, Buffer | null>();
       for (const p of paths) out.set(p, (isPolicy(p) ? theirs.get(p) : own.get(p)) ?? null);
       return out;
@@ -91,7 +94,9 @@ export async function policyFor(
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    throw new GateError(`cannot read the config input ${inputs.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: "name a kvgate.yaml path relative to the repository root" });
+    throw new GateError(`cannot read the config input ${inputs.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      hint: "name a kvgate.yaml path relative to the repository root",
+    });
   }
   return { policy: policyFromBytes(bytes, inputs.config, pack), base: null };
 }

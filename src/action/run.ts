@@ -63,7 +63,12 @@ async function resolveTarget(dir: string, plan: Exclude<RangePlan, { kind: "noth
   }
   await ensureHistory(dir, { base: null, head: plan.head, mergeBase: false }, { log });
   // The head alone; its policy is still the default branch's when there is one (policy-from: base).
-  return { from: null, head: plan.head, policyRev: tip, why: `${plan.why} (no ${plan.defaultBranch ? `origin/${plan.defaultBranch}` : "default branch"} to compare with: the head commit alone)` };
+  return {
+    from: null,
+    head: plan.head,
+    policyRev: tip,
+    why: `${plan.why} (no ${plan.defaultBranch ? `origin/${plan.defaultBranch}` : "default branch"} to compare with: the head commit alone)`,
+  };
 }
 
 function writeSarif(workspace: string, path: string, result: CheckResult, files: ReadonlyMap<string, string>): string {
@@ -93,7 +98,10 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
 
   const pack = loadPack();
   const { policy, base } = await policyFor(repo, inputs, target.policyRev, workspace, pack, log);
-  const selection: Selection = target.from === null ? { mode: "commit", rev: target.head } : { mode: "range", range: `${target.from}..${target.head}`, unit: inputs.unit };
+  const selection: Selection =
+    target.from === null
+      ? { mode: "commit", rev: target.head }
+      : { mode: "range", range: `${target.from}..${target.head}`, unit: inputs.unit };
   const read = await repo.units(selection);
   const units = base ? unitsUnderBase(read, base) : read;
   const mode: Mode = selection.mode;
@@ -104,21 +112,28 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
 
   const plan2 = formatGithub(result, core);
   if (plan2.omitted > 0) log(`kvgate: ${plan2.omitted} more finding(s) are in the job summary (GitHub shows 10 annotations per severity)`);
-  const cards = await cardRows(repo, target.head, policy ?? (await policyOf(await repo.snapshot(target.head), pack)), pack).catch((e: unknown) => {
-    log(`kvgate: no card table in the summary: ${(e as Error).message}`);
-    return undefined;
-  });
+  const cards = await cardRows(repo, target.head, policy ?? (await policyOf(await repo.snapshot(target.head), pack)), pack).catch(
+    (e: unknown) => {
+      log(`kvgate: no card table in the summary: ${(e as Error).message}`);
+      return undefined;
+    },
+  );
   core.summary.addRaw(summaryMarkdown(result, cards));
   await core.summary.write();
   // The fixes are replacements in the head's files, the tree code scanning shows.
   const newest = units[units.length - 1];
-  const sarifFile = inputs.sarif ? writeSarif(workspace, inputs.sarif, result, newest ? await fixFileTexts(result.findings, newest.after) : new Map()) : "";
+  const sarifFile = inputs.sarif
+    ? writeSarif(workspace, inputs.sarif, result, newest ? await fixFileTexts(result.findings, newest.after) : new Map())
+    : "";
   core.setOutput("verdict", result.verdict);
   core.setOutput("errors", result.counts.error);
   core.setOutput("warnings", result.counts.warning);
   core.setOutput("sarif-file", sarifFile);
   log(verdictLine(result));
-  if (result.verdict === "fail") core.setFailed(`kvgate refused ${refusedWhat(result)}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`);
+  if (result.verdict === "fail")
+    core.setFailed(
+      `kvgate refused ${refusedWhat(result)}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`,
+    );
 }
 
 /**
@@ -134,12 +149,26 @@ export function refusedWhat(result: CheckResult): string {
 }
 
 async function audit(core: ActionCore, repo: Repo, target: Target, shard?: string): Promise<void> {
-  if (target.from === null) throw new GateError("mode: audit needs a range, and this event gives only one commit", { hint: "set the base input" });
+  if (target.from === null)
+    throw new GateError("mode: audit needs a range, and this event gives only one commit", { hint: "set the base input" });
   const range = `${target.from}..${target.head}`;
   const report = await runAudit(repo.root, range, shard);
   const findings = report.commits.flatMap((c) => c.findings);
   const counts = countFindings(findings);
-  formatGithub({ tool: "kvgate", version: "", mode: "range", verdict: report.verdict, failOn: "error", counts, findings, units: [range], filesChecked: 0 }, core);
+  formatGithub(
+    {
+      tool: "kvgate",
+      version: "",
+      mode: "range",
+      verdict: report.verdict,
+      failOn: "error",
+      counts,
+      findings,
+      units: [range],
+      filesChecked: 0,
+    },
+    core,
+  );
   core.summary.addRaw(auditSummaryMarkdown(report, range));
   await core.summary.write();
   core.setOutput("verdict", report.verdict);

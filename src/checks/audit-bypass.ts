@@ -13,7 +13,10 @@ export const auditBypass = defineRule({
   raisedBy: "audit",
   messages: {
     bypass: (d: Data, at) => {
-      const how = d.trailer_verdict === "not-run" ? `its ${VERDICT_TRAILER} says not-run (committed with --no-verify?)` : `it has no ${VERDICT_TRAILER} trailer`;
+      const how =
+        d.trailer_verdict === "not-run"
+          ? `its ${VERDICT_TRAILER} says not-run (committed with --no-verify?)`
+          : `it has no ${VERDICT_TRAILER} trailer`;
       return `${d.secret_rule} ${d.secret_fingerprint} at ${fileLine(at)} landed without the gate: ${how} and no ${at.overrideName}=1 override was recorded. Rotate it`;
     },
   },

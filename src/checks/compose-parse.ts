@@ -18,7 +18,14 @@ export const composeParse = defineCheck({
   run(ctx) {
     const out: Report<typeof messages>[] = [];
     for (const p of problemsOf(composesInUnit(ctx).map(asPlaybookRead), "parse")) {
-      out.push({ message: "parse", data: { problem: p.message, compose: p.playbook }, file: p.file, line: p.line, service: p.service ?? null, key: p.message });
+      out.push({
+        message: "parse",
+        data: { problem: p.message, compose: p.playbook },
+        file: p.file,
+        line: p.line,
+        service: p.service ?? null,
+        key: p.message,
+      });
     }
     return out;
   },

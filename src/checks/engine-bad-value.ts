@@ -6,7 +6,8 @@ import { showFix, type ValueFix } from "../fix/types.js";
 export const engineBadValue = defineCheck({
   id: "engine/bad-value",
   severity: "error",
-  description: "A value the engine (or the gate) cannot read in its unit, e.g. `--kv-cache-memory-bytes 22GiB`, which vLLM refuses at boot.",
+  description:
+    "A value the engine (or the gate) cannot read in its unit, e.g. `--kv-cache-memory-bytes 22GiB`, which vLLM refuses at boot.",
   messages: {
     bad: (d: { service: string; name: string; message: string; fix?: ValueFix }) =>
       `${d.service}: ${d.name}: ${d.message}${d.fix ? `; set ${showFix(d.fix)} (the same quantity in the unit it takes)` : ""}`,
@@ -17,7 +18,8 @@ export const engineBadValue = defineCheck({
         // A quantity in a unit the key does not take (22GiB for bytes) is converted: the fix is a value.
         const spec = engineSpec(ctx.pack, s.engine)?.settings[v.name];
         const value = spec ? convertedValue(spec, v.raw, v.origin.source === "flag") : null;
-        const fix: ValueFix | undefined = value === null ? undefined : { file: v.origin.file, line: v.origin.line, key: v.origin.name, value };
+        const fix: ValueFix | undefined =
+          value === null ? undefined : { file: v.origin.file, line: v.origin.line, key: v.origin.name, value };
         return {
           message: "bad" as const,
           data: { service: s.name, name: v.origin.name, setting: v.name, raw: v.raw, message: v.message, ...(fix ? { fix } : {}) },

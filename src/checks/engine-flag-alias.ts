@@ -4,7 +4,8 @@ import { defineCheck } from "./define.js";
 export const engineFlagAlias = defineCheck({
   id: "engine/flag-alias",
   severity: "warning",
-  description: "A flag spelled by an accepted alias (vLLM's `--kv-cache-memory`): works today, but the canonical spelling is what the docs and the gate's messages name.",
+  description:
+    "A flag spelled by an accepted alias (vLLM's `--kv-cache-memory`): works today, but the canonical spelling is what the docs and the gate's messages name.",
   messages: {
     alias: (d: { service: string; spelled: string; canonical: string }) => `${d.service}: ${d.spelled} is an alias; write ${d.canonical}`,
   },

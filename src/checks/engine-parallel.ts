@@ -15,7 +15,8 @@ type R = Report<typeof messages>;
 export const engineParallel = defineCheck({
   id: "engine/parallel",
   severity: "error",
-  description: "A vLLM seat's tensor-parallel size does not shard its model (attention or KV heads), or its pipeline-parallel size exceeds the layers: vLLM refuses to start.",
+  description:
+    "A vLLM seat's tensor-parallel size does not shard its model (attention or KV heads), or its pipeline-parallel size exceeds the layers: vLLM refuses to start.",
   messages,
   run(ctx) {
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
@@ -23,7 +24,11 @@ export const engineParallel = defineCheck({
       return parallelProblems(seat.facts, seat.tp, seat.pp).map((p) => ({
         message: "parallel" as const,
         service: seat.name,
-        ...(p.check === "pp-layers" ? placeOf(seat, "pp") : seat.service.origins.tp ? { file: seat.service.origins.tp.file, line: seat.service.origins.tp.line } : placeOf(seat)),
+        ...(p.check === "pp-layers"
+          ? placeOf(seat, "pp")
+          : seat.service.origins.tp
+            ? { file: seat.service.origins.tp.file, line: seat.service.origins.tp.line }
+            : placeOf(seat)),
         data: {
           ...kvData(seat),
           name: seat.name,

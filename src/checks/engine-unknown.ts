@@ -16,15 +16,24 @@ const GPU_KEYS = ["GPU", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"];
 function needsEngine(s: Service, pack: RulesPack): { what: string; origin: Origin } | null {
   for (const key of GPU_KEYS) {
     const e = s.env.entries.get(key);
-    if (e && !["", "none", "void"].includes(e.value.trim().toLowerCase())) return { what: `it holds a GPU (${key}=${e.value.trim()})`, origin: { file: e.file ?? s.file, line: e.line, source: "env", name: key } };
+    if (e && !["", "none", "void"].includes(e.value.trim().toLowerCase()))
+      return {
+        what: `it holds a GPU (${key}=${e.value.trim()})`,
+        origin: { file: e.file ?? s.file, line: e.line, source: "env", name: key },
+      };
   }
   for (const spec of Object.values(pack.engines.engines)) {
     for (const setting of Object.values(spec.settings)) {
       if (!setting.knob) continue;
       const e = setting.env ? s.env.entries.get(setting.env) : undefined;
-      if (e) return { what: `it sets ${e.key}, a sizing setting`, origin: { file: e.file ?? s.file, line: e.line, source: "env", name: e.key } };
+      if (e)
+        return { what: `it sets ${e.key}, a sizing setting`, origin: { file: e.file ?? s.file, line: e.line, source: "env", name: e.key } };
       const f = lastFlag(s.env, [...(setting.flags ?? []), ...(setting.aliases ?? [])]);
-      if (f) return { what: `it sets ${f.spelled}, a sizing setting`, origin: { file: f.file ?? s.file, line: f.line, source: "flag", name: f.spelled } };
+      if (f)
+        return {
+          what: `it sets ${f.spelled}, a sizing setting`,
+          origin: { file: f.file ?? s.file, line: f.line, source: "flag", name: f.spelled },
+        };
     }
   }
   return null;
@@ -57,14 +66,38 @@ export const engineUnknown = defineCheck({
       const rec = s.recognition;
       if (s.engine !== null) {
         const at = s.origins.engine ?? need.origin;
-        const nearest = nearestName(s.engine, known) ?? (known[0]);
-        return [{ ...base, message: "typo", line: at.line, file: at.file, data: { service: s.name, engine: s.engine, nearest, known: known.join(", "), why: need.what, recognised_by: "ENGINE" } }];
+        const nearest = nearestName(s.engine, known) ?? known[0];
+        return [
+          {
+            ...base,
+            message: "typo",
+            line: at.line,
+            file: at.file,
+            data: { service: s.name, engine: s.engine, nearest, known: known.join(", "), why: need.what, recognised_by: "ENGINE" },
+          },
+        ];
       }
       if (rec?.candidates && rec.candidates.length > 1) {
         const at = rec.origin ?? need.origin;
-        return [{ ...base, message: "ambiguous", line: at.line, file: at.file, data: { service: s.name, candidates: rec.candidates.join(", "), evidence: rec.evidence ?? "", recognised_by: "none" } }];
+        return [
+          {
+            ...base,
+            message: "ambiguous",
+            line: at.line,
+            file: at.file,
+            data: { service: s.name, candidates: rec.candidates.join(", "), evidence: rec.evidence ?? "", recognised_by: "none" },
+          },
+        ];
       }
-      return [{ ...base, message: "unrecognised", line: need.origin.line, file: need.origin.file, data: { service: s.name, known: known.join(", "), why: need.what, example: known.join("|"), recognised_by: "none" } }];
+      return [
+        {
+          ...base,
+          message: "unrecognised",
+          line: need.origin.line,
+          file: need.origin.file,
+          data: { service: s.name, known: known.join(", "), why: need.what, example: known.join("|"), recognised_by: "none" },
+        },
+      ];
     });
   },
 });

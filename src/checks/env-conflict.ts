@@ -12,7 +12,15 @@ export const envConflict = defineCheck({
     return ctx.after.services.flatMap((s) =>
       s.conflicts.map((c) => ({
         message: "conflict" as const,
-        data: { service: s.name, setting: c.name, flag: c.kept.name, flagRaw: c.keptRaw, env: c.dropped.name, envRaw: c.droppedRaw, envLine: c.dropped.line },
+        data: {
+          service: s.name,
+          setting: c.name,
+          flag: c.kept.name,
+          flagRaw: c.keptRaw,
+          env: c.dropped.name,
+          envRaw: c.droppedRaw,
+          envLine: c.dropped.line,
+        },
         file: c.kept.file,
         line: c.kept.line,
         service: s.name,

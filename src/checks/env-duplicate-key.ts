@@ -11,7 +11,14 @@ export const envDuplicateKey = defineCheck({
     return ctx.after.services.flatMap((s) =>
       s.env.problems
         .filter((p) => p.kind === "duplicate-key")
-        .map((p) => ({ message: "duplicate" as const, data: { message: p.message, key: p.key }, file: s.file, line: p.line, service: s.name, key: p.key ?? "" })),
+        .map((p) => ({
+          message: "duplicate" as const,
+          data: { message: p.message, key: p.key },
+          file: s.file,
+          line: p.line,
+          service: s.name,
+          key: p.key ?? "",
+        })),
     );
   },
 });

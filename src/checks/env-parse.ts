@@ -11,7 +11,14 @@ export const envParse = defineCheck({
     return ctx.after.services.flatMap((s) =>
       s.env.problems
         .filter((p) => p.kind === "parse")
-        .map((p) => ({ message: "bad" as const, data: { message: p.message }, file: s.file, line: p.line, service: s.name, key: `${p.line}:${p.message}` })),
+        .map((p) => ({
+          message: "bad" as const,
+          data: { message: p.message },
+          file: s.file,
+          line: p.line,
+          service: s.name,
+          key: `${p.line}:${p.message}`,
+        })),
     );
   },
 });

@@ -6,7 +6,8 @@ import { defineCheck } from "./define.js";
 export const fleetGpuConflict = defineCheck({
   id: "fleet/gpu-conflict",
   severity: "error",
-  description: "A service's GPU and CUDA_VISIBLE_DEVICES name different cards: the card it runs on and the card the gate checks may differ.",
+  description:
+    "A service's GPU and CUDA_VISIBLE_DEVICES name different cards: the card it runs on and the card the gate checks may differ.",
   messages: {
     conflict: (d: { service: string; gpu: string; cuda: string; cudaLine: number }) =>
       `${d.service}: GPU=${d.gpu} but CUDA_VISIBLE_DEVICES=${d.cuda} (line ${d.cudaLine}) names other cards; set CUDA_VISIBLE_DEVICES=${d.gpu}, or delete one of the two`,
@@ -15,7 +16,15 @@ export const fleetGpuConflict = defineCheck({
     return ctx.after.services.flatMap((s) => {
       const c = s.gpuConflict;
       if (!c) return [];
-      return [{ message: "conflict" as const, service: s.name, file: c.kept.file, line: c.kept.line, data: { service: s.name, gpu: c.keptRaw.trim(), cuda: c.otherRaw.trim(), cudaLine: c.other.line } }];
+      return [
+        {
+          message: "conflict" as const,
+          service: s.name,
+          file: c.kept.file,
+          line: c.kept.line,
+          data: { service: s.name, gpu: c.keptRaw.trim(), cuda: c.otherRaw.trim(), cudaLine: c.other.line },
+        },
+      ];
     });
   },
 });

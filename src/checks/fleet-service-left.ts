@@ -17,7 +17,8 @@ const messages = {
 export const fleetServiceLeft = defineCheck({
   id: "fleet/service-left",
   severity: "warning",
-  description: "A change renames a service's env file out of the services glob, or narrows the glob so it no longer matches one: the seat would silently stop being checked.",
+  description:
+    "A change renames a service's env file out of the services glob, or narrows the glob so it no longer matches one: the seat would silently stop being checked.",
   messages,
   run(ctx) {
     if (!ctx.before) return [];
@@ -35,8 +36,18 @@ function narrowed(ctx: CheckContext): Report<typeof messages>[] {
   return own.fleet.services.flatMap((s): Report<typeof messages>[] => {
     if (now.has(s.file) || matches(s.file)) return [];
     // A file deleted or renamed in the change is the rename case's (or a retired seat).
-    if (ctx.unit.files.some((f) => (f.path === s.file || f.oldPath === s.file) && (f.status === "deleted" || f.status === "renamed"))) return [];
-    return [{ message: "narrowed" as const, service: s.name, file: s.file, line: 1, key: `narrowed:${s.file}`, data: { service: s.name, file: s.file, from: own.services, glob } }];
+    if (ctx.unit.files.some((f) => (f.path === s.file || f.oldPath === s.file) && (f.status === "deleted" || f.status === "renamed")))
+      return [];
+    return [
+      {
+        message: "narrowed" as const,
+        service: s.name,
+        file: s.file,
+        line: 1,
+        key: `narrowed:${s.file}`,
+        data: { service: s.name, file: s.file, from: own.services, glob },
+      },
+    ];
   });
 }
 
@@ -51,7 +62,16 @@ function renamed(ctx: CheckContext, before: FleetState): Report<typeof messages>
     const moved =
       ctx.unit.files.find((f) => f.oldPath === s.file && f.status === "renamed" && !matches(f.path)) ??
       ctx.unit.files.find((f) => gone?.before != null && f.status === "added" && f.after === gone.before && !matches(f.path));
-    if (moved) return [{ message: "renamed" as const, service: s.name, file: moved.path, line: 1, data: { service: s.name, from: s.file, to: moved.path, glob } }];
+    if (moved)
+      return [
+        {
+          message: "renamed" as const,
+          service: s.name,
+          file: moved.path,
+          line: 1,
+          data: { service: s.name, from: s.file, to: moved.path, glob },
+        },
+      ];
     return [];
   });
 }

@@ -26,7 +26,8 @@ const messages = {
 export const fleetTpMismatch = defineCheck({
   id: "fleet/tp-mismatch",
   severity: "error",
-  description: "A vLLM seat's GPU list and its TP × PP size disagree: each rank needs a card, and the card fit would count only the cards listed.",
+  description:
+    "A vLLM seat's GPU list and its TP × PP size disagree: each rank needs a card, and the card fit would count only the cards listed.",
   messages,
   run(ctx) {
     return ctx.after.services.flatMap((s): Report<typeof messages>[] => {

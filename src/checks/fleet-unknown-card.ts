@@ -8,7 +8,8 @@ export const fleetUnknownCard = defineCheck({
   messages: {
     unknown: (d: { service: string; gpu: number; host: string; cards: string }) =>
       `${d.service}: GPU ${d.gpu} is not a card of ${d.host} (cards: ${d.cards}); fix GPU or add the card to fleet.hosts.${d.host}.gpus`,
-    missing: (d: { service: string; host: string; cards: string }) => `${d.service}: no GPU, and ${d.host} has several cards (${d.cards}); add GPU=<index>`,
+    missing: (d: { service: string; host: string; cards: string }) =>
+      `${d.service}: no GPU, and ${d.host} has several cards (${d.cards}); add GPU=<index>`,
   },
   run(ctx) {
     return ctx.after.services
@@ -17,10 +18,20 @@ export const fleetUnknownCard = defineCheck({
         const host = s.host as string;
         const cards = ctx.after.cards.filter((c) => c.host === host).map((c) => c.index);
         const list = cards.join(", ");
-        if (s.gpus.length === 0) return cards.length > 1 ? [{ message: "missing" as const, data: { service: s.name, host, cards: list }, file: s.file, line: 1, service: s.name }] : [];
+        if (s.gpus.length === 0)
+          return cards.length > 1
+            ? [{ message: "missing" as const, data: { service: s.name, host, cards: list }, file: s.file, line: 1, service: s.name }]
+            : [];
         return s.gpus
           .filter((g) => !cards.includes(g))
-          .map((g) => ({ message: "unknown" as const, data: { service: s.name, gpu: g, host, cards: list }, file: s.origins.gpus?.file ?? s.file, line: s.origins.gpus?.line ?? 1, service: s.name, key: String(g) }));
+          .map((g) => ({
+            message: "unknown" as const,
+            data: { service: s.name, gpu: g, host, cards: list },
+            file: s.origins.gpus?.file ?? s.file,
+            line: s.origins.gpus?.line ?? 1,
+            service: s.name,
+            key: String(g),
+          }));
       });
   },
 });

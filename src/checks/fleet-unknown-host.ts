@@ -4,10 +4,13 @@ import { defineCheck, type Report } from "./define.js";
 export const fleetUnknownHost = defineCheck({
   id: "fleet/unknown-host",
   severity: "error",
-  description: "A GPU service names a host that the inventory (kvgate.yaml fleet.hosts) does not list, or names none while the inventory has several: its card cannot be checked.",
+  description:
+    "A GPU service names a host that the inventory (kvgate.yaml fleet.hosts) does not list, or names none while the inventory has several: its card cannot be checked.",
   messages: {
-    unknown: (d: { service: string; host: string; hosts: string }) => `${d.service}: HOST=${d.host} is not in fleet.hosts (${d.hosts}); fix HOST or add the host to kvgate.yaml`,
-    missing: (d: { service: string; hosts: string }) => `${d.service}: no HOST, and the inventory has several hosts (${d.hosts}); add HOST=<one of them>`,
+    unknown: (d: { service: string; host: string; hosts: string }) =>
+      `${d.service}: HOST=${d.host} is not in fleet.hosts (${d.hosts}); fix HOST or add the host to kvgate.yaml`,
+    missing: (d: { service: string; hosts: string }) =>
+      `${d.service}: no HOST, and the inventory has several hosts (${d.hosts}); add HOST=<one of them>`,
   },
   run(ctx) {
     const hosts = Object.keys(ctx.policy.fleet.hosts);
@@ -15,9 +18,20 @@ export const fleetUnknownHost = defineCheck({
     return ctx.after.services
       .filter((s) => holdsGpus(ctx.pack, s))
       .flatMap((s): Report[] => {
-        if (s.host === null) return [{ message: "missing" as const, data: { service: s.name, hosts: hosts.join(", ") }, file: s.file, line: 1, service: s.name }];
+        if (s.host === null)
+          return [
+            { message: "missing" as const, data: { service: s.name, hosts: hosts.join(", ") }, file: s.file, line: 1, service: s.name },
+          ];
         if (hosts.includes(s.host)) return [];
-        return [{ message: "unknown" as const, data: { service: s.name, host: s.host, hosts: hosts.join(", ") }, file: s.origins.host?.file ?? s.file, line: s.origins.host?.line ?? 1, service: s.name }];
+        return [
+          {
+            message: "unknown" as const,
+            data: { service: s.name, host: s.host, hosts: hosts.join(", ") },
+            file: s.origins.host?.file ?? s.file,
+            line: s.origins.host?.line ?? 1,
+            service: s.name,
+          },
+        ];
       });
   },
 });

@@ -28,12 +28,29 @@ export const genOutputCap = defineCheck({
       // What max_new_tokens means on this vLLM version: nothing, a server-wide ceiling, or a default.
       const data = { ...kvData(seat), name: seat.name, max_new_tokens_means: seat.vf.maxNewTokens };
       if (cap && seat.vf.maxNewTokens === "ignored") {
-        return [{ message: "ignored" as const, service: seat.name, file: cap.origin.file, line: cap.origin.line, data: { ...data, cap: cap.cap, version: seat.vf.version ?? "" } }];
+        return [
+          {
+            message: "ignored" as const,
+            service: seat.name,
+            file: cap.origin.file,
+            line: cap.origin.line,
+            data: { ...data, cap: cap.cap, version: seat.vf.version ?? "" },
+          },
+        ];
       }
       if (!cap) return [{ message: "missing" as const, service: seat.name, ...placeOf(seat), data }];
       if (seat.maxModelLen === null || cap.cap <= seat.maxModelLen) return [];
       const fix = capFix(seat.service.settings.override_generation_config?.value, cap.origin, seat.maxModelLen);
-      return [{ message: "above" as const, severity: "error" as const, service: seat.name, file: cap.origin.file, line: cap.origin.line, data: { ...data, cap: cap.cap, fix } }];
+      return [
+        {
+          message: "above" as const,
+          severity: "error" as const,
+          service: seat.name,
+          file: cap.origin.file,
+          line: cap.origin.line,
+          data: { ...data, cap: cap.cap, fix },
+        },
+      ];
     });
   },
 });

@@ -9,7 +9,15 @@ export const gpuFits = defineCheck({
   severity: "error",
   description: "The footprints on a card exceed its total minus its reserve.",
   messages: {
-    over: (d: { host: string; gpu: number; used_bytes: number; total_bytes: number; reserve_bytes: number; spare_bytes: number; parts: string }) =>
+    over: (d: {
+      host: string;
+      gpu: number;
+      used_bytes: number;
+      total_bytes: number;
+      reserve_bytes: number;
+      spare_bytes: number;
+      parts: string;
+    }) =>
       `${d.host} gpu ${d.gpu}: footprints ${size(d.used_bytes)} > ${size(d.total_bytes - d.reserve_bytes)} (${size(d.total_bytes)} − ${size(d.reserve_bytes)} reserve), over by ${size(-d.spare_bytes)}: ${d.parts}; lower a pin or move a seat (kvgate plan --host ${d.host} finds the best layout)`,
   },
   run(ctx) {
@@ -17,15 +25,27 @@ export const gpuFits = defineCheck({
       if (l.ledgerSized || l.spare_bytes >= 0) return [];
       const seats = l.entries.flatMap((e) => (e.kind === "seat" ? [e] : []));
       const first = seats[0];
-      const where = first ? { file: first.seat.service.origins.gpus?.file ?? first.seat.service.file, line: first.seat.service.origins.gpus?.line ?? 1 } : { file: null, line: null };
+      const where = first
+        ? { file: first.seat.service.origins.gpus?.file ?? first.seat.service.file, line: first.seat.service.origins.gpus?.line ?? 1 }
+        : { file: null, line: null };
       const parts = l.entries.flatMap((e) => (e.kind === "other" ? [] : [`${e.name} ${size(e.footprint_bytes)}`])).join(", ");
-      return [{
-        message: "over" as const,
-        ...where,
-        service: null,
-        key: `${l.host}/${l.index}`,
-        data: { host: l.host, gpu: l.index, total_bytes: l.total_bytes, reserve_bytes: l.reserve_bytes, used_bytes: l.used_bytes, spare_bytes: l.spare_bytes, parts },
-      }];
+      return [
+        {
+          message: "over" as const,
+          ...where,
+          service: null,
+          key: `${l.host}/${l.index}`,
+          data: {
+            host: l.host,
+            gpu: l.index,
+            total_bytes: l.total_bytes,
+            reserve_bytes: l.reserve_bytes,
+            used_bytes: l.used_bytes,
+            spare_bytes: l.spare_bytes,
+            parts,
+          },
+        },
+      ];
     });
   },
 });

@@ -20,7 +20,14 @@ type Over = {
 
 const messages = {
   over: (d: Over) =>
-    plateauFinding({ host: d.host, index: d.gpu, plateauFreeBytes: d.plateau_free_bytes, reserveBytes: d.reserve_bytes, addedBytes: d.added_bytes, observedAt: d.observed_at })?.message ?? "",
+    plateauFinding({
+      host: d.host,
+      index: d.gpu,
+      plateauFreeBytes: d.plateau_free_bytes,
+      reserveBytes: d.reserve_bytes,
+      addedBytes: d.added_bytes,
+      observedAt: d.observed_at,
+    })?.message ?? "",
   missing: (d: { file: string }) =>
     `${d.file} is not in the repository, but kvgate.yaml names it (observed:); commit the file \`kvgate observe --metrics … --write ${d.file}\` writes, or remove observed: from kvgate.yaml`,
   malformed: (d: { file: string; problem: string }) =>
@@ -41,7 +48,14 @@ export const gpuPlateau = defineCheck({
     if (!o) return [];
     if (o.read === null) return [{ message: "missing", data: { file: o.file }, file: null, line: null, service: null, key: "missing" }];
     if (!o.read.ok) {
-      return o.read.problems.map((p) => ({ message: "malformed" as const, data: { file: o.file, problem: p.message }, file: o.file, line: p.line ?? 1, service: null, key: p.message }));
+      return o.read.problems.map((p) => ({
+        message: "malformed" as const,
+        data: { file: o.file, problem: p.message },
+        file: o.file,
+        line: p.line ?? 1,
+        service: null,
+        key: p.message,
+      }));
     }
     const after = new Map(cardUsage(ctx.after, ctx.policy, ctx.pack).map((u) => [key(u.host, u.index), u]));
     const before = ctx.before ? new Map(cardUsage(ctx.before, ctx.policy, ctx.pack).map((u) => [key(u.host, u.index), u])) : null;
@@ -50,15 +64,35 @@ export const gpuPlateau = defineCheck({
       const line = o.read?.ok ? (o.read.cardLines[i] ?? 1) : 1;
       const now = after.get(key(card.host, card.index));
       if (!now) {
-        out.push({ message: "unknown-card", data: { file: o.file, host: card.host, gpu: card.index }, file: o.file, line, service: null, key: `${card.host}/${card.index}` });
+        out.push({
+          message: "unknown-card",
+          data: { file: o.file, host: card.host, gpu: card.index },
+          file: o.file,
+          line,
+          service: null,
+          key: `${card.host}/${card.index}`,
+        });
         return;
       }
       const was = before ? (before.get(key(card.host, card.index))?.used_bytes ?? 0) : null;
       const added = addedToCard(now.used_bytes, was, card.predicted_used_bytes ?? null);
-      const f = plateauFinding({ host: card.host, index: card.index, plateauFreeBytes: card.plateau_free_bytes, reserveBytes: now.reserve_bytes, addedBytes: added, observedAt: card.plateau_at ?? null });
+      const f = plateauFinding({
+        host: card.host,
+        index: card.index,
+        plateauFreeBytes: card.plateau_free_bytes,
+        reserveBytes: now.reserve_bytes,
+        addedBytes: added,
+        observedAt: card.plateau_at ?? null,
+      });
       if (!f) return;
       const where = grownSeat(now, before?.get(key(card.host, card.index)) ?? null) ?? { file: o.file, line };
-      out.push({ message: "over", data: { ...f.data, observed_at: card.plateau_at ?? null }, ...where, service: null, key: `${card.host}/${card.index}` });
+      out.push({
+        message: "over",
+        data: { ...f.data, observed_at: card.plateau_at ?? null },
+        ...where,
+        service: null,
+        key: `${card.host}/${card.index}`,
+      });
     });
     return out;
   },

@@ -9,7 +9,7 @@ import { kvPoolSettings } from "../model/engine.js";
 type Data = {
   kv: { knob: string; before: string; after: string }[];
   placement: { before: string; after: string };
-}
+};
 
 export const knobKvAndPlacement = defineCheck({
   id: "knob/kv-and-placement",

@@ -8,7 +8,7 @@ type Data = {
   knobs: string[];
   changes: { knob: string; before: unknown; after: unknown }[];
   engine: string;
-}
+};
 
 export const knobOnePerDeploy = defineCheck({
   id: "knob/one-per-deploy",
@@ -30,7 +30,9 @@ export const knobOnePerDeploy = defineCheck({
         changes: changes.map((c) => ({ knob: c.knob, before: c.before ?? null, after: c.after ?? null })),
         engine: after.engine,
       };
-      return [{ message: "many" as const, service: after.name, file: after.file, line: changes.find((c) => c.line !== null)?.line ?? null, data }];
+      return [
+        { message: "many" as const, service: after.name, file: after.file, line: changes.find((c) => c.line !== null)?.line ?? null, data },
+      ];
     });
   },
 });

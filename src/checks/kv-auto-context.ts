@@ -19,19 +19,36 @@ type R = Report<typeof messages>;
 export const kvAutoContext = defineCheck({
   id: "kv/auto-context",
   severity: "notice",
-  description: "A vLLM seat sets --max-model-len auto: its context is fitted at boot and cannot be sized ahead (an error on versions without auto).",
+  description:
+    "A vLLM seat sets --max-model-len auto: its context is fitted at boot and cannot be sized ahead (an error on versions without auto).",
   messages,
   run(ctx) {
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
       if (!seat.maxModelLenAuto) return [];
       const at = placeOf(seat, "max_model_len");
       if (!seat.vf.maxModelLenAuto && seat.vf.version !== null) {
-        return [{ message: "refused" as const, severity: "error" as const, service: seat.name, ...at, data: { ...kvData(seat), name: seat.name, version: seat.vf.version } }];
+        return [
+          {
+            message: "refused" as const,
+            severity: "error" as const,
+            service: seat.name,
+            ...at,
+            data: { ...kvData(seat), name: seat.name, version: seat.vf.version },
+          },
+        ];
       }
       const kv = seat.pinned ?? seat.estimate?.bytes ?? null;
       const upTo = seat.derived?.defaultLen ?? seat.model?.max_context ?? null;
-      const expected = kv !== null && kv > 0 && seat.facts && upTo !== null ? estimateMaxModelLen(seat.facts, requestInputs(seat), kv, upTo) : null;
-      return [{ message: "auto" as const, service: seat.name, ...at, data: { ...kvData(seat), name: seat.name, kv_bytes: kv, expected_len: expected } }];
+      const expected =
+        kv !== null && kv > 0 && seat.facts && upTo !== null ? estimateMaxModelLen(seat.facts, requestInputs(seat), kv, upTo) : null;
+      return [
+        {
+          message: "auto" as const,
+          service: seat.name,
+          ...at,
+          data: { ...kvData(seat), name: seat.name, kv_bytes: kv, expected_len: expected },
+        },
+      ];
     });
   },
 });

@@ -8,7 +8,20 @@ import { size } from "../kv/format.js";
 import { settingFix } from "../fix/setting.js";
 import { showFix, type ValueFix } from "../fix/types.js";
 
-type Data = { name: string; host: string; gpu: number; utilization: number; total_bytes: number; asked_bytes: number; others_bytes: number; free_bytes: number; others: string; max_utilization: number; min_utilization: number; fix?: ValueFix };
+type Data = {
+  name: string;
+  host: string;
+  gpu: number;
+  utilization: number;
+  total_bytes: number;
+  asked_bytes: number;
+  others_bytes: number;
+  free_bytes: number;
+  others: string;
+  max_utilization: number;
+  min_utilization: number;
+  fix?: ValueFix;
+};
 
 /**
  * Lowering utilization is the fix only while the seat's own footprint still fits in what it asks
@@ -20,7 +33,6 @@ const advice = (d: Data): string =>
   d.fix
     ? `set ${showFix(d.fix)} or lower, down to ${d.min_utilization} (the KV pin still sizes the cache)`
     : `no utilization fits: the seat needs at least ${d.min_utilization} of the card, the neighbours leave ${d.max_utilization}; move a seat off ${d.host} gpu ${d.gpu} (kvgate plan --host ${d.host}) or shrink a neighbour`;
-
 
 export const kvBootCheck = defineCheck({
   id: "kv/boot-check",
@@ -50,28 +62,30 @@ export const kvBootCheck = defineCheck({
         const own = (seat.weights ?? 0) + (seat.pinned ?? seat.required ?? 0) + seat.overhead;
         const minUtil = Math.ceil((own / cudaTotal) * 100 - 1e-9) / 100;
         const fix = maxUtil > 0 && maxUtil >= minUtil ? settingFix(ctx.pack, seat.service, "gpu_memory_utilization", maxUtil) : null;
-        return [{
-          message: "boot" as const,
-          service: seat.name,
-          ...placeOf(seat, "gpu_memory_utilization"),
-          data: {
-            ...kvData(seat),
-            name: seat.name,
-            host: l.host,
-            gpu: l.index,
-            utilization: seat.utilization,
-            total_bytes: cudaTotal,
-            card_total_bytes: l.total_bytes,
-            asked_bytes: asked,
-            others_bytes: othersBytes,
-            free_bytes: free,
-            context_overhead_bytes: context,
-            others: others.map((e) => `${e.name} ${footprintOf(e) === null ? "?" : size(footprintOf(e) as number)}`).join(", "),
-            max_utilization: maxUtil,
-            min_utilization: minUtil,
-            ...(fix ? { fix } : {}),
+        return [
+          {
+            message: "boot" as const,
+            service: seat.name,
+            ...placeOf(seat, "gpu_memory_utilization"),
+            data: {
+              ...kvData(seat),
+              name: seat.name,
+              host: l.host,
+              gpu: l.index,
+              utilization: seat.utilization,
+              total_bytes: cudaTotal,
+              card_total_bytes: l.total_bytes,
+              asked_bytes: asked,
+              others_bytes: othersBytes,
+              free_bytes: free,
+              context_overhead_bytes: context,
+              others: others.map((e) => `${e.name} ${footprintOf(e) === null ? "?" : size(footprintOf(e) as number)}`).join(", "),
+              max_utilization: maxUtil,
+              min_utilization: minUtil,
+              ...(fix ? { fix } : {}),
+            },
           },
-        }];
+        ];
       }
       return [];
     });

@@ -8,7 +8,16 @@ import { cardUsage, footprintOf, usageOfCard, type CardUsage } from "../kv/card-
 import { formatInt, size } from "../kv/format.js";
 
 const messages = {
-  room: (d: { name: string; max_model_len: number; native_max: number; kv_bytes: number; required_bytes_at_max: number; card_spare_after_bytes: number; len_key: string; set: string }) =>
+  room: (d: {
+    name: string;
+    max_model_len: number;
+    native_max: number;
+    kv_bytes: number;
+    required_bytes_at_max: number;
+    card_spare_after_bytes: number;
+    len_key: string;
+    set: string;
+  }) =>
     `${d.name}: runs at ${formatInt(d.max_model_len)} tokens, below its model's ${formatInt(d.native_max)}, and its card has room: KV ${size(d.kv_bytes)} → ${size(d.required_bytes_at_max)} leaves ${size(d.card_spare_after_bytes)} spare; set ${d.len_key}=${d.native_max}${d.set}`,
 };
 
@@ -67,21 +76,23 @@ export const kvContextHeadroom = defineCheck({
       const lenOrigin = seat.service.settings.max_model_len?.origin;
       const pinOrigin = seat.service.settings.kv_pin?.origin;
       const pinKey = pinOrigin?.source === "flag" ? "--kv-cache-memory-bytes" : "KV_CACHE_MEMORY_BYTES";
-      return [{
-        message: "room" as const,
-        service: seat.name,
-        ...placeOf(seat, "max_model_len"),
-        data: {
-          ...kvData(seat),
-          name: seat.name,
-          native_max: native,
-          kv_bytes: kvToday,
-          required_bytes_at_max: atMax,
-          card_spare_after_bytes: spareAfter,
-          len_key: lenOrigin?.source === "flag" ? "--max-model-len" : "MAX_MODEL_LEN",
-          set: seat.pinned !== null && atMax > seat.pinned ? ` and ${pinKey}=${atMax}` : "",
+      return [
+        {
+          message: "room" as const,
+          service: seat.name,
+          ...placeOf(seat, "max_model_len"),
+          data: {
+            ...kvData(seat),
+            name: seat.name,
+            native_max: native,
+            kv_bytes: kvToday,
+            required_bytes_at_max: atMax,
+            card_spare_after_bytes: spareAfter,
+            len_key: lenOrigin?.source === "flag" ? "--max-model-len" : "MAX_MODEL_LEN",
+            set: seat.pinned !== null && atMax > seat.pinned ? ` and ${pinKey}=${atMax}` : "",
+          },
         },
-      }];
+      ];
     });
   },
 });

@@ -13,12 +13,33 @@ import { showFix, type ValueFix } from "../fix/types.js";
  * value is the fix.
  */
 const lower = (d: { fix?: ValueFix; cap?: number }, to: number): string =>
-  d.fix ? `set ${showFix(d.fix)}` : d.cap !== undefined ? `lower max_new_tokens (${formatInt(d.cap)}) to ${formatInt(to)} or less, then max_model_len to ${formatInt(to)}` : `lower max_model_len to ${formatInt(to)}`;
+  d.fix
+    ? `set ${showFix(d.fix)}`
+    : d.cap !== undefined
+      ? `lower max_new_tokens (${formatInt(d.cap)}) to ${formatInt(to)} or less, then max_model_len to ${formatInt(to)}`
+      : `lower max_model_len to ${formatInt(to)}`;
 
 const messages = {
-  native: (d: { name: string; max_model_len: number; model: string; max_context: number; factor_needed: number; fix?: ValueFix; cap?: number }) =>
+  native: (d: {
+    name: string;
+    max_model_len: number;
+    model: string;
+    max_context: number;
+    factor_needed: number;
+    fix?: ValueFix;
+    cap?: number;
+  }) =>
     `${d.name}: max_model_len ${formatInt(d.max_model_len)} > ${d.model}'s native ${formatInt(d.max_context)} (max_position_embeddings) and YaRN is off; ${lower(d, d.max_context)}, or turn on YaRN with --hf-overrides '{"rope_scaling":{"rope_type":"yarn","factor":${d.factor_needed},"original_max_position_embeddings":${d.max_context}}}'`,
-  yarn: (d: { name: string; max_model_len: number; original: number; yarn_factor: number; limit: number; via: string; fix?: ValueFix; cap?: number }) =>
+  yarn: (d: {
+    name: string;
+    max_model_len: number;
+    original: number;
+    yarn_factor: number;
+    limit: number;
+    via: string;
+    fix?: ValueFix;
+    cap?: number;
+  }) =>
     `${d.name}: max_model_len ${formatInt(d.max_model_len)} > YaRN's ${formatInt(d.original)} × ${d.yarn_factor} = ${formatInt(d.limit)} (${d.via}); ${lower(d, d.limit)}, or raise the YaRN factor`,
 };
 
@@ -43,12 +64,26 @@ export const kvContextMax = defineCheck({
       const base = { ...kvData(seat), name: seat.name, model: seat.model.id, max_context: seat.model.max_context };
       if (!yarn) {
         if (len <= seat.model.max_context) return [];
-        return [{ message: "native" as const, service: seat.name, ...placeOf(seat, "max_model_len"), data: { ...base, factor_needed: Math.ceil(len / seat.model.max_context), ...fixTo(seat.model.max_context) } }];
+        return [
+          {
+            message: "native" as const,
+            service: seat.name,
+            ...placeOf(seat, "max_model_len"),
+            data: { ...base, factor_needed: Math.ceil(len / seat.model.max_context), ...fixTo(seat.model.max_context) },
+          },
+        ];
       }
       const original = yarn.original ?? seat.model.max_context;
       const limit = Math.floor(original * yarn.factor);
       if (len <= limit) return [];
-      return [{ message: "yarn" as const, service: seat.name, ...placeOf(seat, "max_model_len"), data: { ...base, original, yarn_factor: yarn.factor, limit, via: yarn.via, ...fixTo(limit) } }];
+      return [
+        {
+          message: "yarn" as const,
+          service: seat.name,
+          ...placeOf(seat, "max_model_len"),
+          data: { ...base, original, yarn_factor: yarn.factor, limit, via: yarn.via, ...fixTo(limit) },
+        },
+      ];
     });
   },
 });

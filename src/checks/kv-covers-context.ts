@@ -18,12 +18,29 @@ import { outputCapOf } from "../kv/yarn.js";
 import { showFix, type ValueFix } from "../fix/types.js";
 import type { RulesPack } from "../rules/pack.js";
 
-type Data = { name: string; pinned_bytes: number; required_bytes: number; formula: string; fix?: ValueFix; fix_kind: "pin" | "context" | "none" };
-type Estimated = { name: string; estimated_bytes: number; estimate: string; required_bytes: number; formula: string; fix?: ValueFix; fits: number; set: string };
+type Data = {
+  name: string;
+  pinned_bytes: number;
+  required_bytes: number;
+  formula: string;
+  fix?: ValueFix;
+  fix_kind: "pin" | "context" | "none";
+};
+type Estimated = {
+  name: string;
+  estimated_bytes: number;
+  estimate: string;
+  required_bytes: number;
+  formula: string;
+  fix?: ValueFix;
+  fits: number;
+  set: string;
+};
 
 const advice = (d: Data): string => {
   if (d.fix_kind === "pin" && d.fix) return `set ${showFix(d.fix)} (${compact(Number(d.fix.value))})`;
-  if (d.fix_kind === "context" && d.fix) return `a pin of ${size(d.required_bytes)} would overfill the card, so lower the context: set ${showFix(d.fix)} (${formatInt(Number(d.fix.value))} tokens fit the pin), or free the card first (kvgate plan)`;
+  if (d.fix_kind === "context" && d.fix)
+    return `a pin of ${size(d.required_bytes)} would overfill the card, so lower the context: set ${showFix(d.fix)} (${formatInt(Number(d.fix.value))} tokens fit the pin), or free the card first (kvgate plan)`;
   return `a pin of ${size(d.required_bytes)} would overfill the card: free room on the card first (kvgate plan), or lower the context`;
 };
 
@@ -41,7 +58,14 @@ function contextFix(pack: RulesPack, seat: VllmSeat, len: number | null): ValueF
   return len === null || len <= 0 || (cap !== undefined && cap > len) ? null : settingFix(pack, seat.service, "max_model_len", len);
 }
 
-function pinnedShort(seat: VllmSeat, pinned: number, required: number, usages: CardUsage[], pack: RulesPack, round: number): Omit<R, "message"> & { data: Data } {
+function pinnedShort(
+  seat: VllmSeat,
+  pinned: number,
+  required: number,
+  usages: CardUsage[],
+  pack: RulesPack,
+  round: number,
+): Omit<R, "message"> & { data: Data } {
   let fix: ValueFix | null;
   let kind: Data["fix_kind"];
   if (pinRaiseFits(usages, seat, required)) {
@@ -54,14 +78,23 @@ function pinnedShort(seat: VllmSeat, pinned: number, required: number, usages: C
   return {
     service: seat.name,
     ...placeOf(seat, "kv_pin"),
-    data: { ...kvData(seat), name: seat.name, pinned_bytes: pinned, required_bytes: required, formula: requiredFormula(seat, round), ...(fix ? { fix } : {}), fix_kind: kind },
+    data: {
+      ...kvData(seat),
+      name: seat.name,
+      pinned_bytes: pinned,
+      required_bytes: required,
+      formula: requiredFormula(seat, round),
+      ...(fix ? { fix } : {}),
+      fix_kind: kind,
+    },
   };
 }
 
 export const kvCoversContext = defineCheck({
   id: "kv/covers-context",
   severity: "error",
-  description: "A vLLM seat's KV (its pin, or vLLM's estimate without one) is below factor × one max-length request, rounded up to kv.round.",
+  description:
+    "A vLLM seat's KV (its pin, or vLLM's estimate without one) is below factor × one max-length request, rounded up to kv.round.",
   messages,
   run(ctx) {
     const round = ctx.policy.kv.round_bytes;
@@ -69,7 +102,9 @@ export const kvCoversContext = defineCheck({
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
       if (seat.required === null || seat.maxModelLenAuto) return [];
       const owner = seat.policy?.pinned_bytes !== undefined ? seat.policy : undefined;
-      const exempt = owner ? { status: "exempt" as const, reason: `owner-pinned by ${owner.by ?? "the seat's owner"} (kv.seats.${seat.name}.pinned)` } : {};
+      const exempt = owner
+        ? { status: "exempt" as const, reason: `owner-pinned by ${owner.by ?? "the seat's owner"} (kv.seats.${seat.name}.pinned)` }
+        : {};
       if (seat.pinned !== null) {
         if (seat.pinned >= seat.required) return [];
         return [{ message: "short" as const, ...pinnedShort(seat, seat.pinned, seat.required, usages, ctx.pack, round), ...exempt }];
@@ -79,28 +114,30 @@ export const kvCoversContext = defineCheck({
       const fits = longestFitting(seat, Math.max(0, e.bytes), round) ?? 0;
       const fix = contextFix(ctx.pack, seat, fits);
       const estimate = `${e.utilization} × ${size(e.totalBytes)} − weights ${size(e.weightsPerGpu)} − overhead ${size(e.overhead.bytes)}${e.graphsBytes > 0 ? ` − CUDA graphs ${size(e.graphsBytes)}` : ""}`;
-      return [{
-        message: "estimated" as const,
-        service: seat.name,
-        ...placeOf(seat, "max_model_len"),
-        data: {
-          ...kvData(seat),
-          name: seat.name,
-          formula: requiredFormula(seat, round),
-          estimate,
-          estimated_bytes: e.bytes,
-          required_bytes: seat.required,
-          overhead_bytes: e.overhead.bytes,
-          weights_bytes: e.weightsPerGpu,
-          total_bytes: e.totalBytes,
-          utilization: e.utilization,
-          fits,
-          fits_text: formatInt(fits),
-          set: setPin(seat, seat.required),
-          ...(fix ? { fix } : {}),
+      return [
+        {
+          message: "estimated" as const,
+          service: seat.name,
+          ...placeOf(seat, "max_model_len"),
+          data: {
+            ...kvData(seat),
+            name: seat.name,
+            formula: requiredFormula(seat, round),
+            estimate,
+            estimated_bytes: e.bytes,
+            required_bytes: seat.required,
+            overhead_bytes: e.overhead.bytes,
+            weights_bytes: e.weightsPerGpu,
+            total_bytes: e.totalBytes,
+            utilization: e.utilization,
+            fits,
+            fits_text: formatInt(fits),
+            set: setPin(seat, seat.required),
+            ...(fix ? { fix } : {}),
+          },
+          ...exempt,
         },
-        ...exempt,
-      }];
+      ];
     });
   },
 });

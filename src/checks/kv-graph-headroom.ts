@@ -10,7 +10,14 @@ import { cudaTotalOf } from "../model/types.js";
 import { size } from "../kv/format.js";
 
 const messages = {
-  short: (d: { name: string; utilization: number; total_bytes: number; outside_bytes: number; graph_bytes: number; max_utilization: number }) =>
+  short: (d: {
+    name: string;
+    utilization: number;
+    total_bytes: number;
+    outside_bytes: number;
+    graph_bytes: number;
+    max_utilization: number;
+  }) =>
     `${d.name}: CUDA graphs are captured outside --gpu-memory-utilization on this vLLM version: (1 − ${d.utilization}) × ${size(d.total_bytes)} leaves ${size(d.outside_bytes)}, below the ${size(d.graph_bytes)} they take; set GPU_MEMORY_UTILIZATION=${d.max_utilization} or lower, or add --enforce-eager`,
 };
 
@@ -19,7 +26,8 @@ type R = Report<typeof messages>;
 export const kvGraphHeadroom = defineCheck({
   id: "kv/graph-headroom",
   severity: "warning",
-  description: "A vLLM seat that captures CUDA graphs outside its utilization budget (vLLM < 0.21, no --enforce-eager) leaves less than they need on its card.",
+  description:
+    "A vLLM seat that captures CUDA graphs outside its utilization budget (vLLM < 0.21, no --enforce-eager) leaves less than they need on its card.",
   messages,
   run(ctx) {
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
@@ -32,12 +40,25 @@ export const kvGraphHeadroom = defineCheck({
         const h = graphHeadroom({ totalBytes: total, utilization: seat.utilization });
         if (h.short === 0) continue;
         const maxUtil = Math.floor(((total - h.needed) / total) * 100 + 1e-9) / 100;
-        return [{
-          message: "short" as const,
-          service: seat.name,
-          ...placeOf(seat, "gpu_memory_utilization"),
-          data: { ...kvData(seat), name: seat.name, host: card.host, gpu: card.index, utilization: seat.utilization, total_bytes: total, outside_bytes: h.outside, graph_bytes: h.needed, max_utilization: maxUtil, vllm_version: seat.vf.version },
-        }];
+        return [
+          {
+            message: "short" as const,
+            service: seat.name,
+            ...placeOf(seat, "gpu_memory_utilization"),
+            data: {
+              ...kvData(seat),
+              name: seat.name,
+              host: card.host,
+              gpu: card.index,
+              utilization: seat.utilization,
+              total_bytes: total,
+              outside_bytes: h.outside,
+              graph_bytes: h.needed,
+              max_utilization: maxUtil,
+              vllm_version: seat.vf.version,
+            },
+          },
+        ];
       }
       return [];
     });

@@ -14,7 +14,14 @@ export const kvLongContextOverride = defineCheck({
   run(ctx) {
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat) => {
       if (seat.service.settings.allow_long_max_model_len?.value !== true) return [];
-      return [{ message: "escape" as const, service: seat.name, ...placeOf(seat, "allow_long_max_model_len"), data: { ...kvData(seat), name: seat.name } }];
+      return [
+        {
+          message: "escape" as const,
+          service: seat.name,
+          ...placeOf(seat, "allow_long_max_model_len"),
+          data: { ...kvData(seat), name: seat.name },
+        },
+      ];
     });
   },
 });

@@ -16,12 +16,20 @@ export const kvOversized = defineCheck({
     const round = ctx.policy.kv.round_bytes;
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat) => {
       if (seat.ownerPinned || seat.pinned === null || seat.required === null || seat.pinned < seat.required + round) return [];
-      return [{
-        message: "oversized" as const,
-        service: seat.name,
-        ...placeOf(seat, "kv_pin"),
-        data: { ...kvData(seat), name: seat.name, release_bytes: seat.pinned - seat.required, set: setPin(seat, seat.required), fix: pinFix(seat, seat.required) },
-      }];
+      return [
+        {
+          message: "oversized" as const,
+          service: seat.name,
+          ...placeOf(seat, "kv_pin"),
+          data: {
+            ...kvData(seat),
+            name: seat.name,
+            release_bytes: seat.pinned - seat.required,
+            set: setPin(seat, seat.required),
+            fix: pinFix(seat, seat.required),
+          },
+        },
+      ];
     });
   },
 });

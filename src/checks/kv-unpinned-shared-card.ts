@@ -12,7 +12,16 @@ export const kvUnpinnedSharedCard = defineCheck({
   severity: "error",
   description: "A vLLM seat on a card shared with another tenant has no KV byte pin.",
   messages: {
-    unpinned: (d: { name: string; host: string; gpu: number; neighbours: string[]; utilization: number; set: string | null; overfills?: boolean; required_bytes?: number | null }) =>
+    unpinned: (d: {
+      name: string;
+      host: string;
+      gpu: number;
+      neighbours: string[];
+      utilization: number;
+      set: string | null;
+      overfills?: boolean;
+      required_bytes?: number | null;
+    }) =>
       `${d.name}: no KV byte pin on ${d.host} gpu ${d.gpu}, shared with ${d.neighbours.join(", ")}: its KV would come from --gpu-memory-utilization ${d.utilization} profiling, which counts co-booting neighbours' memory as its own; ${d.set ? `set ${d.set}` : d.overfills ? `the pin it needs (${size(d.required_bytes ?? 0)}) would overfill the card: move a seat (kvgate plan --host ${d.host}) or lower the context, then pin it` : "set KV_CACHE_MEMORY_BYTES (add the model to the catalog to get the number)"}`,
   },
   run(ctx) {
@@ -23,22 +32,24 @@ export const kvUnpinnedSharedCard = defineCheck({
       if (!shared) return [];
       // A pin the card cannot hold (gpu/fits) or that starves a neighbour's boot is no fix.
       const fits = seat.required !== null && pinRaiseFits(usages, seat, seat.required);
-      return [{
-        message: "unpinned" as const,
-        service: seat.name,
-        ...placeOf(seat, "gpu_memory_utilization"),
-        data: {
-          ...kvData(seat),
-          name: seat.name,
-          host: shared.host,
-          gpu: shared.index,
-          neighbours: shared.entries.filter((e) => e.name !== seat.name).map((e) => e.name),
-          utilization: seat.utilization,
-          set: fits ? setPin(seat, seat.required as number) : null,
-          overfills: seat.required !== null && !fits,
-          ...(fits ? { fix: pinFix(seat, seat.required as number) } : {}),
+      return [
+        {
+          message: "unpinned" as const,
+          service: seat.name,
+          ...placeOf(seat, "gpu_memory_utilization"),
+          data: {
+            ...kvData(seat),
+            name: seat.name,
+            host: shared.host,
+            gpu: shared.index,
+            neighbours: shared.entries.filter((e) => e.name !== seat.name).map((e) => e.name),
+            utilization: seat.utilization,
+            set: fits ? setPin(seat, seat.required as number) : null,
+            overfills: seat.required !== null && !fits,
+            ...(fits ? { fix: pinFix(seat, seat.required as number) } : {}),
+          },
         },
-      }];
+      ];
     });
   },
 });

@@ -22,7 +22,8 @@ type Data = {
   committed_value?: string | null;
 };
 
-const shown = (v: string | null | undefined): string => (v === undefined ? "a different value" : v === null ? "nothing" : v === "" ? '""' : v);
+const shown = (v: string | null | undefined): string =>
+  v === undefined ? "a different value" : v === null ? "nothing" : v === "" ? '""' : v;
 
 const messages = {
   differs: (d: Data) =>
@@ -51,17 +52,32 @@ export const playbookDrift = defineCheck({
     const composePaths = new Set(composeReads.map((r) => r.path));
     for (const read of [...playbooksInUnit(ctx), ...composeReads]) {
       for (const deploy of read.deploys) {
-        const base = { playbook: read.path, ...(composePaths.has(read.path) ? { compose: read.path } : {}), service: deploy.service, env_file: deploy.envFile };
+        const base = {
+          playbook: read.path,
+          ...(composePaths.has(read.path) ? { compose: read.path } : {}),
+          service: deploy.service,
+          env_file: deploy.envFile,
+        };
         const committed = ctx.after.services.find((s) => s.name === deploy.service);
         if (!committed) {
           const first = deploy.edits[0];
-          out.push({ message: "no-env", data: { ...base, key: "" }, file: first?.file ?? read.path, line: first?.line ?? 1, service: deploy.service });
+          out.push({
+            message: "no-env",
+            data: { ...base, key: "" },
+            file: first?.file ?? read.path,
+            line: first?.line ?? 1,
+            service: deploy.service,
+          });
           continue;
         }
         const engine = engineSpec(ctx.pack, committed.engine);
         for (const d of driftOf(deploy, committed.env, settingKeysOf(engine))) {
           const hide = SECRET_KEY.test(d.key);
-          const data: Data & Record<string, unknown> = { ...base, key: d.key, ...(hide ? {} : { playbook_value: d.playbookValue, committed_value: d.committedValue }) };
+          const data: Data & Record<string, unknown> = {
+            ...base,
+            key: d.key,
+            ...(hide ? {} : { playbook_value: d.playbookValue, committed_value: d.committedValue }),
+          };
           const message = d.playbookValue === null ? "removed" : d.committedValue === null ? "added" : "differs";
           out.push({ message, data, file: d.file, line: d.line, service: deploy.service, key: d.key });
         }
@@ -89,8 +105,22 @@ function envMoved(ctx: CheckContext): Report<typeof messages>[] {
       for (const d of driftOf(deploy, now.env, settingKeysOf(engineSpec(ctx.pack, now.engine)))) {
         if (old.has(d.key)) continue;
         const hide = SECRET_KEY.test(d.key);
-        const data: Data & Record<string, unknown> = { playbook: read.path, service: deploy.service, env_file: now.file, key: d.key, playbook_line: d.line, ...(hide ? {} : { playbook_value: d.playbookValue, committed_value: d.committedValue }) };
-        out.push({ message: "env-moved", data, file: now.file, line: envLineOf(now.env, d.key) ?? d.line, service: deploy.service, key: `env:${d.key}` });
+        const data: Data & Record<string, unknown> = {
+          playbook: read.path,
+          service: deploy.service,
+          env_file: now.file,
+          key: d.key,
+          playbook_line: d.line,
+          ...(hide ? {} : { playbook_value: d.playbookValue, committed_value: d.committedValue }),
+        };
+        out.push({
+          message: "env-moved",
+          data,
+          file: now.file,
+          line: envLineOf(now.env, d.key) ?? d.line,
+          service: deploy.service,
+          key: `env:${d.key}`,
+        });
       }
     }
   }

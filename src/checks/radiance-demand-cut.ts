@@ -18,7 +18,7 @@ type Data = {
   /** Putting the demand back: one value per cut knob (data.fix is the first). */
   fix?: ValueFix;
   fixes?: ValueFix[];
-}
+};
 
 export const radianceDemandCut = defineCheck({
   id: "radiance/demand-cut",
@@ -31,7 +31,10 @@ export const radianceDemandCut = defineCheck({
   run(ctx) {
     return changedPairs(ctx.before, ctx.after, (s) => sizesKvByLedger(ctx.pack, s)).flatMap(({ before, after }) => {
       const cuts: Data["cuts"] = [];
-      for (const [name, knob] of [["max_seqs", "MAX_SEQS"], ["max_model_len", "MAX_MODEL_LEN"]] as const) {
+      for (const [name, knob] of [
+        ["max_seqs", "MAX_SEQS"],
+        ["max_model_len", "MAX_MODEL_LEN"],
+      ] as const) {
         const was = num(before, name);
         const now = num(after, name);
         if (was !== undefined && now !== undefined && now < was) cuts.push({ knob, before: was, after: now });

@@ -10,12 +10,12 @@ type Side = {
   tokens: number;
   demand_tokens: number;
   funded: number;
-}
+};
 type Data = Side & {
   budget_card: number;
   before: Side | null;
   cards: { index: number; tokens: number; kv_bytes: number }[];
-}
+};
 
 const pct = (r: number) => `${(r * 100).toFixed(1)} %`;
 const side = (f: Funding): Side => ({ tokens: f.tokens, demand_tokens: f.demand_tokens, funded: f.funded });
@@ -49,7 +49,9 @@ export const radianceFunding = defineCheck({
       const before = f.before ? side(f.before) : null;
       // Unchanged endpoints stay quiet; a new one (or --all) shows where it stands.
       if (b && before && !moved(before, side(f.after))) return [];
-      const changedKey = (Object.keys(FUNDING_KEYS) as (keyof typeof FUNDING_KEYS)[]).find((k) => b && b.settings[k]?.value !== s.settings[k]?.value);
+      const changedKey = (Object.keys(FUNDING_KEYS) as (keyof typeof FUNDING_KEYS)[]).find(
+        (k) => b && b.settings[k]?.value !== s.settings[k]?.value,
+      );
       const data: Data = {
         ...side(f.after),
         budget_card: f.after.budget_card,

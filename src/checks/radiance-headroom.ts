@@ -21,7 +21,20 @@ export const radianceHeadroom = defineCheck({
     return ledgerSizedServices(ctx.after, ctx.pack).flatMap((s) => {
       const headroom = num(s, "gpu_headroom_mib");
       if (headroom === undefined || headroom >= floor) return [];
-      return [{ message: "below" as const, service: s.name, file: s.file, line: lineOf(s, "gpu_headroom_mib"), data: { gpu_headroom_mib: headroom, headroom_floor_mib: floor, key: s.settings.gpu_headroom_mib?.origin.name ?? "GPU_HEADROOM_MIB", ...fixOf(settingFix(ctx.pack, s, "gpu_headroom_mib", Math.ceil(floor))) } }];
+      return [
+        {
+          message: "below" as const,
+          service: s.name,
+          file: s.file,
+          line: lineOf(s, "gpu_headroom_mib"),
+          data: {
+            gpu_headroom_mib: headroom,
+            headroom_floor_mib: floor,
+            key: s.settings.gpu_headroom_mib?.origin.name ?? "GPU_HEADROOM_MIB",
+            ...fixOf(settingFix(ctx.pack, s, "gpu_headroom_mib", Math.ceil(floor))),
+          },
+        },
+      ];
     });
   },
 });

@@ -8,7 +8,8 @@ const messages = {
   problem: (d: { message: string }) => `ledger facts: ${d.message}`,
   cards: (d: { cards: number; expected: number; from: string }) =>
     `the ledger facts list ${d.cards} card${d.cards === 1 ? "" : "s"} but the endpoint runs on ${d.expected} (${d.from}): list every card's facts, the smallest card is the budget`,
-  missing: (d: { file: string }) => `no ledger facts file ${d.file}: funding is not checked; write it from the last boot ledger (README#rule-radiance-ledger-facts)`,
+  missing: (d: { file: string }) =>
+    `no ledger facts file ${d.file}: funding is not checked; write it from the last boot ledger (README#rule-radiance-ledger-facts)`,
 };
 type R = Report<typeof messages>;
 
@@ -30,12 +31,27 @@ export const radianceLedgerFacts = defineCheck({
         return [{ message: "missing" as const, severity: "notice" as const, service: s.name, file: s.file, line: null, data: { file } }];
       }
       if (!entry.ok) {
-        return entry.problems.map((p) => ({ message: "problem" as const, service: s.name, file: entry.file, line: p.line, key: p.path, data: { message: p.message, path: p.path } }));
+        return entry.problems.map((p) => ({
+          message: "problem" as const,
+          service: s.name,
+          file: entry.file,
+          line: p.line,
+          key: p.path,
+          data: { message: p.message, path: p.path },
+        }));
       }
       const expected = s.gpus.length > 0 ? s.gpus.length : s.tp;
       const from = s.gpus.length > 0 ? `GPU=${s.gpus.join(",")}` : `TP=${s.tp}`;
       if (entry.facts.cards.length === expected) return [];
-      return [{ message: "cards" as const, service: s.name, file: entry.file, line: 1, data: { cards: entry.facts.cards.length, expected, from } }];
+      return [
+        {
+          message: "cards" as const,
+          service: s.name,
+          file: entry.file,
+          line: 1,
+          data: { cards: entry.facts.cards.length, expected, from },
+        },
+      ];
     });
   },
 });

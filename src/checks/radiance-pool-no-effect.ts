@@ -18,10 +18,11 @@ type Data = {
   funded: number;
   reason: "plane-on-host" | "demand-met" | "floor-capped";
   fix?: ValueFix;
-}
+};
 
 const why: Record<Data["reason"], (d: Data) => string> = {
-  "plane-on-host": (d) => `the host already holds the whole plane (the expert floor is 0 from HOST_POOL_MIB ${formatInt(d.useful_pool_mib)})`,
+  "plane-on-host": (d) =>
+    `the host already holds the whole plane (the expert floor is 0 from HOST_POOL_MIB ${formatInt(d.useful_pool_mib)})`,
   "demand-met": () => "the cache already holds the whole demand (kv is at kv_cap)",
   "floor-capped": (d) => `the expert floor stays capped at plane + spare (${formatInt(d.expert_floor_mib)} MiB) at this pool size`,
 };
@@ -45,7 +46,12 @@ export const radiancePoolNoEffect = defineCheck({
       const without = fundingFromInputs({ ...a.inputs, host_pool_mib: b.inputs.host_pool_mib }, entry.facts);
       const grew = now.cards.some((c) => c.kv_bytes > (without.cards.find((w) => w.index === c.index)?.kv_bytes ?? Infinity));
       if (grew) return [];
-      const reason: Data["reason"] = without.expert_floor_mib === 0 ? "plane-on-host" : without.cards.every((c) => c.limited_by === "demand") ? "demand-met" : "floor-capped";
+      const reason: Data["reason"] =
+        without.expert_floor_mib === 0
+          ? "plane-on-host"
+          : without.cards.every((c) => c.limited_by === "demand")
+            ? "demand-met"
+            : "floor-capped";
       const data: Data = {
         host_pool_before_mib: b.inputs.host_pool_mib,
         host_pool_mib: a.inputs.host_pool_mib,

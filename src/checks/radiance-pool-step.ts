@@ -18,7 +18,7 @@ type Data = {
   suggested_mib: number;
   key: string;
   fix?: ValueFix;
-}
+};
 
 /**
  * The whole-step value nearest the change that TTM_MIN_MIB still covers (a step the ledger outgrows
@@ -30,8 +30,12 @@ function suggestion(s: Service, policy: Policy, was: number, change: number, ste
   const nearest = Math.max(1, Math.round(Math.abs(change) / step));
   const floor = Math.floor(Math.abs(change) / step);
   const other = nearest === floor ? floor + 1 : floor;
-  const candidates = [nearest, other].filter((n) => n > 0).map((n) => was + dir * n * step).filter((c) => c > 0);
-  const covered = (r: ReturnType<typeof ttmLedgerOf>) => !r.ok || r.ledger.ttm_min_mib === null || r.ledger.ttm_min_mib >= r.ledger.required_mib;
+  const candidates = [nearest, other]
+    .filter((n) => n > 0)
+    .map((n) => was + dir * n * step)
+    .filter((c) => c > 0);
+  const covered = (r: ReturnType<typeof ttmLedgerOf>) =>
+    !r.ok || r.ledger.ttm_min_mib === null || r.ledger.ttm_min_mib >= r.ledger.required_mib;
   // When TTM_MIN_MIB already falls short of today's value, ttm/ledger refuses either way (its own fix raises the floor).
   if (!covered(ttmLedgerOf(s, policy))) return candidates[0] ?? was;
   for (const c of candidates) if (covered(ttmLedgerOf(withSetting(s, "host_pool_mib", c), policy))) return c;
@@ -56,7 +60,15 @@ export const radiancePoolStep = defineCheck({
       if (Math.abs(change / step - Math.round(change / step)) < 1e-9) return [];
       const suggested = suggestion(after, ctx.policy, was, change, step);
       const fix = settingFix(ctx.pack, after, "host_pool_mib", suggested);
-      const data: Data = { host_pool_before_mib: was, host_pool_mib: now, change_mib: change, pool_step_mib: step, suggested_mib: suggested, key: after.settings.host_pool_mib?.origin.name ?? "HOST_POOL_MIB", ...(fix ? { fix } : {}) };
+      const data: Data = {
+        host_pool_before_mib: was,
+        host_pool_mib: now,
+        change_mib: change,
+        pool_step_mib: step,
+        suggested_mib: suggested,
+        key: after.settings.host_pool_mib?.origin.name ?? "HOST_POOL_MIB",
+        ...(fix ? { fix } : {}),
+      };
       return [{ message: "step" as const, service: after.name, file: after.file, line: lineOf(after, "host_pool_mib"), data }];
     });
   },

@@ -26,20 +26,38 @@ const family: RuleMeta[] = [
     description: `${/^[AEIOU]/.test(d.title) ? "An" : "A"} ${d.title} in the change (placeholders listed in rules/secrets.yaml or kvgate.yaml are exempt).`,
   })),
   { id: SKIPPED_RULE, severity: "notice", description: "A file not scanned for secrets: binary, or excluded by secrets.exclude." },
-  { id: IGNORE_UNUSED_RULE, severity: "notice", description: "A .kvgateignore entry that matches no value in the tree (reported under --all): the value is gone, so the entry can go too." },
-  { id: IGNORE_INVALID_RULE, severity: "error", description: "A .kvgateignore line that is not `sha256:<12 hex> # reason` (a bad fingerprint or until date): it would exempt nothing." },
-  { id: UNSCANNED_RULE, severity: "error", description: "A text file that could not be scanned for secrets (a failed read of a big file streamed from git): the gate refuses rather than pass it unseen." },
+  {
+    id: IGNORE_UNUSED_RULE,
+    severity: "notice",
+    description:
+      "A .kvgateignore entry that matches no value in the tree (reported under --all): the value is gone, so the entry can go too.",
+  },
+  {
+    id: IGNORE_INVALID_RULE,
+    severity: "error",
+    description: "A .kvgateignore line that is not `sha256:<12 hex> # reason` (a bad fingerprint or until date): it would exempt nothing.",
+  },
+  {
+    id: UNSCANNED_RULE,
+    severity: "error",
+    description:
+      "A text file that could not be scanned for secrets (a failed read of a big file streamed from git): the gate refuses rather than pass it unseen.",
+  },
 ];
 
 /** Why an expired .kvgateignore entry no longer exempts, for the finding's message. */
 const expiredNote = (d: { ignore_until?: string; ignore_line?: number }): string =>
-  d.ignore_until ? ` (its ${IGNORE_FILE} entry at line ${d.ignore_line ?? "?"} expired after ${d.ignore_until}: review the value and renew the date, or rotate it)` : "";
+  d.ignore_until
+    ? ` (its ${IGNORE_FILE} entry at line ${d.ignore_line ?? "?"} expired after ${d.ignore_until}: review the value and renew the date, or rotate it)`
+    : "";
 
 const messages = {
   found: (d: { title: string; redacted: string; column: number; ignore_until?: string; ignore_line?: number }) =>
     `${d.title} ${d.redacted} (column ${d.column}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
-  ignored: (d: { title: string; redacted: string; ignore_line: number }) => `${d.title} ${d.redacted} is accepted by ${IGNORE_FILE} line ${d.ignore_line}`,
-  ignoreUnused: (d: { fingerprint: string }) => `${IGNORE_FILE} lists ${d.fingerprint}, which no file in the tree holds any more: remove the line`,
+  ignored: (d: { title: string; redacted: string; ignore_line: number }) =>
+    `${d.title} ${d.redacted} is accepted by ${IGNORE_FILE} line ${d.ignore_line}`,
+  ignoreUnused: (d: { fingerprint: string }) =>
+    `${IGNORE_FILE} lists ${d.fingerprint}, which no file in the tree holds any more: remove the line`,
   ignoreInvalid: (d: { problem: string }) => `${IGNORE_FILE}: ${d.problem}`,
   placeholder: (d: { title: string; redacted: string }) => `${d.title} ${d.redacted} is a known placeholder, not a secret`,
   allowed: (d: { title: string; redacted: string; override: string; ignore_until?: string; ignore_line?: number }) =>
@@ -85,13 +103,27 @@ export const secretScan = defineCheck({
           matches = [...scanStream(file.streamedLines(), set)];
         } catch (e) {
           const why = (e as Error).message;
-          reports.push({ rule: UNSCANNED_RULE, severity: "error", message: "unscanned", data: { why, size_bytes: file.size }, file: file.path, line: null });
+          reports.push({
+            rule: UNSCANNED_RULE,
+            severity: "error",
+            message: "unscanned",
+            data: { why, size_bytes: file.size },
+            file: file.path,
+            line: null,
+          });
           continue;
         }
       } else matches = scanLines(file.addedLines, set);
       for (const m of matches) {
         const d = m.detector;
-        const found = { detector: d.id, title: d.title, redacted: redactSecret(m.value), column: m.column, length: m.value.length, override: overrideName };
+        const found = {
+          detector: d.id,
+          title: d.title,
+          redacted: redactSecret(m.value),
+          column: m.column,
+          length: m.value.length,
+          override: overrideName,
+        };
         const base = { rule: d.rule, file: file.path, line: m.line, secret: m.value, key: `${d.id}:${m.column}` };
         const hit = filter.match(m.value);
         const entry = hit || !ignore ? undefined : ignoreEntryOf(ignore, secretFingerprint(m.value));
@@ -99,7 +131,14 @@ export const secretScan = defineCheck({
         const expired = entry !== undefined && ignore !== undefined && isExpired(entry, ignore.today);
         const data = expired && entry ? { ...found, ignore_line: entry.line, ignore_until: entry.until ?? "" } : found;
         if (hit) {
-          reports.push({ ...base, message: "placeholder", data: { ...data, placeholder_source: hit.source }, severity: "notice", status: "exempt", reason: placeholderReason(hit) });
+          reports.push({
+            ...base,
+            message: "placeholder",
+            data: { ...data, placeholder_source: hit.source },
+            severity: "notice",
+            status: "exempt",
+            reason: placeholderReason(hit),
+          });
         } else if (entry && !expired) {
           const who = [entry.owner ? `@${entry.owner}` : null, entry.until ? `until ${entry.until}` : null].filter((x) => x !== null);
           reports.push({
@@ -129,12 +168,27 @@ export const secretScan = defineCheck({
       const touched = ctx.unit.kind === "all" || ctx.unit.files.some((f) => f.path === IGNORE_FILE);
       if (touched) {
         for (const p of ignore.problems) {
-          reports.push({ rule: IGNORE_INVALID_RULE, severity: "error", message: "ignoreInvalid", data: { problem: p.problem }, file: IGNORE_FILE, line: p.line });
+          reports.push({
+            rule: IGNORE_INVALID_RULE,
+            severity: "error",
+            message: "ignoreInvalid",
+            data: { problem: p.problem },
+            file: IGNORE_FILE,
+            line: p.line,
+          });
         }
       }
       if (ctx.unit.kind === "all") {
         for (const e of ignore.entries.filter((x) => !used.has(x))) {
-          reports.push({ rule: IGNORE_UNUSED_RULE, severity: "notice", message: "ignoreUnused", data: { fingerprint: e.fingerprint }, file: IGNORE_FILE, line: e.line, key: e.fingerprint });
+          reports.push({
+            rule: IGNORE_UNUSED_RULE,
+            severity: "notice",
+            message: "ignoreUnused",
+            data: { fingerprint: e.fingerprint },
+            file: IGNORE_FILE,
+            line: e.line,
+            key: e.fingerprint,
+          });
         }
       }
     }

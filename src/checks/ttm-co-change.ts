@@ -15,7 +15,7 @@ type Data = TtmData & {
   ttm_min_changed: boolean;
   missing_guards: string[];
   moved_by: string[];
-}
+};
 
 export const ttmCoChange = defineCheck({
   id: "ttm/co-change",
@@ -24,7 +24,10 @@ export const ttmCoChange = defineCheck({
   messages: {
     missing: (d: Data) => {
       const need: string[] = [];
-      if (!d.ttm_min_changed) need.push(`change TTM_MIN_MIB (${d.ttm_min_mib === null ? "unset" : formatInt(d.ttm_min_mib)}; ceil(ledger) is ${formatInt(d.required_mib)})`);
+      if (!d.ttm_min_changed)
+        need.push(
+          `change TTM_MIN_MIB (${d.ttm_min_mib === null ? "unset" : formatInt(d.ttm_min_mib)}; ceil(ledger) is ${formatInt(d.required_mib)})`,
+        );
       if (d.missing_guards.length > 0) need.push(`update ${d.missing_guards.join(", ")}`);
       const by = d.moved_by.length > 0 ? ` by ${d.moved_by.join(", ")}` : "";
       return `the pin ledger moves ${formatInt(d.ledger_before_mib)} → ${formatInt(d.ledger_mib)} MiB${by}: in the same commit, ${need.join(" and ")}`;
@@ -55,4 +58,12 @@ export const ttmCoChange = defineCheck({
 });
 
 /** Settings the ledger reads (STATICS_MIB is not a knob, so it is named from the ledger alone). */
-const LEDGER_TERMS = new Set(["tp", "host_pool_mib", "ple_table_mib", "prefix_cache_mib", "checkpoint_slots", "checkpoint_retain", "max_seqs"]);
+const LEDGER_TERMS = new Set([
+  "tp",
+  "host_pool_mib",
+  "ple_table_mib",
+  "prefix_cache_mib",
+  "checkpoint_slots",
+  "checkpoint_retain",
+  "max_seqs",
+]);

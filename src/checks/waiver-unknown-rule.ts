@@ -8,6 +8,7 @@ export const waiverUnknownRule = defineRule({
   description: "A Kvgate-Waive trailer names a rule id kvgate does not have (a typo would waive nothing).",
   raisedBy: "waivers",
   messages: {
-    unknown: (d: { rule: string }, at) => `${at.waiverTrailer}: "${d.rule}" is not a kvgate rule; name a rule id that \`kvgate rules\` lists`,
+    unknown: (d: { rule: string }, at) =>
+      `${at.waiverTrailer}: "${d.rule}" is not a kvgate rule; name a rule id that \`kvgate rules\` lists`,
   },
 });

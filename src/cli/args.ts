@@ -9,7 +9,12 @@ export type Options = NonNullable<ParseArgsConfig["options"]>;
 export function parse<T extends Options>(argv: string[], options: T, maxPositionals: number) {
   let parsed;
   try {
-    parsed = parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>({
+      args: argv,
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/s, ""));
   }
@@ -21,7 +26,8 @@ export function parse<T extends Options>(argv: string[], options: T, maxPosition
 
 export function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")} (got "${value}")`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(", ")} (got "${value}")`);
   return value as T;
 }
 

@@ -24,7 +24,9 @@ export function byteProgress(stream: NodeJS.WriteStream, total: number, initial:
     const filled = Math.round(share * WIDTH);
     const secs = (Date.now() - started) / 1000;
     const eta = share > 0.01 ? ` ~${Math.max(0, Math.round(secs / share - secs))} s left` : "";
-    stream.write(`\r\u001b[2K${text} [${"#".repeat(filled)}${"-".repeat(WIDTH - filled)}] ${Math.floor(share * 100)}% ${mib(done)}/${mib(total)}${eta}`);
+    stream.write(
+      `\r\u001b[2K${text} [${"#".repeat(filled)}${"-".repeat(WIDTH - filled)}] ${Math.floor(share * 100)}% ${mib(done)}/${mib(total)}${eta}`,
+    );
   };
   return {
     add(bytes) {

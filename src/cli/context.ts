@@ -29,7 +29,9 @@ export function policyFromFile(file: string | undefined, pack: RulesPack): Polic
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    throw new GateError(`cannot read --config ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: "name an existing kvgate.yaml" });
+    throw new GateError(`cannot read --config ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      hint: "name an existing kvgate.yaml",
+    });
   }
   return policyFromBytes(bytes, file, pack);
 }

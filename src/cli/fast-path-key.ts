@@ -29,7 +29,10 @@ function blobId(bytes: Buffer): string {
 
 /** The key of the config files a snapshot holds: `name blobid` lines, sorted (what `configKey` makes of ls-files). */
 export function configKeyOf(files: ReadonlyMap<string, Buffer | null>): string {
-  return [...files].flatMap(([name, bytes]) => (bytes === null ? [] : [`${name} ${blobId(bytes)}`])).sort().join("\n");
+  return [...files]
+    .flatMap(([name, bytes]) => (bytes === null ? [] : [`${name} ${blobId(bytes)}`]))
+    .sort()
+    .join("\n");
 }
 
 /** `dir` is `git rev-parse --git-path kvgate`. */
@@ -46,7 +49,15 @@ export function loadFastPathKey(dir: string, build: string): FastPathKey | null 
   try {
     const k = JSON.parse(readFileSync(join(dir, FILE), "utf8")) as Partial<FastPathKey>;
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
-    if (k.version !== 1 || k.build !== build || typeof k.config !== "string" || !strings(k.names) || !strings(k.fleet) || !strings(k.exclude)) return null;
+    if (
+      k.version !== 1 ||
+      k.build !== build ||
+      typeof k.config !== "string" ||
+      !strings(k.names) ||
+      !strings(k.fleet) ||
+      !strings(k.exclude)
+    )
+      return null;
     return k as FastPathKey;
   } catch {
     return null;

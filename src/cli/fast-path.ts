@@ -146,7 +146,14 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
         return 0;
       }
     };
-    const why = fullPathReason(diff.raw, diff.patch, (p) => key.fleet.includes(p) || fleet(p), excluded, triggers(__KVGATE_DETECTORS__), sizeOf);
+    const why = fullPathReason(
+      diff.raw,
+      diff.patch,
+      (p) => key.fleet.includes(p) || fleet(p),
+      excluded,
+      triggers(__KVGATE_DETECTORS__),
+      sizeOf,
+    );
     if (env.KVGATE_DEBUG) process.stderr.write(`kvgate: fast path: ${why === null ? "taken" : `not taken (${why})`}\n`);
     if (why !== null) return null;
     const treeId = tree.stdout.toString("utf8").trim();

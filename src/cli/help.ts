@@ -2,7 +2,8 @@
 // each with what it does. The global `kvgate --help` (./usage.ts) lists the commands.
 import { FORMATS, REPORTERS } from "../report/index.js";
 
-const REPO = "  --repo DIR         the repository (or a folder inside one: read as a fleet of its own); default: the\n                     top level of the repository holding the current folder";
+const REPO =
+  "  --repo DIR         the repository (or a folder inside one: read as a fleet of its own); default: the\n                     top level of the repository holding the current folder";
 const CONFIG = "  --config FILE      use this kvgate.yaml instead of the repository's";
 const OUTPUT = "  --output FILE      write the report to FILE instead of stdout";
 const SINCE = "  --since T, --until T\n                     only what happened in [T, T) (a date or an ISO timestamp)";

@@ -20,5 +20,8 @@ export function shownError(s: string): string {
     }
   }
   // One line each: a newline inside a message would let it print a line of its own.
-  return s.split("\n").map((l) => escapeControls(masker?.(l) ?? l)).join("\n");
+  return s
+    .split("\n")
+    .map((l) => escapeControls(masker?.(l) ?? l))
+    .join("\n");
 }

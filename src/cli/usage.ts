@@ -33,4 +33,5 @@ options:
 exit codes: 0 pass, 1 refused, 2 could not run (usage, config, git; the gate fails closed)
 `;
 
-export const USAGE_LINE = "usage: kvgate check [--staged | --commit REV | --range A..B | --all] [options]; `kvgate --help` for all commands";
+export const USAGE_LINE =
+  "usage: kvgate check [--staged | --commit REV | --range A..B | --all] [options]; `kvgate --help` for all commands";

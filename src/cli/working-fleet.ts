@@ -53,7 +53,9 @@ export async function loadWorkingFleetIfAny(opts: FleetOptions): Promise<Working
     const [first] = parse;
     if (!first) continue;
     const more = parse.length > 1 ? ` (and ${parse.length - 1} more: kvgate check --all lists them)` : "";
-    process.stderr.write(`error compose/parse: ${first.file}:${first.line}: ${first.message}${more}; explain and plan show what the env files say instead of what ${r.path} deploys\n`);
+    process.stderr.write(
+      `error compose/parse: ${first.file}:${first.line}: ${first.message}${more}; explain and plan show what the env files say instead of what ${r.path} deploys\n`,
+    );
   }
   const head = source.repo && (await source.repo.headSha()) ? await source.repo.snapshot("HEAD") : null;
   const before = head ? deployed(await loadFleet(head, policy, pack)) : null;

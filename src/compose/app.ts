@@ -59,7 +59,12 @@ export function readApp(ctx: Ctx, files: string[], project: Project, includeStac
   const services = new Map<string, ServiceDef>();
   if (!isCompose) return { isCompose, services };
   if (servicesNode && servicesNode.t !== "map" && !(servicesNode.t === "str" && servicesNode.value === null)) {
-    problem(ctx, { kind: "parse", file: servicesNode.pos.file, line: servicesNode.pos.line, message: "services must be a mapping of service names to definitions; docker compose refuses the file" });
+    problem(ctx, {
+      kind: "parse",
+      file: servicesNode.pos.file,
+      line: servicesNode.pos.line,
+      message: "services must be a mapping of service names to definitions; docker compose refuses the file",
+    });
   } else if (servicesNode?.t === "map") {
     const memo = new Map<string, CMap>();
     for (const [name, entry] of servicesNode.entries) {
@@ -75,7 +80,12 @@ export function readApp(ctx: Ctx, files: string[], project: Project, includeStac
 function asServiceMap(n: CNode, name: string, ctx: Ctx): CMap | null {
   if (n.t === "map") return n;
   if (n.t === "str" && n.value === null) return { t: "map", entries: new Map(), pos: n.pos };
-  problem(ctx, { kind: "parse", file: n.pos.file, line: n.pos.line, message: `service ${name} must be a mapping; docker compose refuses the file` });
+  problem(ctx, {
+    kind: "parse",
+    file: n.pos.file,
+    line: n.pos.line,
+    message: `service ${name} must be a mapping; docker compose refuses the file`,
+  });
   return null;
 }
 
@@ -86,7 +96,15 @@ function withoutExtends(def: CMap): CMap {
 }
 
 /** A service with its `extends` chain merged (compose spec, services `extends`). */
-function resolveService(ctx: Ctx, name: string, services: ReadonlyMap<string, CEntry>, file: string, project: Project, stack: string[], memo: Map<string, CMap>): CMap | null {
+function resolveService(
+  ctx: Ctx,
+  name: string,
+  services: ReadonlyMap<string, CEntry>,
+  file: string,
+  project: Project,
+  stack: string[],
+  memo: Map<string, CMap>,
+): CMap | null {
   const id = `${file}#${name}`;
   const cached = memo.get(id);
   if (cached) return cached;
@@ -106,7 +124,13 @@ function resolveService(ctx: Ctx, name: string, services: ReadonlyMap<string, CE
   const chain = [...stack, id];
   if (chain.includes(targetId)) {
     const loop = [...chain.slice(chain.indexOf(targetId)), targetId].map(label).join(" → ");
-    problem(ctx, { kind: "parse", file: ext.pos.file, line: ext.pos.line, message: `extends cycle ${loop}: docker compose refuses it; remove the extends that closes the loop`, service: name });
+    problem(ctx, {
+      kind: "parse",
+      file: ext.pos.file,
+      line: ext.pos.line,
+      message: `extends cycle ${loop}: docker compose refuses it; remove the extends that closes the loop`,
+      service: name,
+    });
     return own;
   }
   const base = resolveService(ctx, target.service, target.services, target.file, project, chain, memo);
@@ -123,7 +147,14 @@ function label(id: string): string {
 }
 
 /** The service an `extends` names: `extends: base`, or `{ service, file }` with the file in the repository. */
-function extendsTarget(ctx: Ctx, name: string, ext: CNode, file: string, here: ReadonlyMap<string, CEntry>, project: Project): { service: string; file: string; services: ReadonlyMap<string, CEntry> } | null {
+function extendsTarget(
+  ctx: Ctx,
+  name: string,
+  ext: CNode,
+  file: string,
+  here: ReadonlyMap<string, CEntry>,
+  project: Project,
+): { service: string; file: string; services: ReadonlyMap<string, CEntry> } | null {
   const serviceNode = ext.t === "map" ? get(ext, "service") : ext;
   const fileNode = ext.t === "map" ? get(ext, "file") : undefined;
   for (const n of [serviceNode, fileNode]) {
@@ -134,7 +165,13 @@ function extendsTarget(ctx: Ctx, name: string, ext: CNode, file: string, here: R
   }
   const service = textOf(serviceNode);
   if (service === null) {
-    problem(ctx, { kind: "parse", file: ext.pos.file, line: ext.pos.line, message: `extends of ${name} names no service; docker compose refuses it (write extends: { service: base })`, service: name });
+    problem(ctx, {
+      kind: "parse",
+      file: ext.pos.file,
+      line: ext.pos.line,
+      message: `extends of ${name} names no service; docker compose refuses it (write extends: { service: base })`,
+      service: name,
+    });
     return null;
   }
   let target = file;
@@ -143,12 +180,24 @@ function extendsTarget(ctx: Ctx, name: string, ext: CNode, file: string, here: R
   if (fileNode && written !== null) {
     const resolved = resolvePath(posix.dirname(fileNode.pos.file), written);
     if (!resolved.ok) {
-      problem(ctx, { kind: "unresolved", file: fileNode.pos.file, line: fileNode.pos.line, message: `extends of ${name}: ${resolved.why}; what ${service} sets is unknown to kvgate`, service: name });
+      problem(ctx, {
+        kind: "unresolved",
+        file: fileNode.pos.file,
+        line: fileNode.pos.line,
+        message: `extends of ${name}: ${resolved.why}; what ${service} sets is unknown to kvgate`,
+        service: name,
+      });
       return null;
     }
     target = resolved.path;
     if (ctx.source(target) === null) {
-      problem(ctx, { kind: "parse", file: fileNode.pos.file, line: fileNode.pos.line, message: `extends of ${name}: ${target} is not in the repository; docker compose cannot load the service`, service: name });
+      problem(ctx, {
+        kind: "parse",
+        file: fileNode.pos.file,
+        line: fileNode.pos.line,
+        message: `extends of ${name}: ${target} is not in the repository; docker compose cannot load the service`,
+        service: name,
+      });
       return null;
     }
     if (!ctx.out.composeFiles.includes(target)) ctx.out.composeFiles.push(target);
@@ -160,7 +209,13 @@ function extendsTarget(ctx: Ctx, name: string, ext: CNode, file: string, here: R
   }
   if (!services?.has(service)) {
     const where = fileNode ? fileNode.pos : ext.pos;
-    problem(ctx, { kind: "parse", file: where.file, line: where.line, message: `extends of ${name}: service ${service} is not defined in ${target}; docker compose refuses it`, service: name });
+    problem(ctx, {
+      kind: "parse",
+      file: where.file,
+      line: where.line,
+      message: `extends of ${name}: service ${service} is not defined in ${target}; docker compose refuses it`,
+      service: name,
+    });
     return null;
   }
   return { service, file: target, services };
@@ -183,7 +238,12 @@ function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<
     const first = files[0] as string;
     if (stack.includes(first)) {
       const at = paths[0] as CNode;
-      problem(ctx, { kind: "parse", file: at.pos.file, line: at.pos.line, message: `include cycle ${[...stack.slice(stack.indexOf(first)), first].join(" → ")}: docker compose refuses it; remove the include that closes the loop` });
+      problem(ctx, {
+        kind: "parse",
+        file: at.pos.file,
+        line: at.pos.line,
+        message: `include cycle ${[...stack.slice(stack.indexOf(first)), first].join(" → ")}: docker compose refuses it; remove the include that closes the loop`,
+      });
       continue;
     }
     for (const f of files) if (!ctx.out.composeFiles.includes(f)) ctx.out.composeFiles.push(f);
@@ -215,11 +275,21 @@ function includedPath(ctx: Ctx, node: CNode): string | null {
   if (node.value === null) return null;
   const r = resolvePath(posix.dirname(node.pos.file), node.value);
   if (!r.ok) {
-    problem(ctx, { kind: "unresolved", file: node.pos.file, line: node.pos.line, message: `include: ${r.why}; the services it defines are unknown to kvgate` });
+    problem(ctx, {
+      kind: "unresolved",
+      file: node.pos.file,
+      line: node.pos.line,
+      message: `include: ${r.why}; the services it defines are unknown to kvgate`,
+    });
     return null;
   }
   if (ctx.source(r.path) === null) {
-    problem(ctx, { kind: "parse", file: node.pos.file, line: node.pos.line, message: `include: ${r.path} is not in the repository; docker compose cannot load the application` });
+    problem(ctx, {
+      kind: "parse",
+      file: node.pos.file,
+      line: node.pos.line,
+      message: `include: ${r.path} is not in the repository; docker compose cannot load the application`,
+    });
     return null;
   }
   return r.path;
@@ -240,7 +310,13 @@ function includedProject(ctx: Ctx, item: CNode, first: string, parent: Project):
     const t = textOf(n);
     const r = t === null ? null : resolvePath(base, t);
     if (r?.ok) {
-      if (readText(ctx, r.path) === null) problem(ctx, { kind: "unresolved", file: n.pos.file, line: n.pos.line, message: `include env_file ${r.path} is not in the repository; the included file's variables are unknown to kvgate` });
+      if (readText(ctx, r.path) === null)
+        problem(ctx, {
+          kind: "unresolved",
+          file: n.pos.file,
+          line: n.pos.line,
+          message: `include env_file ${r.path} is not in the repository; the included file's variables are unknown to kvgate`,
+        });
       else envFiles.push(r.path);
     } else if (r) problem(ctx, { kind: "unresolved", file: n.pos.file, line: n.pos.line, message: `include env_file: ${r.why}` });
   }

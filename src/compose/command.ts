@@ -46,7 +46,15 @@ export function commandOf(ctx: Ctx, service: string, def: CMap): CommandLine | n
   const image = get(def, "image");
   const first = words[0]?.word;
   const imageEntrypoint =
-    entrypoint === undefined && image?.t === "str" && image.value !== null && VLLM_IMAGE.test(image.value) && first !== undefined && !first.startsWith("-") && !["vllm", "serve"].includes(first) && !/^python/.test(first) && !SHELLS.has(posix.basename(first))
+    entrypoint === undefined &&
+    image?.t === "str" &&
+    image.value !== null &&
+    VLLM_IMAGE.test(image.value) &&
+    first !== undefined &&
+    !first.startsWith("-") &&
+    !["vllm", "serve"].includes(first) &&
+    !/^python/.test(first) &&
+    !SHELLS.has(posix.basename(first))
       ? VLLM_ENTRYPOINT
       : [];
   const file = anchor.pos.file;
@@ -74,7 +82,14 @@ function tokensOf(ctx: Ctx, service: string, node: CNode, what: string): Token[]
     try {
       return shellSplit(node.value ?? "").map((word) => ({ word, node }));
     } catch (e) {
-      problem(ctx, { kind: "parse", file: node.pos.file, line: node.pos.line, message: `${what} of ${service} cannot be split into shell words (${(e as Error).message}); docker compose refuses it: check its quotes`, service, key: "COMMAND" });
+      problem(ctx, {
+        kind: "parse",
+        file: node.pos.file,
+        line: node.pos.line,
+        message: `${what} of ${service} cannot be split into shell words (${(e as Error).message}); docker compose refuses it: check its quotes`,
+        service,
+        key: "COMMAND",
+      });
       return null;
     }
   }
@@ -90,7 +105,14 @@ function tokensOf(ctx: Ctx, service: string, node: CNode, what: string): Token[]
     }
     return out;
   }
-  problem(ctx, { kind: "parse", file: node.pos.file, line: node.pos.line, message: `${what} of ${service} must be a string or a list; docker compose refuses it`, service, key: "COMMAND" });
+  problem(ctx, {
+    kind: "parse",
+    file: node.pos.file,
+    line: node.pos.line,
+    message: `${what} of ${service} must be a string or a list; docker compose refuses it`,
+    service,
+    key: "COMMAND",
+  });
   return null;
 }
 

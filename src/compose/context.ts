@@ -72,13 +72,17 @@ export type Resolved = { ok: true; path: string } | { ok: false; why: string };
  *  that climb out of it are not read (the file on the deploy host is not the one in the repo). */
 export function resolvePath(dir: string, written: string): Resolved {
   if (written.startsWith("/") || /^[A-Za-z]:[\\/]/.test(written) || written.startsWith("~")) {
-    return { ok: false, why: `${written} is an absolute path; kvgate reads only files in the repository (write it relative to the compose file)` };
+    return {
+      ok: false,
+      why: `${written} is an absolute path; kvgate reads only files in the repository (write it relative to the compose file)`,
+    };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(written) || written.startsWith("oci://") || written.startsWith("git@")) {
     return { ok: false, why: `${written} is a remote resource; kvgate reads only files in the repository` };
   }
   const p = posix.normalize(posix.join(dir, written));
-  if (p === ".." || p.startsWith("../")) return { ok: false, why: `${written} leaves the repository; kvgate reads only files in the repository` };
+  if (p === ".." || p.startsWith("../"))
+    return { ok: false, why: `${written} leaves the repository; kvgate reads only files in the repository` };
   return { ok: true, path: p };
 }
 
@@ -91,7 +95,8 @@ export function projectOf(ctx: Ctx, dir: string, envFiles: string[], parent?: Pr
     if (text === null) continue;
     // The `.env` itself is interpolated from the shell Compose runs in, which kvgate does not know.
     const env = readDotEnv(text, path, parent?.env ?? UNSET);
-    for (const p of env.problems) problem(ctx, { kind: "parse", file: path, line: p.line, message: `${p.message}; docker compose refuses to load it` });
+    for (const p of env.problems)
+      problem(ctx, { kind: "parse", file: path, line: p.line, message: `${p.message}; docker compose refuses to load it` });
     lookups.push(lookupOf(env));
     ids.push(path);
   }
@@ -118,7 +123,8 @@ export function loadTree(ctx: Ctx, path: string, project: Project): CNode | null
   for (const part of documentsOf(text)) {
     const yf = parseYamlFile(path, part);
     if (yf.errors.length > 0) {
-      for (const e of yf.errors) problem(ctx, { kind: "parse", file: path, line: e.line, message: `${path} is not valid YAML: ${e.message}` });
+      for (const e of yf.errors)
+        problem(ctx, { kind: "parse", file: path, line: e.line, message: `${path} is not valid YAML: ${e.message}` });
       return null;
     }
     const doc = treeOf(yf, part, project.env);

@@ -56,12 +56,15 @@ export function readDotEnv(text: string, file: string, outer: Lookup, raw = fals
       // A bare KEY takes its value from the environment Compose runs in.
       const v = outer(row.key);
       if (v.state === "unset") continue;
-      entry = v.state === "set" ? { key: row.key, value: v.value, line: row.line } : { key: row.key, value: null, line: row.line, vars: v.vars };
+      entry =
+        v.state === "set" ? { key: row.key, value: v.value, line: row.line } : { key: row.key, value: null, line: row.line, vars: v.vars };
     } else if (row.literal) {
       entry = { key: row.key, value: row.value, line: row.line };
     } else {
       const r = interpolate(row.value, lookup);
-      entry = r.ok ? { key: row.key, value: r.value, line: row.line } : { key: row.key, value: null, line: row.line, vars: r.kind === "unresolved" ? r.vars : [] };
+      entry = r.ok
+        ? { key: row.key, value: r.value, line: row.line }
+        : { key: row.key, value: null, line: row.line, vars: r.kind === "unresolved" ? r.vars : [] };
     }
     own.set(entry.key, entry.value === null ? { state: "unknown", vars: entry.vars ?? [] } : { state: "set", value: entry.value });
     entries.push(entry);
@@ -76,7 +79,8 @@ export function readDotEnv(text: string, file: string, outer: Lookup, raw = fals
 /** The last value per key, as a lookup for interpolation. */
 export function lookupOf(env: DotEnv): Lookup {
   const vars = new Map<string, VarValue>();
-  for (const e of env.entries) vars.set(e.key, e.value === null ? { state: "unknown", vars: e.vars ?? [] } : { state: "set", value: e.value });
+  for (const e of env.entries)
+    vars.set(e.key, e.value === null ? { state: "unknown", vars: e.vars ?? [] } : { state: "set", value: e.value });
   return (name) => vars.get(name) ?? { state: "unset" };
 }
 
@@ -107,5 +111,11 @@ function continuationLines(lines: readonly string[]): Set<number> {
 
 function singleQuoted(line: string): boolean {
   const eq = line.search(/[=:]/);
-  return eq >= 0 && line.slice(eq + 1).trimStart().startsWith("'");
+  return (
+    eq >= 0 &&
+    line
+      .slice(eq + 1)
+      .trimStart()
+      .startsWith("'")
+  );
 }

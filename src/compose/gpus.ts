@@ -54,7 +54,14 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
     if (requests.some((r) => r.unreadable)) place = { kind: "unknown", why: null, pos: at };
     else if (count !== null) {
       const c = requests.find((r) => r.count !== null) as Request;
-      place = { kind: "unknown", why: count === "all" ? `${c.source} reserves every card of the host` : `${c.source} count: ${count} reserves any ${count} card${count === 1 ? "" : "s"}`, pos: c.node.pos };
+      place = {
+        kind: "unknown",
+        why:
+          count === "all"
+            ? `${c.source} reserves every card of the host`
+            : `${c.source} count: ${count} reserves any ${count} card${count === 1 ? "" : "s"}`,
+        pos: c.node.pos,
+      };
     } else place = { kind: "cards", ids, pos: at, via: first.source === "devices" ? "devices" : "device_ids" };
   } else {
     const nvidia = vars.get("NVIDIA_VISIBLE_DEVICES");
@@ -62,7 +69,14 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
     if (nvidia) {
       place = fromVisible(ctx, service, nvidia);
       const list = place.kind === "cards" ? place.ids : null;
-      if (place.kind !== "none") request = { deviceIds: list, count: list ? null : "all", source: "NVIDIA_VISIBLE_DEVICES", file: nvidia.node.pos.file, line: nvidia.node.pos.line };
+      if (place.kind !== "none")
+        request = {
+          deviceIds: list,
+          count: list ? null : "all",
+          source: "NVIDIA_VISIBLE_DEVICES",
+          file: nvidia.node.pos.file,
+          line: nvidia.node.pos.line,
+        };
     } else if (textOf(runtime) === "nvidia") {
       const pos = (runtime as CNode).pos;
       place = { kind: "unknown", why: "runtime: nvidia without NVIDIA_VISIBLE_DEVICES gives the container every card of the host", pos };
@@ -116,7 +130,11 @@ function requestsOf(ctx: Ctx, service: string, def: CMap): Request[] {
     const cdi = /^nvidia\.com\/gpu=(.+)$/.exec(textOf(t) ?? "");
     if (!cdi || !t) continue;
     const id = cdi[1] as string;
-    out.push(id === "all" ? { ids: [], idsNode: null, count: "all", node: t, source: "devices", unreadable: false } : { ids: [id], idsNode: t, count: null, node: t, source: "devices", unreadable: false });
+    out.push(
+      id === "all"
+        ? { ids: [], idsNode: null, count: "all", node: t, source: "devices", unreadable: false }
+        : { ids: [id], idsNode: t, count: null, node: t, source: "devices", unreadable: false },
+    );
   }
   const gpus = get(def, "gpus");
   if (gpus?.t === "str" && gpus.value !== null) {
@@ -139,7 +157,14 @@ function requestOf(ctx: Ctx, service: string, item: CMap, source: string): Reque
   const idsNode = get(item, "device_ids") ?? null;
   const countNode = get(item, "count");
   if (idsNode && countNode) {
-    problem(ctx, { kind: "parse", file: countNode.pos.file, line: countNode.pos.line, message: `${service}: ${source} sets both count and device_ids; docker compose refuses it (keep device_ids)`, service, key: "GPU" });
+    problem(ctx, {
+      kind: "parse",
+      file: countNode.pos.file,
+      line: countNode.pos.line,
+      message: `${service}: ${source} sets both count and device_ids; docker compose refuses it (keep device_ids)`,
+      service,
+      key: "GPU",
+    });
     return null;
   }
   if (idsNode) {
@@ -152,7 +177,13 @@ function requestOf(ctx: Ctx, service: string, item: CMap, source: string): Reque
         unreadable = true;
       } else {
         const t = textOf(n);
-        if (t !== null) ids.push(...t.split(",").map((s) => s.trim()).filter((s) => s !== ""));
+        if (t !== null)
+          ids.push(
+            ...t
+              .split(",")
+              .map((s) => s.trim())
+              .filter((s) => s !== ""),
+          );
       }
     }
     return { ids, idsNode, count: null, node: item, source, unreadable };
@@ -163,10 +194,18 @@ function requestOf(ctx: Ctx, service: string, item: CMap, source: string): Reque
   }
   const c = textOf(countNode);
   // Without count or device_ids a request takes every card that has the capabilities.
-  if (c === null || c === "all" || c === "-1") return { ids: [], idsNode: null, count: "all", node: countNode ?? item, source, unreadable: false };
+  if (c === null || c === "all" || c === "-1")
+    return { ids: [], idsNode: null, count: "all", node: countNode ?? item, source, unreadable: false };
   if (/^\d+$/.test(c)) return { ids: [], idsNode: null, count: Number(c), node: countNode ?? item, source, unreadable: false };
   const at = (countNode as CNode).pos;
-  problem(ctx, { kind: "parse", file: at.file, line: at.line, message: `${service}: count: ${c} is not a number or all; docker compose refuses it`, service, key: "GPU" });
+  problem(ctx, {
+    kind: "parse",
+    file: at.file,
+    line: at.line,
+    message: `${service}: count: ${c} is not a number or all; docker compose refuses it`,
+    service,
+    key: "GPU",
+  });
   return null;
 }
 
@@ -177,9 +216,18 @@ function fromVisible(ctx: Ctx, service: string, v: GpuVar): Place {
     return { kind: "unknown", why: null, pos: v.node.pos };
   }
   const t = v.value.trim();
-  if (t === "all") return { kind: "unknown", why: `NVIDIA_VISIBLE_DEVICES=all gives the container every card of the host`, pos: v.node.pos };
+  if (t === "all")
+    return { kind: "unknown", why: `NVIDIA_VISIBLE_DEVICES=all gives the container every card of the host`, pos: v.node.pos };
   if (t === "" || t === "none" || t === "void") return { kind: "none" };
-  return { kind: "cards", ids: t.split(",").map((s) => s.trim()).filter((s) => s !== ""), pos: v.node.pos, via: "NVIDIA_VISIBLE_DEVICES" };
+  return {
+    kind: "cards",
+    ids: t
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""),
+    pos: v.node.pos,
+    via: "NVIDIA_VISIBLE_DEVICES",
+  };
 }
 
 /** CUDA_VISIBLE_DEVICES inside the container picks among the cards the container was given. */
@@ -188,7 +236,10 @@ function narrow(ctx: Ctx, service: string, place: Place, v: GpuVar): Place {
     unresolved(ctx, v.node, `${v.key} of ${service}`, service, "GPU");
     return { kind: "unknown", why: null, pos: v.node.pos };
   }
-  const picks = v.value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const picks = v.value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   switch (place.kind) {
     case "none":
       return place;

@@ -28,7 +28,12 @@ export function interpolate(text: string, lookup: Lookup): Interpolated {
   const value = expand(text, lookup, state);
   if (state.invalid !== undefined) return { ok: false, kind: "invalid", message: state.invalid };
   if (state.vars.length > 0) {
-    return { ok: false, kind: "unresolved", vars: [...new Set(state.vars)], ...(state.required !== undefined ? { required: state.required } : {}) };
+    return {
+      ok: false,
+      kind: "unresolved",
+      vars: [...new Set(state.vars)],
+      ...(state.required !== undefined ? { required: state.required } : {}),
+    };
   }
   return { ok: true, value };
 }

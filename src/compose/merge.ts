@@ -93,7 +93,11 @@ function rawEnvItems(n: CNode | undefined): EnvItem[] {
         continue;
       }
       const eq = item.value.indexOf("=");
-      out.push(eq < 0 ? { key: item.value.trim(), value: null, node: item } : { key: item.value.slice(0, eq), value: item.value.slice(eq + 1), node: item });
+      out.push(
+        eq < 0
+          ? { key: item.value.trim(), value: null, node: item }
+          : { key: item.value.slice(0, eq), value: item.value.slice(eq + 1), node: item },
+      );
     }
   }
   return out;
@@ -109,5 +113,9 @@ function mergeEnvironment(base: CNode, over: CNode): CNode {
     } else if (at >= 0) items[at] = item;
     else items.push(item);
   }
-  return { t: "map", entries: new Map(items.map((i) => [i.key, { keyPos: i.node.pos, value: i.node.t === "str" ? { ...i.node, value: i.value } : i.node }])), pos: over.pos };
+  return {
+    t: "map",
+    entries: new Map(items.map((i) => [i.key, { keyPos: i.node.pos, value: i.node.t === "str" ? { ...i.node, value: i.value } : i.node }])),
+    pos: over.pos,
+  };
 }

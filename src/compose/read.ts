@@ -28,7 +28,11 @@ export function readCompose(path: string, files: ReadonlyMap<string, string> | C
  * file, an `include`, an `extends: { file }`) is deployed as part of that file, so it is not read as
  * an application of its own; unless the two pull each other in (a cycle, reported by both).
  */
-export function readComposeFiles(paths: readonly string[], files: ReadonlyMap<string, string> | ComposeSource, opts: ComposeReadOptions = {}): ComposeRead[] {
+export function readComposeFiles(
+  paths: readonly string[],
+  files: ReadonlyMap<string, string> | ComposeSource,
+  opts: ComposeReadOptions = {},
+): ComposeRead[] {
   const reads = [...paths].sort((a, b) => a.localeCompare(b)).map((p) => readCompose(p, files, opts));
   const pulledBy = new Map<string, string[]>();
   for (const r of reads) for (const f of r.composeFiles) if (f !== r.path) pulledBy.set(f, [...(pulledBy.get(f) ?? []), r.path]);

@@ -27,13 +27,23 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
   const containerNode = get(def, "container_name");
   const containerName = containerNode?.t === "str" && !containerNode.unresolved ? containerNode.value : null;
   const envFiles = envFilesOf(ctx, name, get(def, "env_file"), s);
-  const target = targetOf(ctx, name, containerName, envFiles.map((f) => f.path));
+  const target = targetOf(
+    ctx,
+    name,
+    containerName,
+    envFiles.map((f) => f.path),
+  );
   const edits: EnvEdit[] = [];
   const gpuVars = new Map<string, GpuVar>();
 
   for (const f of envFiles) {
     for (const e of f.env.entries) {
-      const node: CNode = { t: "str", value: e.value, pos: { file: f.path, line: e.line }, ...(e.value === null ? { unresolved: { vars: e.vars ?? [] } } : {}) };
+      const node: CNode = {
+        t: "str",
+        value: e.value,
+        pos: { file: f.path, line: e.line },
+        ...(e.value === null ? { unresolved: { vars: e.vars ?? [] } } : {}),
+      };
       if (GPU_KEYS.has(e.key)) {
         gpuVars.set(e.key, { key: e.key, value: e.value, node });
         continue;
@@ -75,7 +85,8 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
 
   const image = get(def, "image");
   if (image?.t === "str" && image.unresolved) unresolved(ctx, image, `image of ${target.service}`, target.service, "IMAGE");
-  else if (image?.t === "str" && image.value !== null) edits.push({ kind: "set", key: "IMAGE", value: image.value, line: image.pos.line, file: image.pos.file });
+  else if (image?.t === "str" && image.value !== null)
+    edits.push({ kind: "set", key: "IMAGE", value: image.value, line: image.pos.line, file: image.pos.file });
 
   const cmd = commandOf(ctx, target.service, def);
   if (cmd) edits.push({ kind: "flags", key: "COMMAND", value: cmd.value, line: cmd.line, file: cmd.file, wordLines: cmd.wordLines });
@@ -119,7 +130,13 @@ function envFilesOf(ctx: Ctx, service: string, node: CNode | undefined, s: Servi
     // Relative to the file that writes it (compose spec: "resolved from the Compose file's parent folder").
     const r = resolvePath(posix.dirname(pathNode.pos.file), written);
     if (!r.ok) {
-      problem(ctx, { kind: "unresolved", file: pathNode.pos.file, line: pathNode.pos.line, message: `env_file of ${service}: ${r.why}; the settings it holds are unknown to kvgate`, service });
+      problem(ctx, {
+        kind: "unresolved",
+        file: pathNode.pos.file,
+        line: pathNode.pos.line,
+        message: `env_file of ${service}: ${r.why}; the settings it holds are unknown to kvgate`,
+        service,
+      });
       continue;
     }
     const text = readText(ctx, r.path);
@@ -137,7 +154,9 @@ function envFilesOf(ctx: Ctx, service: string, node: CNode | undefined, s: Servi
     }
     const env = readDotEnv(text, r.path, s.project.env, raw);
     // A fleet env file's own lines are reported by env/parse already.
-    if (!known.has(r.path)) for (const p of env.problems) problem(ctx, { kind: "parse", file: r.path, line: p.line, message: `${p.message}; docker compose refuses to load it`, service });
+    if (!known.has(r.path))
+      for (const p of env.problems)
+        problem(ctx, { kind: "parse", file: r.path, line: p.line, message: `${p.message}; docker compose refuses to load it`, service });
     out.push({ path: r.path, env });
   }
   return out;

@@ -73,7 +73,13 @@ function convert(file: YamlFile, text: string, node: unknown, lookup: Lookup, pr
       problems.push({ line: pos().line, message: `${r.message}; docker compose refuses the file (write $$ for a literal $)` });
       return { t: "str", value: null, pos: pos(), unresolved: { vars: [] } };
     }
-    return { t: "str", value: null, pos: pos(), unresolved: { vars: r.vars, ...(r.required !== undefined ? { required: r.required } : {}) }, ...override };
+    return {
+      t: "str",
+      value: null,
+      pos: pos(),
+      unresolved: { vars: r.vars, ...(r.required !== undefined ? { required: r.required } : {}) },
+      ...override,
+    };
   }
   if (isSeq(n)) {
     const items: CNode[] = [];
@@ -106,7 +112,11 @@ function duplicateKeys(file: YamlFile, map: YAMLMap, problems: TreeProblem[]): v
     const key = String(pair.key.value);
     const line = lineOf(file, pair.key);
     const first = seen.get(key);
-    if (first !== undefined) problems.push({ line, message: `${key} is defined twice in the same mapping (lines ${first} and ${line}); docker compose refuses the file: delete one` });
+    if (first !== undefined)
+      problems.push({
+        line,
+        message: `${key} is defined twice in the same mapping (lines ${first} and ${line}); docker compose refuses the file: delete one`,
+      });
     else seen.set(key, line);
   }
 }
@@ -138,10 +148,14 @@ export function sameValue(a: CNode, b: CNode): boolean {
     case "seq":
       return b.t === "seq" && a.items.length === b.items.length && a.items.every((x, i) => sameValue(x, b.items[i] as CNode));
     case "map":
-      return b.t === "map" && a.entries.size === b.entries.size && [...a.entries].every(([k, e]) => {
-        const o = b.entries.get(k);
-        return o !== undefined && sameValue(e.value, o.value);
-      });
+      return (
+        b.t === "map" &&
+        a.entries.size === b.entries.size &&
+        [...a.entries].every(([k, e]) => {
+          const o = b.entries.get(k);
+          return o !== undefined && sameValue(e.value, o.value);
+        })
+      );
     case "reset":
       return true;
     default:

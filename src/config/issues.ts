@@ -22,10 +22,14 @@ export function parseYamlWithLines(text: string, file: string): YamlLoad {
   let errors = overflow
     ? [`${where(overflow.pos?.[0])}: nested too deeply for a YAML parser; kvgate.yaml needs only a few levels (see \`kvgate schema\`)`]
     : doc.errors.map((e) => `${where(e.pos?.[0])}: ${e.message.split("\n")[0]}`);
-  if (errors.length > MAX_SYNTAX_ERRORS) errors = [...errors.slice(0, MAX_SYNTAX_ERRORS), `... and ${errors.length - MAX_SYNTAX_ERRORS} more YAML errors`];
+  if (errors.length > MAX_SYNTAX_ERRORS)
+    errors = [...errors.slice(0, MAX_SYNTAX_ERRORS), `... and ${errors.length - MAX_SYNTAX_ERRORS} more YAML errors`];
   if (errors.length === 0) {
     const deep = tooDeep(doc.contents);
-    if (deep) errors.push(`${where(deep.range?.[0])}: nested more than ${MAX_DEPTH} levels deep; kvgate.yaml needs only a few levels (see \`kvgate schema\`)`);
+    if (deep)
+      errors.push(
+        `${where(deep.range?.[0])}: nested more than ${MAX_DEPTH} levels deep; kvgate.yaml needs only a few levels (see \`kvgate schema\`)`,
+      );
   }
   let value: unknown = null;
   if (errors.length === 0) {
@@ -71,7 +75,8 @@ export function formatZodIssues(error: z.ZodError, load: YamlLoad | null, file: 
     const path = issue.path.map(String).join(".") || "(top level)";
     const line = load ? lineOf(load, issue.path) : null;
     let message = issue.message;
-    if (issue.code === "unrecognized_keys") message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    if (issue.code === "unrecognized_keys")
+      message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
     return `${path}: ${message} (${file}${line ? `:${line}` : ""})`;
   });
 }

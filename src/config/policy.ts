@@ -69,7 +69,14 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
   };
   const hosts: Policy["fleet"]["hosts"] = {};
   for (const [name, h] of Object.entries(c.fleet?.hosts ?? {})) {
-    hosts[name] = { gpus: h.gpus.map((g) => ({ index: g.index, total_bytes: bytesOf(g.total), reserve_bytes: g.reserve === undefined ? 0 : bytesOf(g.reserve), ...(g.cuda_total === undefined ? {} : { cuda_total_bytes: bytesOf(g.cuda_total) }) })) };
+    hosts[name] = {
+      gpus: h.gpus.map((g) => ({
+        index: g.index,
+        total_bytes: bytesOf(g.total),
+        reserve_bytes: g.reserve === undefined ? 0 : bytesOf(g.reserve),
+        ...(g.cuda_total === undefined ? {} : { cuda_total_bytes: bytesOf(g.cuda_total) }),
+      })),
+    };
   }
   const seats: Record<string, SeatPolicy> = {};
   for (const [name, s] of Object.entries(c.kv?.seats ?? {})) {
@@ -79,8 +86,12 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
   const models: Record<string, ModelSpec> = {};
   for (const [id, m] of Object.entries(user.models ?? {})) models[id] = toModelSpec(id, m);
   // Built-in placeholders are always on; a user's list adds to them.
-  const placeholderValues = [...new Set([...(defaults.secrets?.placeholders?.values ?? []), ...(user.secrets?.placeholders?.values ?? [])])];
-  const placeholderPatterns = [...new Set([...(defaults.secrets?.placeholders?.patterns ?? []), ...(user.secrets?.placeholders?.patterns ?? [])])];
+  const placeholderValues = [
+    ...new Set([...(defaults.secrets?.placeholders?.values ?? []), ...(user.secrets?.placeholders?.values ?? [])]),
+  ];
+  const placeholderPatterns = [
+    ...new Set([...(defaults.secrets?.placeholders?.patterns ?? []), ...(user.secrets?.placeholders?.patterns ?? [])]),
+  ];
   return {
     services: req(c.services, "services"),
     ledgers: req(c.ledgers, "ledgers"),
@@ -88,9 +99,19 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
     compose: req(c.compose, "compose"),
     fleet: {
       hosts,
-      tenants: (c.fleet?.tenants ?? []).map((t) => ({ name: t.name, host: t.host, gpu: t.gpu, vram_bytes: bytesOf(t.vram), pin: t.pin ?? false })),
+      tenants: (c.fleet?.tenants ?? []).map((t) => ({
+        name: t.name,
+        host: t.host,
+        gpu: t.gpu,
+        vram_bytes: bytesOf(t.vram),
+        pin: t.pin ?? false,
+      })),
     },
-    vllm: { overhead_bytes: bytesOf(req(c.vllm?.overhead, "vllm.overhead")), default_utilization: req(c.vllm?.default_utilization, "vllm.default_utilization"), context_overhead_bytes: bytesOf(req(c.vllm?.context_overhead, "vllm.context_overhead")) },
+    vllm: {
+      overhead_bytes: bytesOf(req(c.vllm?.overhead, "vllm.overhead")),
+      default_utilization: req(c.vllm?.default_utilization, "vllm.default_utilization"),
+      context_overhead_bytes: bytesOf(req(c.vllm?.context_overhead, "vllm.context_overhead")),
+    },
     kv: { factor: req(c.kv?.factor, "kv.factor"), round_bytes: bytesOf(req(c.kv?.round, "kv.round")), seats },
     models,
     radiance: {

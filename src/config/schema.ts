@@ -8,11 +8,14 @@ import { parseBytes } from "../units/bytes.js";
 const ByteQuantity = z
   .union([
     z.number().int().nonnegative(),
-    z.string().regex(/^\d+(\.\d+)?\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/, {
-      message: "expected bytes: an integer or a string like 22GiB, 512MiB, 5.5GiB (units B KiB MiB GiB TiB KB MB GB TB)",
-      // A malformed quantity gets one message, not also the size check's.
-      abort: true,
-    }).refine((s) => parseBytes(s).ok, { message: "too large: a byte quantity must stay below 2^53 bytes" }),
+    z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/, {
+        message: "expected bytes: an integer or a string like 22GiB, 512MiB, 5.5GiB (units B KiB MiB GiB TiB KB MB GB TB)",
+        // A malformed quantity gets one message, not also the size check's.
+        abort: true,
+      })
+      .refine((s) => parseBytes(s).ok, { message: "too large: a byte quantity must stay below 2^53 bytes" }),
   ])
   .describe("Bytes: an integer, or a number with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB).");
 
@@ -61,7 +64,10 @@ export const ModelSpec = z.strictObject({
   model_type: z.string().min(1).optional().describe("model_type of the text config (gemma3_text, llama4_text, ...)"),
   layer_pattern: z
     .string()
-    .regex(/^[FSCL]+$/, { message: "layer_pattern is a string of F (full), S (sliding window), C (chunked local), L (linear/state-space), repeated from layer 0" })
+    .regex(/^[FSCL]+$/, {
+      message:
+        "layer_pattern is a string of F (full), S (sliding window), C (chunked local), L (linear/state-space), repeated from layer 0",
+    })
     .optional()
     .describe("Attention kind per layer, repeated from layer 0: F full, S sliding window, C chunked local, L linear/state-space"),
   sliding_window: z.number().int().positive().optional().describe("sliding_window of the S layers"),
@@ -75,7 +81,9 @@ export const ModelSpec = z.strictObject({
       conv_kernel: z.number().int().positive(),
     })
     .optional()
-    .describe("Gated-delta-net state of the L layers (linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim)"),
+    .describe(
+      "Gated-delta-net state of the L layers (linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim)",
+    ),
   rope_scaling: z
     .strictObject({
       type: z.string().min(1),
@@ -90,20 +98,32 @@ export const ModelSpec = z.strictObject({
     .strictObject({ count: z.number().int().positive(), per_token: z.number().int().positive() })
     .optional()
     .describe("MoE: experts per layer (all resident) and experts per token"),
-  quantization: z.string().min(1).optional().describe("quant_method of the checkpoint (fp8, mxfp4, awq, gptq, modelopt_fp4, compressed-tensors)"),
-  overhead: ByteQuantity.optional().describe("Measured profiler overhead per seat (activation peak + non-torch), when the estimate is known to be low"),
+  quantization: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("quant_method of the checkpoint (fp8, mxfp4, awq, gptq, modelopt_fp4, compressed-tensors)"),
+  overhead: ByteQuantity.optional().describe(
+    "Measured profiler overhead per seat (activation peak + non-torch), when the estimate is known to be low",
+  ),
 });
 
 /**
  * A KV factor below 1 sizes a cache smaller than one max-length request, which vLLM refuses to boot
  * with (kv_cache_utils._check_enough_kv_cache_memory; src/kv/attention.ts MIN_KV_FACTOR).
  */
-const MIN_FACTOR_MESSAGE = "must be at least 1: vLLM refuses to boot when the KV cache cannot hold one max-length request; use 1 for exactly one request";
+const MIN_FACTOR_MESSAGE =
+  "must be at least 1: vLLM refuses to boot when the KV cache cannot hold one max-length request; use 1 for exactly one request";
 
 const SeatException = z.strictObject({
   pinned: ByteQuantity.optional().describe("The owner's number: the seat must be pinned exactly to it."),
   by: z.string().optional().describe("Who owns the number."),
-  factor: z.number().gte(1, { message: MIN_FACTOR_MESSAGE }).max(1000, { message: "too large: a factor is at most 1000" }).optional().describe("Replaces kv.factor for this seat; at least 1."),
+  factor: z
+    .number()
+    .gte(1, { message: MIN_FACTOR_MESSAGE })
+    .max(1000, { message: "too large: a factor is at most 1000" })
+    .optional()
+    .describe("Replaces kv.factor for this seat; at least 1."),
   why: z.string().optional(),
   yarn: z.enum(["allow", "forbid"]).optional().describe("forbid makes kv/yarn an error."),
 });
@@ -116,7 +136,9 @@ const UsageSpec = z
       .int()
       .positive()
       .optional()
-      .describe("A reply of this many completion tokens or more is a runaway (so is one that reaches the seat's output cap). Default 100000."),
+      .describe(
+        "A reply of this many completion tokens or more is a runaway (so is one that reaches the seat's output cap). Default 100000.",
+      ),
     models: z
       .record(z.string().min(1), z.array(z.string().min(1)))
       .optional()
@@ -129,7 +151,11 @@ const UsageSpec = z
       names.forEach((n, i) => {
         const first = owner.get(n);
         if (first !== undefined && first !== service) {
-          ctx.addIssue({ code: "custom", path: ["models", service, i], message: `"${n}" is already listed under ${first}: a model name belongs to one service` });
+          ctx.addIssue({
+            code: "custom",
+            path: ["models", service, i],
+            message: `"${n}" is already listed under ${first}: a model name belongs to one service`,
+          });
         }
         owner.set(n, first ?? service);
       });
@@ -160,7 +186,8 @@ export function re2Problem(pattern: string): string | null {
 
 const placeholderPattern = z.string().superRefine((s, ctx) => {
   const problem = re2Problem(s);
-  if (problem) ctx.addIssue({ code: "custom", message: problem.startsWith("not a valid") ? problem : `pattern ${JSON.stringify(s)} is ${problem}` });
+  if (problem)
+    ctx.addIssue({ code: "custom", message: problem.startsWith("not a valid") ? problem : `pattern ${JSON.stringify(s)} is ${problem}` });
 });
 
 export const ConfigSchema = z
@@ -169,7 +196,9 @@ export const ConfigSchema = z
     services: glob.optional().describe('Glob of service env files. Default "scripts/*.env".'),
     ledgers: z.string().min(1).optional().describe('Radiance ledger facts file per service. Default "scripts/{service}.ledger.yaml".'),
     playbooks: glob.optional().describe('Glob of Ansible playbooks. Default "playbooks/**/*.{yml,yaml}".'),
-    compose: glob.optional().describe('Glob of docker compose files; each service is a deploy. Default "**/{docker-compose,compose}*.{yml,yaml}".'),
+    compose: glob
+      .optional()
+      .describe('Glob of docker compose files; each service is a deploy. Default "**/{docker-compose,compose}*.{yml,yaml}".'),
     fleet: z
       .strictObject({
         hosts: z.record(z.string(), z.strictObject({ gpus: z.array(GpuSpec) })).optional(),
@@ -180,12 +209,19 @@ export const ConfigSchema = z
       .strictObject({
         overhead: ByteQuantity.optional().describe("Non-torch memory + activation peak, per seat. Default 2GiB."),
         default_utilization: z.number().gt(0).lte(1).optional().describe("vLLM's --gpu-memory-utilization default. Default 0.92."),
-        context_overhead: ByteQuantity.optional().describe("The booting seat's own CUDA context, counted by kv/boot-check before vLLM measures free memory. Default 512MiB."),
+        context_overhead: ByteQuantity.optional().describe(
+          "The booting seat's own CUDA context, counted by kv/boot-check before vLLM measures free memory. Default 512MiB.",
+        ),
       })
       .optional(),
     kv: z
       .strictObject({
-        factor: z.number().gte(1, { message: MIN_FACTOR_MESSAGE }).max(1000, { message: "too large: a factor is at most 1000" }).optional().describe("KV must cover factor × max context; at least 1. Default 1.25."),
+        factor: z
+          .number()
+          .gte(1, { message: MIN_FACTOR_MESSAGE })
+          .max(1000, { message: "too large: a factor is at most 1000" })
+          .optional()
+          .describe("KV must cover factor × max context; at least 1. Default 1.25."),
         round: ByteQuantity.optional().describe("Round the requirement up to this. Default 0.5GiB."),
         seats: z.record(z.string(), SeatException).optional().describe("Owner-pinned exceptions by service name."),
       })
@@ -210,7 +246,9 @@ export const ConfigSchema = z
         generic: z
           .array(z.string().min(1))
           .optional()
-          .describe("Engines rules/engines.yaml does not know that you run knowingly with the generic checks only (no engine/unknown for them)."),
+          .describe(
+            "Engines rules/engines.yaml does not know that you run knowingly with the generic checks only (no engine/unknown for them).",
+          ),
       })
       .optional(),
     knobs: z
@@ -224,7 +262,11 @@ export const ConfigSchema = z
             patterns: z.array(placeholderPattern).optional().describe("Regexes (RE2 syntax, linear time) a whole value must fully match."),
           })
           .optional(),
-        override: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("The override variable. Default ALLOW_SECRETS."),
+        override: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .optional()
+          .describe("The override variable. Default ALLOW_SECRETS."),
         exclude: z.array(z.string()).optional().describe("Globs never scanned (each reported as a notice)."),
       })
       .optional(),
@@ -234,7 +276,9 @@ export const ConfigSchema = z
       .string()
       .min(1)
       .optional()
-      .describe("The file `kvgate observe --write` made (e.g. observed.yaml): each card's plateau free memory, which gpu/plateau checks against the card's reserve."),
+      .describe(
+        "The file `kvgate observe --write` made (e.g. observed.yaml): each card's plateau free memory, which gpu/plateau checks against the card's reserve.",
+      ),
   })
   .describe("kvgate.yaml: the policy of a fleet repository. Every key is optional.");
 

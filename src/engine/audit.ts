@@ -38,7 +38,12 @@ export interface AuditCommit {
 }
 
 /** One commit's row, with the drafts its findings came from (the rule tester reads their message ids). */
-export function auditCommitDrafts(input: AuditCommit, policy: Policy, pack: RulesPack, ignore?: IgnoreList | null): { row: AuditRow; drafts: Draft[] } {
+export function auditCommitDrafts(
+  input: AuditCommit,
+  policy: Policy,
+  pack: RulesPack,
+  ignore?: IgnoreList | null,
+): { row: AuditRow; drafts: Draft[] } {
   const commit = input.commit;
   const pctx = pipelineContext(policy, pack);
   const ctx: CheckContext = {
@@ -53,7 +58,13 @@ export function auditCommitDrafts(input: AuditCommit, policy: Policy, pack: Rule
     ...(ignore ? { ignore } : {}),
   };
   const scanned = runSteps(raiseChecks([secretScan], ctx), pctx, "render", "fingerprint");
-  const c = classifyCommit({ sha: commit.sha, message: commit.message, trailers: commit.trailers, findings: scanned.map((d) => d.finding), override: policy.secrets.override });
+  const c = classifyCommit({
+    sha: commit.sha,
+    message: commit.message,
+    trailers: commit.trailers,
+    findings: scanned.map((d) => d.finding),
+    override: policy.secrets.override,
+  });
   const audit: Draft[] = c.reports.map((r) => {
     const rule = ruleModule(r.rule);
     if (!rule) throw new Error(`the audit reported unregistered rule ${r.rule}`);
@@ -61,7 +72,13 @@ export function auditCommitDrafts(input: AuditCommit, policy: Policy, pack: Rule
   });
   const drafts = runSteps([...scanned, ...runSteps(audit, pctx, "render", "fingerprint")], pctx, "mask", "mask");
   // A subject is shown in the table and the JSON: a token pasted into it must not be.
-  const row = { sha: commit.sha, subject: pctx.masker.text(commit.subject), override: c.override, classification: c.classification, findings: drafts.map((d) => d.finding) };
+  const row = {
+    sha: commit.sha,
+    subject: pctx.masker.text(commit.subject),
+    override: c.override,
+    classification: c.classification,
+    findings: drafts.map((d) => d.finding),
+  };
   return { row, drafts };
 }
 

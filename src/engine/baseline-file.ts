@@ -36,5 +36,7 @@ export function parseBaseline(text: string, label: string): Baseline {
 /** Open findings the baseline lists become exempt (reason `baseline`); the rest are unchanged. */
 export function applyBaseline(findings: Finding[], baseline: Baseline | undefined): Finding[] {
   if (!baseline || baseline.size === 0) return findings;
-  return findings.map((f) => (f.status === "open" && baseline.has(key(f.rule, f.fingerprint)) ? { ...f, status: "exempt", reason: "baseline" } : f));
+  return findings.map((f) =>
+    f.status === "open" && baseline.has(key(f.rule, f.fingerprint)) ? { ...f, status: "exempt", reason: "baseline" } : f,
+  );
 }

@@ -105,7 +105,9 @@ const fingerprint: Step = {
     const { report: r, finding: f } = d;
     const value =
       r.fingerprint ??
-      (r.secret ? secretFingerprint(r.secret) : sha256([f.rule, f.file ?? "", f.service ?? "", r.key ?? "", r.key ? "" : f.message].join("\u0000")).slice(0, 16));
+      (r.secret
+        ? secretFingerprint(r.secret)
+        : sha256([f.rule, f.file ?? "", f.service ?? "", r.key ?? "", r.key ? "" : f.message].join("\u0000")).slice(0, 16));
     return { ...d, finding: { ...f, fingerprint: value } };
   }),
 };

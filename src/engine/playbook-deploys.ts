@@ -28,10 +28,12 @@ function deployState(state: FleetState, read: PlaybookRead, build: BuildService)
 /** The contexts to run the sizing checks over: one per changed playbook or compose file that deploys
  *  something, before = the unit's before, after = the fleet as that file deploys it. */
 export function playbookContexts(ctx: CheckContext, build: BuildService): { playbook: PlaybookRead; ctx: CheckContext }[] {
-  return [...playbooksInUnit(ctx), ...composesInUnit(ctx).map(asPlaybookRead)]
-    .filter((p) => p.deploys.length > 0)
-    // The playbook and compose checks already ran over the unit; in a deploy context they would only repeat.
-    .map((p) => ({ playbook: p, ctx: { ...ctx, after: { ...deployState(ctx.after, p, build), playbooks: [], composes: [] } } }));
+  return (
+    [...playbooksInUnit(ctx), ...composesInUnit(ctx).map(asPlaybookRead)]
+      .filter((p) => p.deploys.length > 0)
+      // The playbook and compose checks already ran over the unit; in a deploy context they would only repeat.
+      .map((p) => ({ playbook: p, ctx: { ...ctx, after: { ...deployState(ctx.after, p, build), playbooks: [], composes: [] } } }))
+  );
 }
 
 /** The fleet as its compose files deploy it (each file in path order, each service it sets replaced by

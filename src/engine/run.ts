@@ -125,14 +125,29 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<Dr
     const own = await loader.policy(unit.before, opts.pack);
     if (own.services !== policy.services) beforeOwn = { services: own.services, fleet: await loadFleet(unit.before, own, opts.pack) };
   }
-  return checkFleets({ policy, pack: opts.pack, env: opts.env, unit: unitInfo, before, after, ...(ignore ? { ignore } : {}), ...(beforeOwn ? { beforeOwn } : {}) }, opts.checks);
+  return checkFleets(
+    {
+      policy,
+      pack: opts.pack,
+      env: opts.env,
+      unit: unitInfo,
+      before,
+      after,
+      ...(ignore ? { ignore } : {}),
+      ...(beforeOwn ? { beforeOwn } : {}),
+    },
+    opts.checks,
+  );
 }
 
 export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise<CheckResult> {
   const all: Draft[] = [];
   const run = { ...opts, loader: opts.loader ?? createFleetLoader() };
   for (const unit of units) all.push(...(await unitDrafts(unit, run)));
-  const findings = applyBaseline(runSteps(all, undefined, "dedupe", "sort").map((d) => d.finding), opts.baseline);
+  const findings = applyBaseline(
+    runSteps(all, undefined, "dedupe", "sort").map((d) => d.finding),
+    opts.baseline,
+  );
   const unitMasker = createMasker(opts.pack.detectors(), opts.policy ?? loadPolicy(null, "kvgate.yaml", opts.pack));
   return {
     tool: "kvgate",

@@ -22,7 +22,9 @@ export interface ExplainInput {
 
 /** The compose services that deploy a service (its values shown are theirs): file, line of the service key, key. */
 function deployedBy(fleet: FleetState, name: string): { file: string; line: number; compose_service: string }[] {
-  return (fleet.composes ?? []).flatMap((r) => r.deploys.filter((d) => d.service === name).map((d) => ({ file: d.file, line: d.line, compose_service: d.composeService })));
+  return (fleet.composes ?? []).flatMap((r) =>
+    r.deploys.filter((d) => d.service === name).map((d) => ({ file: d.file, line: d.line, compose_service: d.composeService })),
+  );
 }
 
 /** Where a deployed seat's cards are set, when not in its env file (a compose device_ids line, say). */
@@ -35,14 +37,33 @@ function selected(input: ExplainInput): Service[] {
   return input.fleet.services.filter((s) => input.only === null || s.name === input.only);
 }
 
-function settingsJson(s: Service): Record<string, { value: unknown; raw: string; file: string; line: number; source: string; name: string }> {
+function settingsJson(
+  s: Service,
+): Record<string, { value: unknown; raw: string; file: string; line: number; source: string; name: string }> {
   const out: Record<string, { value: unknown; raw: string; file: string; line: number; source: string; name: string }> = {};
   for (const [k, v] of Object.entries(s.settings)) out[k] = { value: v.value, raw: v.raw, ...v.origin };
   return out;
 }
 
 /** The KV arithmetic of one seat, in the words of the contract's formula. */
-function kvLines(seat: { kv: { bytes_per_token: number | null; required_bytes: number | null; pinned_bytes: number | null; factor: number; formula: string | null; model_source?: string | null; model_file?: string | null; request_bytes?: number | null; per_kind?: { kind: string; count: number; slots: number; blocks: number; bytes: number }[] | null; estimated_bytes?: number | null }; max_model_len?: number | null }, round: number): string[] {
+function kvLines(
+  seat: {
+    kv: {
+      bytes_per_token: number | null;
+      required_bytes: number | null;
+      pinned_bytes: number | null;
+      factor: number;
+      formula: string | null;
+      model_source?: string | null;
+      model_file?: string | null;
+      request_bytes?: number | null;
+      per_kind?: { kind: string; count: number; slots: number; blocks: number; bytes: number }[] | null;
+      estimated_bytes?: number | null;
+    };
+    max_model_len?: number | null;
+  },
+  round: number,
+): string[] {
   const k = seat.kv;
   if (k.bytes_per_token === null) return ["unknown model: no bytes per token (add it to kvgate.yaml models, or set KV_BYTES_PER_TOKEN)"];
   const lines = [`${formatInt(k.bytes_per_token)} B/token per GPU${k.formula ? ` = ${k.formula}` : ""}`];
@@ -50,18 +71,29 @@ function kvLines(seat: { kv: { bytes_per_token: number | null; required_bytes: n
   const hybrid = (k.per_kind ?? []).some((p) => p.kind !== "full" && p.kind !== "mla");
   if (hybrid && k.required_bytes !== null && k.request_bytes !== null && k.request_bytes !== undefined) {
     // Not every layer holds the whole context: the required KV is the factor over vLLM's per-kind request.
-    lines.push(`required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × one request ${formatBytes(k.request_bytes)} / ${formatBytes(round)}) × ${formatBytes(round)}`);
+    lines.push(
+      `required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × one request ${formatBytes(k.request_bytes)} / ${formatBytes(round)}) × ${formatBytes(round)}`,
+    );
   } else if (k.required_bytes !== null && len !== null) {
-    lines.push(`required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × ${formatInt(len)} tokens × ${formatBytes(k.bytes_per_token)} / ${formatBytes(round)}) × ${formatBytes(round)}`);
+    lines.push(
+      `required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × ${formatInt(len)} tokens × ${formatBytes(k.bytes_per_token)} / ${formatBytes(round)}) × ${formatBytes(round)}`,
+    );
   }
   if (k.model_source) lines.push(`model facts from ${k.model_file ?? k.model_source}`);
   if (k.per_kind && k.request_bytes !== null && k.request_bytes !== undefined) {
     // Per layer kind, as vLLM reserves one max-length request: count, blocks per layer slot, bytes.
-    const parts = k.per_kind.map((p) => `${p.count} ${p.kind}${p.slots !== p.count ? ` (${p.slots} slots)` : ""} × ${formatInt(p.blocks)} blocks = ${formatBytes(p.bytes)}`);
+    const parts = k.per_kind.map(
+      (p) =>
+        `${p.count} ${p.kind}${p.slots !== p.count ? ` (${p.slots} slots)` : ""} × ${formatInt(p.blocks)} blocks = ${formatBytes(p.bytes)}`,
+    );
     lines.push(`one request: ${parts.join(" + ")} = ${formatBytes(k.request_bytes)}`);
   }
   if (k.pinned_bytes === null) {
-    lines.push(k.estimated_bytes !== null && k.estimated_bytes !== undefined ? `no byte pin: vLLM's profiler leaves an estimated ${formatBytes(k.estimated_bytes)} for KV` : "no byte pin: KV comes from --gpu-memory-utilization profiling");
+    lines.push(
+      k.estimated_bytes !== null && k.estimated_bytes !== undefined
+        ? `no byte pin: vLLM's profiler leaves an estimated ${formatBytes(k.estimated_bytes)} for KV`
+        : "no byte pin: KV comes from --gpu-memory-utilization profiling",
+    );
   } else {
     lines.push(`pinned ${formatBytes(k.pinned_bytes)}`);
   }
@@ -121,7 +153,15 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
   const out: string[] = [];
   const vllm = explainVllm(input.fleet, input.policy, input.pack);
   for (const s of selected(input)) {
-    const where = [engineText(s), s.host ? `host ${s.host}` : null, s.gpus.length ? `gpu ${s.gpus.join(",")}${gpuWhere(s)}` : null, s.model, s.tp > 1 ? `tp ${s.tp}` : null].filter(Boolean).join(" · ");
+    const where = [
+      engineText(s),
+      s.host ? `host ${s.host}` : null,
+      s.gpus.length ? `gpu ${s.gpus.join(",")}${gpuWhere(s)}` : null,
+      s.model,
+      s.tp > 1 ? `tp ${s.tp}` : null,
+    ]
+      .filter(Boolean)
+      .join(" · ");
     const by = deployedBy(input.fleet, s.name);
     // A compose service with no env file of its own: the compose file is all there is.
     const file = by.length > 0 && !input.fleet.paths.includes(s.file) ? `(no ${s.file})` : s.file;
@@ -133,7 +173,9 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
       const v = s.settings[n];
       if (!v) continue;
       const shown = typeof v.value === "object" ? JSON.stringify(v.value) : valueText(v.value);
-      out.push(`  ${n.padEnd(width)}  ${shown}${shown !== v.raw && v.raw !== "" ? p.dim(` (${v.raw})`) : ""}  ${p.dim(`${v.origin.file}:${v.origin.line} ${v.origin.name}`)}`);
+      out.push(
+        `  ${n.padEnd(width)}  ${shown}${shown !== v.raw && v.raw !== "" ? p.dim(` (${v.raw})`) : ""}  ${p.dim(`${v.origin.file}:${v.origin.line} ${v.origin.name}`)}`,
+      );
     }
     const seat = sizesKvPerSeat(input.pack, s) ? vllm.services.find((x) => x.name === s.name) : undefined;
     if (seat?.kv) out.push(...kvLines(seat, input.policy.kv.round_bytes).map((l) => `  ${p.bold("kv")}  ${l}`));
@@ -145,7 +187,8 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
     out.push("");
   }
   // One service: its own cards; the whole fleet: every card.
-  const mine = (l: { host: string; index: number }) => input.only === null || selected(input).some((s) => s.host === l.host && s.gpus.includes(l.index));
+  const mine = (l: { host: string; index: number }) =>
+    input.only === null || selected(input).some((s) => s.host === l.host && s.gpus.includes(l.index));
   const usages = vllm.usages.filter(mine);
   if (usages.length > 0) {
     out.push(p.bold("cards"));

@@ -12,7 +12,12 @@ export interface RuledFix extends ValueFix {
 function isFix(v: unknown): v is ValueFix {
   if (typeof v !== "object" || v === null) return false;
   const f = v as Record<string, unknown>;
-  return typeof f.file === "string" && (f.line === null || typeof f.line === "number") && typeof f.key === "string" && typeof f.value === "string";
+  return (
+    typeof f.file === "string" &&
+    (f.line === null || typeof f.line === "number") &&
+    typeof f.key === "string" &&
+    typeof f.value === "string"
+  );
 }
 
 /** A finding's value fixes: `data.fixes` (a fix that needs two values) or `data.fix`. */

@@ -53,7 +53,11 @@ function unquote(token: string): string {
 const TEMPLATED = /\{\{|\{%|\$\{?[A-Za-z_]/;
 
 /** Replaces the key's last value on the line; null when the line does not set the key; `templated` when its value is a variable. */
-function editLine(line: string, key: string, value: string): { line: string; from: string; span: { column: number; width: number; written: string } } | "templated" | null {
+function editLine(
+  line: string,
+  key: string,
+  value: string,
+): { line: string; from: string; span: { column: number; width: number; written: string } } | "templated" | null {
   const re = pattern(key);
   let last: RegExpExecArray | null = null;
   for (let m = re.exec(line); m; m = re.exec(line)) {

@@ -12,7 +12,8 @@ export function pinRaiseFits(usages: CardUsage[], seat: VllmSeat, newPin: number
     if (!card || card.ledgerSized) continue;
     // What the seat holds now (an unpinned seat: utilization × total) against weights + pin + overhead.
     const cudaTotal = card.cuda_total_bytes ?? card.total_bytes;
-    const delta = (seat.weights ?? 0) + newPin + seat.overhead - seatFootprint(seat, { totalBytes: card.total_bytes, cudaTotalBytes: cudaTotal });
+    const delta =
+      (seat.weights ?? 0) + newPin + seat.overhead - seatFootprint(seat, { totalBytes: card.total_bytes, cudaTotalBytes: cudaTotal });
     if (delta <= 0) continue; // holding less can break nothing
     if (card.spare_bytes - delta < 0) return false;
     for (const e of card.entries) {
@@ -32,7 +33,8 @@ export function pinRaiseFits(usages: CardUsage[], seat: VllmSeat, newPin: number
 export function contextThatFits(seat: VllmSeat, roundBytes: number): number | null {
   const b = seat.perToken?.bytes;
   if (!b || seat.pinned === null) return null;
-  const fits = (len: number) => requiredKv({ factor: seat.factor, maxModelLen: len, bytesPerToken: b, roundBytes }) <= (seat.pinned as number);
+  const fits = (len: number) =>
+    requiredKv({ factor: seat.factor, maxModelLen: len, bytesPerToken: b, roundBytes }) <= (seat.pinned as number);
   let lo = 0;
   let hi = seat.maxModelLen ?? 0;
   while (lo < hi) {

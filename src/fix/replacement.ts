@@ -29,7 +29,14 @@ export function fixReplacement(text: string, fix: ValueFix): Replacement | null 
   let lineStart = 0;
   for (let i = 0; i < applied.line - 1; i++) lineStart += (lines[i] ?? "").length + (ends[i] ?? "").length;
   const { column, width, written } = applied.span;
-  return { charOffset: lineStart + column, charLength: width, startLine: applied.line, startColumn: column + 1, endColumn: column + width + 1, text: written };
+  return {
+    charOffset: lineStart + column,
+    charLength: width,
+    startLine: applied.line,
+    startColumn: column + 1,
+    endColumn: column + width + 1,
+    text: written,
+  };
 }
 
 /** The text with the replacement made: what a SARIF viewer's "apply fix" does. */

@@ -20,5 +20,8 @@ export function settingFix(pack: RulesPack, service: Service, setting: string, v
 export function withSetting(service: Service, setting: string, value: number): Service {
   const s = service.settings[setting];
   const origin = s?.origin ?? { file: service.file, line: 0, source: "env" as const, name: setting };
-  return { ...service, settings: { ...service.settings, [setting]: { name: setting, raw: String(value), value, origin, shadowed: s?.shadowed ?? [] } } };
+  return {
+    ...service,
+    settings: { ...service.settings, [setting]: { name: setting, raw: String(value), value, origin, shadowed: s?.shadowed ?? [] } },
+  };
 }

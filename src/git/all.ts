@@ -18,8 +18,14 @@ export async function allUnit(after: ListedSnapshot): Promise<DeployUnit> {
       const binary = looksBinary(buf);
       const text = binary ? null : buf.toString("utf8");
       files.push({
-        path, oldPath: null, status: "added", before: null, after: text, binary,
-        size: buf.length, addedLines: text === null ? [] : allLines(text),
+        path,
+        oldPath: null,
+        status: "added",
+        before: null,
+        after: text,
+        binary,
+        size: buf.length,
+        addedLines: text === null ? [] : allLines(text),
       });
     }
   }

@@ -245,7 +245,10 @@ export class BlobReader {
   }
 
   private stderrAbout(oid: string): string {
-    return meaningfulStderr(this.stderr).split("\n").filter((l) => l.includes(oid)).join("\n");
+    return meaningfulStderr(this.stderr)
+      .split("\n")
+      .filter((l) => l.includes(oid))
+      .join("\n");
   }
 
   private settle(how: (p: Pending) => void): void {

@@ -68,7 +68,13 @@ export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffR
   const sorted = sortEntries(prefix, diff.raw);
   const paths = new Map<string, string>();
   const spilled = sorted.kept.filter((e) => patch.get(e.path)?.spill !== undefined && modeKind(e.newMode) === "file");
-  const spilledSizes = spilled.length > 0 ? await blobs.sizes(spilled.map((e) => e.newOid), new Map(spilled.map((e) => [e.newOid, rel(e.path)]))) : new Map<string, number>();
+  const spilledSizes =
+    spilled.length > 0
+      ? await blobs.sizes(
+          spilled.map((e) => e.newOid),
+          new Map(spilled.map((e) => [e.newOid, rel(e.path)])),
+        )
+      : new Map<string, number>();
   for (const e of sorted.kept) {
     // A spilled file is too big to read whole: only its streamed added lines are scanned.
     if (patch.get(e.path)?.spill !== undefined) continue;
@@ -107,7 +113,10 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
   const patch = parsePatch(diff.patch, { texts: true });
   const sorted = sortEntries(prefix, diff.raw);
   const present = sorted.kept.filter((e) => modeKind(e.newMode) === "file");
-  const sizes = await blobs.sizes(present.map((e) => e.newOid), new Map(present.map((e) => [e.newOid, rel(e.path)])));
+  const sizes = await blobs.sizes(
+    present.map((e) => e.newOid),
+    new Map(present.map((e) => [e.newOid, rel(e.path)])),
+  );
   const files = sorted.kept.map((e): ChangedFile => {
     const hasFile = modeKind(e.newMode) === "file";
     const p = patch.get(e.path);
@@ -117,8 +126,14 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
     const binary = (p?.binary ?? false) || texts.some((t) => t.includes("\0"));
     const addedLines: AddedLine[] = hasFile && !binary ? (p?.added ?? []).map((line, i) => ({ line, text: texts[i] ?? "" })) : [];
     return {
-      path: rel(e.path), oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null, status: statusOf(e),
-      before: null, after: null, binary, size: hasFile ? (sizes.get(e.newOid) ?? 0) : 0, addedLines,
+      path: rel(e.path),
+      oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null,
+      status: statusOf(e),
+      before: null,
+      after: null,
+      binary,
+      size: hasFile ? (sizes.get(e.newOid) ?? 0) : 0,
+      addedLines,
     };
   });
   return { ...sorted, files };
@@ -128,8 +143,14 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
 function streamedFile(e: RawEntry, rel: (p: string) => string, size: number, spill: string): ChangedFile {
   const hasFile = modeKind(e.newMode) === "file";
   return {
-    path: rel(e.path), oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null, status: statusOf(e),
-    before: null, after: null, binary: false, size, addedLines: [],
+    path: rel(e.path),
+    oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null,
+    status: statusOf(e),
+    before: null,
+    after: null,
+    binary: false,
+    size,
+    addedLines: [],
     ...(hasFile ? { streamedLines: () => spilledAddedLines(spill) } : {}),
   };
 }

@@ -32,13 +32,33 @@ const FORMAT = "--format=%x01kvgate-commit%x02%H%x00%P%x00%an <%ae>%x00%B%x00";
 
 /** What every diff prints: raw records and a zero-context patch, in a shape no user config changes. */
 const DIFF_ARGS = [
-  "--raw", "-p", "-z", "--no-abbrev", "-U0", "--inter-hunk-context=0", "--no-color", "--submodule=short",
-  "--src-prefix=a/", "--dst-prefix=b/", "-M", "--no-relative", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none",
+  "--raw",
+  "-p",
+  "-z",
+  "--no-abbrev",
+  "-U0",
+  "--inter-hunk-context=0",
+  "--no-color",
+  "--submodule=short",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+  "-M",
+  "--no-relative",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--ignore-submodules=none",
 ];
 
 /** A log adds what it needs to print every commit's diff, oldest first. */
 export const LOG_ARGS = [
-  "log", "--reverse", "--encoding=UTF-8", "--no-show-signature", FORMAT, "--root", "--diff-merges=first-parent", ...DIFF_ARGS,
+  "log",
+  "--reverse",
+  "--encoding=UTF-8",
+  "--no-show-signature",
+  FORMAT,
+  "--root",
+  "--diff-merges=first-parent",
+  ...DIFF_ARGS,
 ];
 
 const LOG_HINT = "run the same range with `git log --raw -p` to see git's own error; kvgate needs git 2.31 or newer";
@@ -49,7 +69,10 @@ const UNREADABLE = /\b(unable to read|unable to unpack|is corrupt|bad object|inf
 
 /** An unreadable object whose path the diff did not name yet (a folder's tree): found after the fact. */
 class UnplacedObject extends GateError {
-  constructor(readonly oid: string, readonly stderr: string) {
+  constructor(
+    readonly oid: string,
+    readonly stderr: string,
+  ) {
     super(corruptObject(oid, undefined, stderr).message, { hint: corruptObject(oid, undefined, stderr).hint, cause: stderr });
   }
 }
@@ -69,7 +92,8 @@ export async function* streamLog(cwd: string, revs: string[]): AsyncGenerator<Lo
   const parser = new DiffParser("log");
   const args = [...LOG_ARGS, ...revs, "--"];
   try {
-    for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("log", parser, stderr, code))) yield* parser.feed(chunk) as LogCommit[];
+    for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("log", parser, stderr, code)))
+      yield* parser.feed(chunk) as LogCommit[];
   } catch (e) {
     throw await placed(cwd, e, revs);
   }
@@ -86,14 +110,25 @@ const PLACE_COMMITS = 200;
  */
 async function placed(cwd: string, e: unknown, revs: readonly string[]): Promise<unknown> {
   if (!(e instanceof UnplacedObject)) return e;
-  const listed = await runGit(cwd, ["rev-list", `--max-count=${PLACE_COMMITS}`, ...revs.filter((r) => !r.startsWith("--") || r === "--cached").map((r) => (r === "--cached" ? "HEAD" : r)), "--"]);
-  const commits = [...new Set([...revs.flatMap((r) => (r === "--cached" ? ["HEAD"] : r.startsWith("-") ? [] : r.split(/\.\.\.?/))), ...listed.stdout.toString("utf8").split("\n")])].filter((r) => r !== "");
+  const listed = await runGit(cwd, [
+    "rev-list",
+    `--max-count=${PLACE_COMMITS}`,
+    ...revs.filter((r) => !r.startsWith("--") || r === "--cached").map((r) => (r === "--cached" ? "HEAD" : r)),
+    "--",
+  ]);
+  const commits = [
+    ...new Set([
+      ...revs.flatMap((r) => (r === "--cached" ? ["HEAD"] : r.startsWith("-") ? [] : r.split(/\.\.\.?/))),
+      ...listed.stdout.toString("utf8").split("\n"),
+    ]),
+  ].filter((r) => r !== "");
   for (const rev of commits) {
     const tree = await runGit(cwd, ["ls-tree", "-r", "-t", "-z", "--full-tree", rev]);
     for (const rec of tree.stdout.toString("utf8").split("\0")) {
       const tab = rec.indexOf("\t");
       const [, type, oid] = rec.slice(0, tab).split(" ");
-      if (oid === e.oid) return corruptObject(e.oid, `${type === "tree" ? "the folder " : ""}${rec.slice(tab + 1)}${type === "tree" ? "/" : ""}`, e.stderr);
+      if (oid === e.oid)
+        return corruptObject(e.oid, `${type === "tree" ? "the folder " : ""}${rec.slice(tab + 1)}${type === "tree" ? "/" : ""}`, e.stderr);
     }
   }
   return e;
@@ -108,7 +143,8 @@ export async function readDiff(cwd: string, what: string[], paths: string[] = []
   const got: DiffRecord[] = [];
   const args = ["diff", ...DIFF_ARGS, ...what, "--", ...paths];
   try {
-    for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("diff", parser, stderr, code))) got.push(...parser.feed(chunk));
+    for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("diff", parser, stderr, code)))
+      got.push(...parser.feed(chunk));
   } catch (e) {
     throw await placed(cwd, e, what);
   }
@@ -225,7 +261,8 @@ export class DiffParser {
         // After the header: \0, then \n when a diff follows.
         if (b.length - at < 2 && !eof) return pos;
         const [sha = "", parents = "", author = "", message = ""] = fields;
-        if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new GateError(`git log: unexpected commit id ${JSON.stringify(sha.slice(0, 80))}`, { hint: LOG_HINT });
+        if (!/^[0-9a-f]{40,64}$/.test(sha))
+          throw new GateError(`git log: unexpected commit id ${JSON.stringify(sha.slice(0, 80))}`, { hint: LOG_HINT });
         this.finish(out);
         this.current = { info: commitFromFields(sha, parents, author, message), raw: [], patch: [] };
         if (b[at] === 0) at++;
@@ -283,12 +320,14 @@ export class DiffParser {
         this.oldLeft = this.newLeft = 0;
         return;
       }
-      if (!token.startsWith(":")) throw new GateError(`git ${this.kind}: unexpected raw record ${JSON.stringify(token.slice(0, 80))}`, { hint: this.hint });
+      if (!token.startsWith(":"))
+        throw new GateError(`git ${this.kind}: unexpected raw record ${JSON.stringify(token.slice(0, 80))}`, { hint: this.hint });
       this.pendingMeta = token;
       return;
     }
     const meta = rawMeta(this.pendingMeta);
-    if (!meta) throw new GateError(`git ${this.kind}: unexpected raw record ${JSON.stringify(this.pendingMeta.slice(0, 80))}`, { hint: this.hint });
+    if (!meta)
+      throw new GateError(`git ${this.kind}: unexpected raw record ${JSON.stringify(this.pendingMeta.slice(0, 80))}`, { hint: this.hint });
     if (hasTwoPaths(meta.status) && this.pendingFirst === null) {
       this.pendingFirst = token;
       return;
@@ -340,8 +379,10 @@ export class DiffParser {
   private count(line: Buffer): void {
     const first = line[0];
     if (this.oldLeft > 0 || this.newLeft > 0) {
-      if (first === 0x2b) this.newLeft--; // +
-      else if (first === 0x2d) this.oldLeft--; // -
+      if (first === 0x2b)
+        this.newLeft--; // +
+      else if (first === 0x2d)
+        this.oldLeft--; // -
       else if (first === 0x20) {
         this.oldLeft--;
         this.newLeft--;

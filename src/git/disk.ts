@@ -76,9 +76,15 @@ export function worktreeSnapshot(place: RepoPlace): ListedSnapshot {
   return diskSnapshot(base, async (folders) => {
     const args = ["ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--", ...pathspecs(place, folders)];
     const out = await place.git.run(args);
-    const rel = out.split("\0").filter((p) => p !== "" && p.startsWith(place.prefix)).map((p) => p.slice(place.prefix.length));
+    const rel = out
+      .split("\0")
+      .filter((p) => p !== "" && p.startsWith(place.prefix))
+      .map((p) => p.slice(place.prefix.length));
     const paths = [...new Set(rel)].sort();
-    return classify(base, paths.filter((p) => !p.split("/").some((s) => SKIP_DIRS.has(s))));
+    return classify(
+      base,
+      paths.filter((p) => !p.split("/").some((s) => SKIP_DIRS.has(s))),
+    );
   });
 }
 
@@ -90,10 +96,13 @@ export function folderSnapshot(dir: string): ListedSnapshot {
     const walk = async (abs: string): Promise<void> => {
       const entries = await readdir(abs, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
         const rel = relative(dir, abs).split(sep).join("/") || ".";
-        throw new GateError(`the folder ${rel} cannot be listed: ${err.code ?? err.message}${WHY[err.code ?? ""] ? ` (${WHY[err.code ?? ""]})` : ""}`, {
-          hint: `make ${rel} readable by the user running kvgate (chmod a+rx), or check a folder you can read`,
-          cause: err,
-        });
+        throw new GateError(
+          `the folder ${rel} cannot be listed: ${err.code ?? err.message}${WHY[err.code ?? ""] ? ` (${WHY[err.code ?? ""]})` : ""}`,
+          {
+            hint: `make ${rel} readable by the user running kvgate (chmod a+rx), or check a folder you can read`,
+            cause: err,
+          },
+        );
       });
       for (const e of entries) {
         const full = join(abs, e.name);

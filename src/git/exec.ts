@@ -18,9 +18,20 @@ import { GateError } from "../errors.js";
  * GIT_INDEX_FILE (`git commit -a` and `git commit <path>` run pre-commit on a temporary index).
  */
 const PASSED_GIT_ENV = [
-  "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-  "GIT_COMMON_DIR", "GIT_QUARANTINE_PATH", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-  "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_TRACE", "GIT_TRACE_PERFORMANCE",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_QUARANTINE_PATH",
+  "GIT_CEILING_DIRECTORIES",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_TRACE",
+  "GIT_TRACE_PERFORMANCE",
 ];
 /** What local, read-only git needs besides: finding itself, its config, a locale and a temp dir. */
 const PASSED_ENV =
@@ -60,7 +71,10 @@ export function spawnFailure(cwd: string, err: unknown, what = "git"): GateError
   const text = err instanceof Error ? err.message : String(err);
   if (code === "ENOENT" || /\bENOENT\b/.test(text)) {
     if (!existsSync(cwd)) {
-      return new GateError(`cannot run ${what}: the folder ${cwd} does not exist`, { hint: "pass --repo with an existing folder", cause: err });
+      return new GateError(`cannot run ${what}: the folder ${cwd} does not exist`, {
+        hint: "pass --repo with an existing folder",
+        cause: err,
+      });
     }
     return new GateError("kvgate needs git, and git is not on PATH", { hint: NEEDS_GIT_HINT, cause: err });
   }
@@ -86,7 +100,11 @@ const TRACE_LINE = /^\d\d:\d\d:\d\d\.\d+ \S+:\d+ +(?:trace|performance):/;
 /** git's stderr without trace lines: what is left is git saying something went wrong. */
 export function meaningfulStderr(stderr: string): string {
   if (!stderr.includes("trace") && !stderr.includes("performance")) return stderr.trim();
-  return stderr.split("\n").filter((l) => !TRACE_LINE.test(l)).join("\n").trim();
+  return stderr
+    .split("\n")
+    .filter((l) => !TRACE_LINE.test(l))
+    .join("\n")
+    .trim();
 }
 
 /** Starts `git <fixed config> ...args` at `cwd`; stdin is a pipe only when asked for. */

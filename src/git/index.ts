@@ -3,4 +3,3 @@ export { openRepo, openTree, type Repo, type Shard } from "./repo.js";
 export { parseTrailers } from "./trailers.js";
 
 export type * from "./types.js";
-

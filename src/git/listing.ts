@@ -60,9 +60,19 @@ export function applyRaw(prev: Listing, raw: RawEntry[]): Listing {
   for (const e of raw) if (modeKind(e.oldMode) !== "absent" && e.status !== "C") changes.set(e.oldPath, null);
   for (const e of raw) if (modeKind(e.newMode) !== "absent") changes.set(e.path, { path: e.path, mode: e.newMode, oid: e.newOid });
   const sorted = [...changes].sort(([a], [b]) => comparePaths(a, b));
-  const entries = merge(prev.entries, sorted, (e) => e.path, (_k, v) => v);
+  const entries = merge(
+    prev.entries,
+    sorted,
+    (e) => e.path,
+    (_k, v) => v,
+  );
   const fileChanges: [string, string | null][] = sorted.map(([k, v]) => [k, v && isRegular(v.mode) ? k : null]);
-  const files = merge(prev.files, fileChanges, (p) => p, (_k, v) => v);
+  const files = merge(
+    prev.files,
+    fileChanges,
+    (p) => p,
+    (_k, v) => v,
+  );
   return { entries, files };
 }
 

@@ -63,8 +63,7 @@ export function parsePatch(out: string, opts: { texts?: boolean } = {}): Map<str
     if (line.startsWith("+")) {
       current.added.push(next++);
       current.texts?.push(line.endsWith("\r") ? line.slice(1, -1) : line.slice(1));
-    }
-    else if (line.startsWith(" ")) next++;
+    } else if (line.startsWith(" ")) next++;
   }
   flush();
   return files;

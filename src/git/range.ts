@@ -44,7 +44,10 @@ export class RangeReader {
   private readonly emptyNode: Node = { sha: "empty", from: null, diff: [], load: async () => EMPTY_LISTING, ordinal: 0 };
   private streamed = 0;
 
-  constructor(private readonly place: RepoPlace, private readonly emptyTree: string) {}
+  constructor(
+    private readonly place: RepoPlace,
+    private readonly emptyTree: string,
+  ) {}
 
   /** `revs` like `["base..tip"]`. */
   async *units(revs: string[]): AsyncGenerator<DeployUnit> {
@@ -62,8 +65,14 @@ export class RangeReader {
     const changes = await this.changesOf(c, parent, fullChanges);
     const before = parent ? this.snapshot(this.nodeOf(parent), parent) : emptySnapshot();
     return {
-      kind: "commit", id: info.sha, commit: info, commits: [info], before, after: this.snapshot(node, info.sha),
-      files: changes.files, notices: changes.notices,
+      kind: "commit",
+      id: info.sha,
+      commit: info,
+      commits: [info],
+      before,
+      after: this.snapshot(node, info.sha),
+      files: changes.files,
+      notices: changes.notices,
     };
   }
 
@@ -109,7 +118,11 @@ export class RangeReader {
   private track(c: LogCommit): Node {
     const parent = c.info.parents[0] ?? null;
     const node: Node = {
-      sha: c.info.sha, from: parent ? this.nodeOf(parent) : this.emptyNode, diff: this.listingDiff(c.raw), load: null, ordinal: ++this.streamed,
+      sha: c.info.sha,
+      from: parent ? this.nodeOf(parent) : this.emptyNode,
+      diff: this.listingDiff(c.raw),
+      load: null,
+      ordinal: ++this.streamed,
     };
     this.nodes.set(c.info.sha, node);
     return node;
@@ -201,7 +214,10 @@ export class RangeReader {
           const e = lookup(l, p);
           oids.set(p, e && e.mode.startsWith("100") ? e.oid : null);
         }
-        const blobs = await this.place.blobs.contents([...oids.values()].filter((o): o is string => o !== null), filesByOid(oids));
+        const blobs = await this.place.blobs.contents(
+          [...oids.values()].filter((o): o is string => o !== null),
+          filesByOid(oids),
+        );
         return new Map(paths.map((p) => [p, blobs.get(oids.get(p) ?? "") ?? null]));
       },
       notices: () => [],
@@ -218,7 +234,10 @@ async function* windowed<T, U>(source: AsyncIterable<T>, map: (t: T) => Promise<
   for await (const item of source) {
     const slot = { p: map(item), done: false };
     // Awaited below; the handler also keeps an early failure from counting as "unhandled".
-    slot.p.then(() => (slot.done = true), () => (slot.done = true));
+    slot.p.then(
+      () => (slot.done = true),
+      () => (slot.done = true),
+    );
     queue.push(slot);
     while (queue.length > 0 && (queue[0]!.done || queue.length >= WINDOW)) yield await queue.shift()!.p;
   }

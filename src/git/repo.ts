@@ -14,7 +14,15 @@ import { BlobReader } from "./blobs.js";
 import { RangeReader, type RangeCommit } from "./range.js";
 import { folderSnapshot, worktreeSnapshot } from "./disk.js";
 import {
-  emptySnapshot, gitSnapshot, headSource, indexSource, pathspecs, treeSource, type Known, type ListedSnapshot, type RepoPlace,
+  emptySnapshot,
+  gitSnapshot,
+  headSource,
+  indexSource,
+  pathspecs,
+  treeSource,
+  type Known,
+  type ListedSnapshot,
+  type RepoPlace,
 } from "./snapshots.js";
 
 /** `--git-path` names the opening probe answers (see findRepo). */
@@ -126,11 +134,18 @@ async function findRepo(dir: string): Promise<Repo | null> {
   try {
     // One process answers all of it; `--verify -q HEAD` last prints nothing (exit 1) on an unborn branch.
     out = await gitRunner(abs, { quietExit1: true }).run([
-      "rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository", "--show-object-format",
+      "rev-parse",
+      "--show-toplevel",
+      "--show-prefix",
+      "--is-shallow-repository",
+      "--show-object-format",
       // The paths later steps ask for (the verdict store, the index to copy, the shallow list),
       // answered by this same process instead of one rev-parse each.
-      "--path-format=absolute", ...PROBED_PATHS.flatMap((p) => ["--git-path", p]),
-      "--verify", "-q", "HEAD",
+      "--path-format=absolute",
+      ...PROBED_PATHS.flatMap((p) => ["--git-path", p]),
+      "--verify",
+      "-q",
+      "HEAD",
     ]);
   } catch (err) {
     const stderr = String(err instanceof GateError ? err.cause : err);
@@ -211,7 +226,11 @@ class GitRepo implements Repo {
     const after = gitSnapshot(this.place, "index", index);
     // HEAD is the index minus the staged change: its reads and listing cost no process of their own.
     const before = head
-      ? gitSnapshot(this.place, "HEAD", headSource(index, changes.raw, changes.before, () => treeSource(this.place, head, changes.before)))
+      ? gitSnapshot(
+          this.place,
+          "HEAD",
+          headSource(index, changes.raw, changes.before, () => treeSource(this.place, head, changes.before)),
+        )
       : emptySnapshot();
     return unit("staged", "staged", null, [], before, after, changes);
   }
@@ -325,7 +344,12 @@ class GitRepo implements Repo {
   private shallowBoundary(): Promise<Set<string>> {
     this.shallowSet ??= this.gitPath("shallow").then(async (p) => {
       const text = await readFile(p, "utf8").catch(() => "");
-      return new Set(text.split("\n").map((l) => l.trim()).filter(Boolean));
+      return new Set(
+        text
+          .split("\n")
+          .map((l) => l.trim())
+          .filter(Boolean),
+      );
     });
     return this.shallowSet;
   }
@@ -424,8 +448,13 @@ class GitRepo implements Repo {
 }
 
 function unit(
-  kind: DeployUnit["kind"], id: string, commit: CommitInfo | null, commits: CommitInfo[],
-  before: Snapshot | null, after: Snapshot, changes: Changes,
+  kind: DeployUnit["kind"],
+  id: string,
+  commit: CommitInfo | null,
+  commits: CommitInfo[],
+  before: Snapshot | null,
+  after: Snapshot,
+  changes: Changes,
 ): DeployUnit {
   return { kind, id, commit, commits, before, after, files: changes.files, notices: changes.notices };
 }

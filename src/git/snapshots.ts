@@ -102,10 +102,16 @@ function listingSource(list: (specs: string[]) => Promise<Entries>, place: Pick<
 
 export function indexSource(place: RepoPlace, known?: Known): EntrySource {
   // The index honours GIT_INDEX_FILE, so a hook sees the index being committed; stage 0 only.
-  return listingSource(async (specs) => {
-    // `<mode> <oid> <stage>\t<path>`; a conflict's stages 1-3 are left out.
-    return parseListing(place, await place.git.run(["ls-files", "-s", "-z", "--full-name", "--", ...specs]), (head) => head.endsWith(" 0"));
-  }, place, known);
+  return listingSource(
+    async (specs) => {
+      // `<mode> <oid> <stage>\t<path>`; a conflict's stages 1-3 are left out.
+      return parseListing(place, await place.git.run(["ls-files", "-s", "-z", "--full-name", "--", ...specs]), (head) =>
+        head.endsWith(" 0"),
+      );
+    },
+    place,
+    known,
+  );
 }
 
 export async function treeEntries(place: RepoPlace, sha: string, specs: string[] = pathspecs(place)): Promise<Entries> {
@@ -203,7 +209,10 @@ export function gitSnapshot(place: RepoPlace, label: string, source: EntrySource
         const e = entries.get(p);
         oids.set(p, e && isRegular(e.mode) ? e.oid : null);
       }
-      const blobs = await place.blobs.contents([...oids.values()].filter((o): o is string => o !== null), filesByOid(oids));
+      const blobs = await place.blobs.contents(
+        [...oids.values()].filter((o): o is string => o !== null),
+        filesByOid(oids),
+      );
       return new Map(paths.map((p) => [p, blobs.get(oids.get(p) ?? "") ?? null]));
     },
     notices: () => [],

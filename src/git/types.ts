@@ -84,7 +84,4 @@ export interface DeployUnit {
 }
 
 export type Selection =
-  | { mode: "staged" }
-  | { mode: "commit"; rev: string }
-  | { mode: "range"; range: string; unit: "commit" | "range" }
-  | { mode: "all" };
+  { mode: "staged" } | { mode: "commit"; rev: string } | { mode: "range"; range: string; unit: "commit" | "range" } | { mode: "all" };

@@ -5,7 +5,18 @@
 // tree, refs and object store are never written; the verdict record the run leaves is removed.
 import { runToolSync } from "../git/exec.js";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { verdictFile } from "../secrets/verdict.js";
@@ -14,9 +25,7 @@ const CANARY_PATH = "kvgate-canary.txt";
 const CANARY_RULE = "secret/github-token";
 
 /** How the hooks are run: straight from the hooks folder, or through the pre-commit framework. */
-export type Runner =
-  | { kind: "git"; hooksDir: string }
-  | { kind: "pre-commit"; stage: string; checkId: string; trailersId: string };
+export type Runner = { kind: "git"; hooksDir: string } | { kind: "pre-commit"; stage: string; checkId: string; trailersId: string };
 
 export interface Proof {
   ok: boolean;
@@ -53,7 +62,18 @@ function tail(text: string, n = 12): string {
  */
 function canaryEnv(base: NodeJS.ProcessEnv, override: string, extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
-  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX", "HUSKY", override]) delete env[k];
+  for (const k of [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "HUSKY",
+    override,
+  ])
+    delete env[k];
   return { ...env, NO_COLOR: "1", KVGATE_CANARY: "1", ...extra };
 }
 
@@ -69,8 +89,17 @@ export function proveHooks(root: string, runner: Runner, opts: { override: strin
     const tmpIndex = join(tmp, "index");
     if (existsSync(index)) copyFileSync(index, tmpIndex);
     mkdirSync(join(tmp, "objects"));
-    const env = canaryEnv(base, opts.override, { GIT_INDEX_FILE: tmpIndex, GIT_OBJECT_DIRECTORY: join(tmp, "objects"), GIT_ALTERNATE_OBJECT_DIRECTORIES: objects });
-    const blob = git(root, ["hash-object", "-w", "--stdin"], env, `# kvgate init's canary: a made-up GitHub token in a temporary index, never committed\nGITHUB_TOKEN=${canaryToken()}\n`);
+    const env = canaryEnv(base, opts.override, {
+      GIT_INDEX_FILE: tmpIndex,
+      GIT_OBJECT_DIRECTORY: join(tmp, "objects"),
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: objects,
+    });
+    const blob = git(
+      root,
+      ["hash-object", "-w", "--stdin"],
+      env,
+      `# kvgate init's canary: a made-up GitHub token in a temporary index, never committed\nGITHUB_TOKEN=${canaryToken()}\n`,
+    );
     git(root, ["update-index", "--add", "--cacheinfo", `100644,${blob},${CANARY_PATH}`], env);
     const tree = git(root, ["write-tree"], env);
 
@@ -80,9 +109,17 @@ export function proveHooks(root: string, runner: Runner, opts: { override: strin
       const named = pre.output.includes(CANARY_RULE) && pre.output.includes(CANARY_PATH);
       if (pre.code === 0 || !named) {
         const why = pre.code === 0 ? "let it through (exit 0)" : `failed (exit ${pre.code}) without kvgate's ${CANARY_RULE} finding for it`;
-        return { ok: false, lines: [`NOT LIVE  pre-commit: a canary commit (a made-up GitHub token in ${CANARY_PATH}) was staged in a temporary index, and the installed hook ${why}`], output: tail(pre.output) };
+        return {
+          ok: false,
+          lines: [
+            `NOT LIVE  pre-commit: a canary commit (a made-up GitHub token in ${CANARY_PATH}) was staged in a temporary index, and the installed hook ${why}`,
+          ],
+          output: tail(pre.output),
+        };
       }
-      lines.push(`proved    pre-commit: the installed hook refused a canary commit (a made-up GitHub token in ${CANARY_PATH}, staged in a temporary index): ${CANARY_RULE}, exit ${pre.code}`);
+      lines.push(
+        `proved    pre-commit: the installed hook refused a canary commit (a made-up GitHub token in ${CANARY_PATH}, staged in a temporary index): ${CANARY_RULE}, exit ${pre.code}`,
+      );
 
       // 2. prepare-commit-msg must record the verdict.
       const msg = join(tmp, "COMMIT_EDITMSG");
@@ -104,7 +141,13 @@ export function proveHooks(root: string, runner: Runner, opts: { override: strin
   }
 }
 
-function runHook(root: string, runner: Runner, hook: "pre-commit" | "prepare-commit-msg", args: string[], env: NodeJS.ProcessEnv): { code: number | null; output: string } {
+function runHook(
+  root: string,
+  runner: Runner,
+  hook: "pre-commit" | "prepare-commit-msg",
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { code: number | null; output: string } {
   let file: string;
   let argv: string[];
   if (runner.kind === "git") {
@@ -119,9 +162,21 @@ function runHook(root: string, runner: Runner, hook: "pre-commit" | "prepare-com
     // `--files` keeps pre-commit from stashing the work tree (the temporary index differs from it);
     // the hooks run regardless (always_run), and prepare-commit-msg gets the message file.
     file = "pre-commit";
-    argv = hook === "pre-commit"
-      ? ["run", runner.checkId, "--hook-stage", runner.stage, "--files", ".pre-commit-config.yaml"]
-      : ["run", runner.trailersId, "--hook-stage", "prepare-commit-msg", "--commit-msg-filename", args[0]!, "--prepare-commit-message-source", "message", "--files", ".pre-commit-config.yaml"];
+    argv =
+      hook === "pre-commit"
+        ? ["run", runner.checkId, "--hook-stage", runner.stage, "--files", ".pre-commit-config.yaml"]
+        : [
+            "run",
+            runner.trailersId,
+            "--hook-stage",
+            "prepare-commit-msg",
+            "--commit-msg-filename",
+            args[0]!,
+            "--prepare-commit-message-source",
+            "message",
+            "--files",
+            ".pre-commit-config.yaml",
+          ];
   }
   const r = runToolSync(file, argv, { cwd: root, env, timeout: 120_000 });
   if (r.error) return { code: 127, output: `${file}: ${r.error.message}` };

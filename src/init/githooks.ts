@@ -9,11 +9,34 @@ import { chainedName, HOOK_NAMES, hasKvgate, mergeHook, WRAPPER_MARK, wrapperHoo
 
 /** Every hook name git runs (githooks(5)): a file by one of these names in a hooks folder is live. */
 const GIT_HOOKS: readonly string[] = [
-  "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit", "prepare-commit-msg",
-  "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
-  "proc-receive", "post-receive", "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",
-  "post-rewrite", "sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
-  "p4-post-changelist", "p4-pre-submit", "post-index-change",
+  "applypatch-msg",
+  "pre-applypatch",
+  "post-applypatch",
+  "pre-commit",
+  "pre-merge-commit",
+  "prepare-commit-msg",
+  "commit-msg",
+  "post-commit",
+  "pre-rebase",
+  "post-checkout",
+  "post-merge",
+  "pre-push",
+  "pre-receive",
+  "update",
+  "proc-receive",
+  "post-receive",
+  "post-update",
+  "reference-transaction",
+  "push-to-checkout",
+  "pre-auto-gc",
+  "post-rewrite",
+  "sendemail-validate",
+  "fsmonitor-watchman",
+  "p4-changelist",
+  "p4-prepare-changelist",
+  "p4-post-changelist",
+  "p4-pre-submit",
+  "post-index-change",
 ];
 
 export type HookStep =
@@ -39,17 +62,35 @@ export function planGitHooks(dir: string, shown: string, runner: string): { step
     if (text === null || text.trim() === "") {
       steps.push({ hook, kind: "write", path, text: wrapper, note: `wrote     ${name}` });
     } else if (text.includes(WRAPPER_MARK)) {
-      steps.push(text === wrapper ? { hook, kind: "keep", path, note: `kept      ${name} (kvgate's)` } : { hook, kind: "update", path, text: wrapper, note: `updated   ${name} (kvgate's wrapper, new runner path)` });
+      steps.push(
+        text === wrapper
+          ? { hook, kind: "keep", path, note: `kept      ${name} (kvgate's)` }
+          : { hook, kind: "update", path, text: wrapper, note: `updated   ${name} (kvgate's wrapper, new runner path)` },
+      );
     } else if (hasKvgate(text, hook)) {
       // A hook that already calls kvgate (an earlier init's .husky layout, or the user's own line).
       const merged = mergeHook(text, hook, runner);
-      steps.push(merged.change === "kept" || merged.change === "kept-own" ? { hook, kind: "keep", path, note: `kept      ${name} (it already runs kvgate)` } : { hook, kind: "update", path, text: merged.text, note: `updated   ${name} (kvgate's line now calls the installed binary)` });
+      steps.push(
+        merged.change === "kept" || merged.change === "kept-own"
+          ? { hook, kind: "keep", path, note: `kept      ${name} (it already runs kvgate)` }
+          : { hook, kind: "update", path, text: merged.text, note: `updated   ${name} (kvgate's line now calls the installed binary)` },
+      );
     } else {
       const chained = join(dir, chainedName(hook));
       if (existsSync(chained)) {
-        return { steps: [], refusal: `${name} is not kvgate's and ${shown}/${chainedName(hook)} already exists: kvgate will not overwrite either. Merge them into one ${hook} script (or delete the stale ${chainedName(hook)}), then run kvgate init again` };
+        return {
+          steps: [],
+          refusal: `${name} is not kvgate's and ${shown}/${chainedName(hook)} already exists: kvgate will not overwrite either. Merge them into one ${hook} script (or delete the stale ${chainedName(hook)}), then run kvgate init again`,
+        };
       }
-      steps.push({ hook, kind: "chain", path, text: wrapper, chained, note: `chained   ${name}: the hook that was there now runs first, from ${shown}/${chainedName(hook)}; then kvgate` });
+      steps.push({
+        hook,
+        kind: "chain",
+        path,
+        text: wrapper,
+        chained,
+        note: `chained   ${name}: the hook that was there now runs first, from ${shown}/${chainedName(hook)}; then kvgate`,
+      });
     }
   }
   return { steps, refusal: null };

@@ -40,7 +40,10 @@ export function withPrepare(text: string): { text: string; note: string } | null
   if (current !== undefined && /(^|[\s;&|(])husky($|[\s;&|)])/.test(current)) return null;
   scripts.prepare = current === undefined || current.trim() === "" ? "husky" : `${current} && husky`;
   const indent = /^[ \t]*"/m.exec(text.slice(text.indexOf("{") + 1))?.[0].replace('"', "") ?? "  ";
-  return { text: JSON.stringify(json, null, indent.includes("\t") ? "\t" : indent.length || 2) + "\n", note: `"prepare": ${JSON.stringify(scripts.prepare)}` };
+  return {
+    text: JSON.stringify(json, null, indent.includes("\t") ? "\t" : indent.length || 2) + "\n",
+    note: `"prepare": ${JSON.stringify(scripts.prepare)}`,
+  };
 }
 
 /** Runs husky as `npm install`'s prepare would; returns what went wrong, or null. */

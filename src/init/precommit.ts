@@ -33,10 +33,15 @@ export function configuredHookIds(text: string): Set<string> {
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     const at = lc.linePos(e.pos[0]);
-    throw new GateError(`${PRE_COMMIT_CONFIG}:${at.line} does not parse: ${e.message.split("\n")[0]}`, { hint: `fix the YAML (pre-commit validate-config ${PRE_COMMIT_CONFIG}), then run kvgate init again` });
+    throw new GateError(`${PRE_COMMIT_CONFIG}:${at.line} does not parse: ${e.message.split("\n")[0]}`, {
+      hint: `fix the YAML (pre-commit validate-config ${PRE_COMMIT_CONFIG}), then run kvgate init again`,
+    });
   }
   const repos = isMap(doc.contents) ? doc.contents.get("repos") : null;
-  if (!isSeq(repos)) throw new GateError(`${PRE_COMMIT_CONFIG} has no \`repos:\` list`, { hint: "add `repos: []` (pre-commit needs it), then run kvgate init again" });
+  if (!isSeq(repos))
+    throw new GateError(`${PRE_COMMIT_CONFIG} has no \`repos:\` list`, {
+      hint: "add `repos: []` (pre-commit needs it), then run kvgate init again",
+    });
   const ids = new Set<string>();
   for (const repo of repos.items) {
     const hooks = isMap(repo) ? repo.get("hooks") : null;
@@ -83,16 +88,22 @@ function localEntry(runner: string, stage: string, dash: string): string[] {
  */
 export function withKvgateEntry(text: string, runner: string, stage: string): string {
   // `repos: []` (an empty flow list) becomes the block list kvgate's entry starts.
-  const lines = text.replace(/\n+$/, "").split("\n").map((l) => (/^repos:\s*\[\s*\]\s*(#.*)?$/.test(l) ? "repos:" : l));
+  const lines = text
+    .replace(/\n+$/, "")
+    .split("\n")
+    .map((l) => (/^repos:\s*\[\s*\]\s*(#.*)?$/.test(l) ? "repos:" : l));
   const reposAt = lines.findIndex((l) => /^repos:\s*(#.*)?$/.test(l));
   const laterTopKey = lines.slice(reposAt + 1).some((l) => /^[A-Za-z_][\w-]*\s*:/.test(l));
   const item = lines.slice(reposAt + 1).find((l) => /^\s*- /.test(l));
   const paste = localEntry(runner, stage, "  ").join("\n");
   if (reposAt < 0 || laterTopKey) {
-    throw new GateError(`${PRE_COMMIT_CONFIG}: kvgate adds its entry at the end of a block \`repos:\` list, and this file's \`repos:\` is not one that ends the file`, {
-      hint: "paste this under `repos:` yourself, then run kvgate init again to check it",
-      details: paste.split("\n"),
-    });
+    throw new GateError(
+      `${PRE_COMMIT_CONFIG}: kvgate adds its entry at the end of a block \`repos:\` list, and this file's \`repos:\` is not one that ends the file`,
+      {
+        hint: "paste this under `repos:` yourself, then run kvgate init again to check it",
+        details: paste.split("\n"),
+      },
+    );
   }
   const dash = item ? /^(\s*)- /.exec(item)![1]! : "";
   const out = [...lines, ...localEntry(runner, stage, dash)];

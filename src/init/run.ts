@@ -66,7 +66,10 @@ function overrideName(root: string): string {
 
 export function runInit(dir: string, env: NodeJS.ProcessEnv = process.env): InitReport {
   const top = gitOut(dir, ["rev-parse", "--show-toplevel"], env);
-  if (!top) throw new GateError(`${dir} is not in a git repository`, { hint: "run kvgate init inside the repository (git init first), or pass --repo" });
+  if (!top)
+    throw new GateError(`${dir} is not in a git repository`, {
+      hint: "run kvgate init inside the repository (git init first), or pass --repo",
+    });
   const root = top;
   const ctx: Context = { root, runner: runnerPath(root), env };
   const lines: string[] = [];
@@ -90,7 +93,9 @@ export function runInit(dir: string, env: NodeJS.ProcessEnv = process.env): Init
     writeFile(join(root, "kvgate.yaml"), text);
     changed++;
     const todo = (text.match(/# TODO:/g) ?? []).length;
-    lines.push(`wrote     kvgate.yaml (${services.length} service file${services.length === 1 ? "" : "s"}${todo ? `; ${todo} TODO${todo === 1 ? "" : "s"} to fill in` : ""})`);
+    lines.push(
+      `wrote     kvgate.yaml (${services.length} service file${services.length === 1 ? "" : "s"}${todo ? `; ${todo} TODO${todo === 1 ? "" : "s"} to fill in` : ""})`,
+    );
   }
 
   // 3. The workflow.
@@ -100,7 +105,9 @@ export function runInit(dir: string, env: NodeJS.ProcessEnv = process.env): Init
   } else {
     writeFile(workflow, workflowYaml(defaultBranch(root, env)));
     changed++;
-    lines.push("wrote     .github/workflows/kvgate.yml (fetch-depth: 0, the kvgate Action with policy-from: base, a SARIF upload that cannot fail the job)");
+    lines.push(
+      "wrote     .github/workflows/kvgate.yml (fetch-depth: 0, the kvgate Action with policy-from: base, a SARIF upload that cannot fail the job)",
+    );
   }
 
   // 4. The proof: the installed hooks on a canary commit.
@@ -108,7 +115,18 @@ export function runInit(dir: string, env: NodeJS.ProcessEnv = process.env): Init
   const proof = proveHooks(root, hooks.proof, { override: overrideName(root), env });
   lines.push(...proof.lines);
   if (!proof.ok) {
-    return { root, mode: hooks.mode, lines, changed, live: false, notLive: { reason: "the installed hooks did not refuse the canary commit (their output is below)", fix: ["fix what the output says, then run npx kvgate init again"], output: proof.output } };
+    return {
+      root,
+      mode: hooks.mode,
+      lines,
+      changed,
+      live: false,
+      notLive: {
+        reason: "the installed hooks did not refuse the canary commit (their output is below)",
+        fix: ["fix what the output says, then run npx kvgate init again"],
+        output: proof.output,
+      },
+    };
   }
   return { root, mode: hooks.mode, lines, changed, live: true, notLive: null };
 }

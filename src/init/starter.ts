@@ -22,7 +22,11 @@ const PLACEHOLDER_TOTAL = "80GiB";
 
 function gpusOf(value: string | undefined): number[] {
   if (!value) return [];
-  return value.split(",").map((s) => s.trim()).filter((s) => /^\d+$/.test(s)).map(Number);
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => /^\d+$/.test(s))
+    .map(Number);
 }
 
 export function scanService(file: string, text: string, pack: RulesPack = loadPack()): FoundService {
@@ -69,7 +73,10 @@ export function starterConfig(services: readonly FoundService[]): string {
   ];
   if (services.length > 0) {
     out.push("# Services found:");
-    for (const s of services) out.push(`#   ${s.name} (${s.file}): engine ${s.engine ?? "not set"}${s.recognisedBy ? ` (by ${s.recognisedBy})` : ""}${s.host ? `, host ${s.host}` : ""}${s.gpus.length ? `, gpu ${s.gpus.join(",")}` : ""}`);
+    for (const s of services)
+      out.push(
+        `#   ${s.name} (${s.file}): engine ${s.engine ?? "not set"}${s.recognisedBy ? ` (by ${s.recognisedBy})` : ""}${s.host ? `, host ${s.host}` : ""}${s.gpus.length ? `, gpu ${s.gpus.join(",")}` : ""}`,
+      );
   } else {
     out.push("# No service files found under scripts/*.env; change `services` if they live elsewhere.");
   }
@@ -78,11 +85,20 @@ export function starterConfig(services: readonly FoundService[]): string {
     out.push("fleet:", "  hosts:");
     for (const [host, gpus] of hosts) {
       out.push(`    ${yamlKey(host)}:`, "      gpus:");
-      for (const g of gpus) out.push(`        - { index: ${g}, total: ${PLACEHOLDER_TOTAL} }  # TODO: set the card's real size (nvidia-smi --query-gpu=memory.total --format=csv)`);
+      for (const g of gpus)
+        out.push(
+          `        - { index: ${g}, total: ${PLACEHOLDER_TOTAL} }  # TODO: set the card's real size (nvidia-smi --query-gpu=memory.total --format=csv)`,
+        );
     }
     out.push("  # tenants: GPU users without an env file, e.g.", "  #   - { name: asr, host: <host>, gpu: 0, vram: 3GiB }");
   } else {
-    out.push("# fleet:", "#   hosts:", "#     <host>:", "#       gpus:", `#         - { index: 0, total: ${PLACEHOLDER_TOTAL} }  # TODO: no env file names a HOST; describe the cards here`);
+    out.push(
+      "# fleet:",
+      "#   hosts:",
+      "#     <host>:",
+      "#       gpus:",
+      `#         - { index: 0, total: ${PLACEHOLDER_TOTAL} }  # TODO: no env file names a HOST; describe the cards here`,
+    );
   }
   const seats = services.filter((s) => s.perSeat);
   if (seats.length > 0) {

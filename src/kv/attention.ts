@@ -116,7 +116,12 @@ function kvDtypeOf(facts: ModelFacts, requested: string | null | undefined): KvD
     return { name: raw, element: 1, ...base };
   }
   if (raw === "fp8_ds_mla") {
-    if (!facts.mla) return { field: "kv_cache_dtype", message: "fp8_ds_mla is a layout for MLA models (DeepSeek) only", fix: "use --kv-cache-dtype fp8 or auto" };
+    if (!facts.mla)
+      return {
+        field: "kv_cache_dtype",
+        message: "fp8_ds_mla is a layout for MLA models (DeepSeek) only",
+        fix: "use --kv-cache-dtype fp8 or auto",
+      };
     return { name: raw, element: 1, ...base, dsMla: true };
   }
   if (raw === "int8_per_token_head" || raw === "fp8_per_token_head") return { name: raw, element: 1, ...base, perTokenHeadScales: true };
@@ -165,7 +170,10 @@ function mambaStateBytes(facts: ModelFacts, tp: number, specTokens: number): num
   return conv + temporal;
 }
 
-function maxMemoryBlocks(spec: Spec, i: Required<Pick<KvInputs, "maxModelLen" | "maxNumBatchedTokens" | "prefixCaching" | "numSpeculativeTokens">>): number {
+function maxMemoryBlocks(
+  spec: Spec,
+  i: Required<Pick<KvInputs, "maxModelLen" | "maxNumBatchedTokens" | "prefixCaching" | "numSpeculativeTokens">>,
+): number {
   const L = i.maxModelLen;
   const B = spec.blockSize;
   let bytes: number;
@@ -193,11 +201,26 @@ export function requestKv(facts: ModelFacts, input: KvInputs): KvResult {
   const tp = Math.max(1, input.tp ?? 1);
   const pp = Math.max(1, input.pp ?? 1);
   const L = input.maxModelLen;
-  if (!Number.isSafeInteger(L) || L <= 0) return { ok: false, problem: { field: "max_model_len", message: `max_model_len ${L} cannot be sized`, fix: "set --max-model-len to a positive number of tokens" } };
+  if (!Number.isSafeInteger(L) || L <= 0)
+    return {
+      ok: false,
+      problem: {
+        field: "max_model_len",
+        message: `max_model_len ${L} cannot be sized`,
+        fix: "set --max-model-len to a positive number of tokens",
+      },
+    };
   const dt = kvDtypeOf(facts, input.kvCacheDtype);
   if ("field" in dt) return { ok: false, problem: dt };
   if (!facts.mla && (facts.kvHeads === null || facts.headDim === null)) {
-    return { ok: false, problem: { field: "kv_heads", message: `${facts.id}: KV heads or head size unknown`, fix: "add kv_heads and head_dim (or hidden_size and attention_heads) to the model entry" } };
+    return {
+      ok: false,
+      problem: {
+        field: "kv_heads",
+        message: `${facts.id}: KV heads or head size unknown`,
+        fix: "add kv_heads and head_dim (or hidden_size and attention_heads) to the model entry",
+      },
+    };
   }
   const kvPerGpu = facts.mla ? 1 : Math.max(1, Math.floor((facts.kvHeads ?? 1) / tp));
   const perToken = attentionBytesPerToken(facts, kvPerGpu, dt);
@@ -216,7 +239,14 @@ export function requestKv(facts: ModelFacts, input: KvInputs): KvResult {
   const hasFull = facts.layerKinds.includes("full");
   const hasMamba = facts.layerKinds.includes("mamba");
   if (!hybridOn && hasMamba) {
-    return { ok: false, problem: { field: "disable_hybrid_kv_cache_manager", message: "vLLM refuses to start a linear-attention model with the hybrid KV cache manager disabled", fix: "remove --disable-hybrid-kv-cache-manager" } };
+    return {
+      ok: false,
+      problem: {
+        field: "disable_hybrid_kv_cache_manager",
+        message: "vLLM refuses to start a linear-attention model with the hybrid KV cache manager disabled",
+        fix: "remove --disable-hybrid-kv-cache-manager",
+      },
+    };
   }
   const kinds: LayerKind[] = facts.layerKinds.map((k) => (!hybridOn && hasFull && (k === "sliding" || k === "chunked") ? "full" : k));
 
@@ -235,8 +265,16 @@ export function requestKv(facts: ModelFacts, input: KvInputs): KvResult {
   }
   const attnPage = attnBlock * perToken;
   const specs: Spec[] = kinds.map((k) => {
-    if (k === "mamba") return { kind: k, window: null, chunk: null, unitBytes: stateBytes, blockSize: attnBlock, page: Math.max(attnPage, stateBytes) };
-    return { kind: k, window: k === "sliding" ? facts.slidingWindow : null, chunk: k === "chunked" ? facts.attentionChunkSize : null, unitBytes: perToken, blockSize: attnBlock, page: attnPage };
+    if (k === "mamba")
+      return { kind: k, window: null, chunk: null, unitBytes: stateBytes, blockSize: attnBlock, page: Math.max(attnPage, stateBytes) };
+    return {
+      kind: k,
+      window: k === "sliding" ? facts.slidingWindow : null,
+      chunk: k === "chunked" ? facts.attentionChunkSize : null,
+      unitBytes: perToken,
+      blockSize: attnBlock,
+      page: attnPage,
+    };
   });
 
   // Group the layers (whole model) as vLLM does.

@@ -35,13 +35,21 @@ export function perTokenOfModel(model: ModelSpec, tp: number, kvCacheDtype: unkn
   const d = kvDtypeBytes(model, kvCacheDtype);
   if (model.kv_lora_rank !== undefined) {
     const rope = model.qk_rope_head_dim ?? 0;
-    return { bytes: model.layers * (model.kv_lora_rank + rope) * d, source: "catalog", formula: `${model.layers} layers × (${model.kv_lora_rank} + ${rope}) × ${d} B` };
+    return {
+      bytes: model.layers * (model.kv_lora_rank + rope) * d,
+      source: "catalog",
+      formula: `${model.layers} layers × (${model.kv_lora_rank} + ${rope}) × ${d} B`,
+    };
   }
   const heads = model.kv_heads ?? model.attention_heads;
   const hd = headDimOf(model);
   if (heads === undefined || hd === null) return null;
   const perGpu = Math.max(1, heads / Math.max(1, tp));
-  return { bytes: 2 * model.layers * perGpu * hd * d, source: "catalog", formula: `2 × ${model.layers} layers × ${perGpu} KV heads × ${hd} × ${d} B` };
+  return {
+    bytes: 2 * model.layers * perGpu * hd * d,
+    source: "catalog",
+    formula: `2 × ${model.layers} layers × ${perGpu} KV heads × ${hd} × ${d} B`,
+  };
 }
 
 export function bytesPerToken(model: ModelSpec | null, service: Service): PerToken | null {

@@ -60,7 +60,16 @@ function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
   const e = seat.pinned === null && seat.estimate && seat.estimate.totalBytes === cudaTotalOf(card) ? seat.estimate : null;
   const overhead = e ? e.overhead.bytes + e.graphsBytes : seat.overhead;
   const kv = seat.pinned ?? Math.max(0, footprint - (seat.weights ?? 0) - overhead);
-  return { kind: "seat", name: seat.name, seat, weights_bytes: seat.weights, kv_bytes: kv, overhead_bytes: overhead, footprint_bytes: footprint, pinned: seat.pinned !== null };
+  return {
+    kind: "seat",
+    name: seat.name,
+    seat,
+    weights_bytes: seat.weights,
+    kv_bytes: kv,
+    overhead_bytes: overhead,
+    footprint_bytes: footprint,
+    pinned: seat.pinned !== null,
+  };
 }
 
 export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): CardUsage[] {

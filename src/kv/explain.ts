@@ -49,7 +49,15 @@ interface GpuExplain {
   spare_bytes: number;
   /** Everyone on the card: seats, tenants, other engines' services. */
   tenants: string[];
-  entries: { kind: string; name: string; weights_bytes?: number | null; kv_bytes?: number; overhead_bytes?: number; footprint_bytes: number | null; pinned?: boolean }[];
+  entries: {
+    kind: string;
+    name: string;
+    weights_bytes?: number | null;
+    kv_bytes?: number;
+    overhead_bytes?: number;
+    footprint_bytes: number | null;
+    pinned?: boolean;
+  }[];
   radiance: boolean;
   /** A shared card with a vLLM seat: the boot order that leaves the least free memory, and that figure. */
   worst_boot: WorstBoot | null;
@@ -72,7 +80,15 @@ function gpuJson(l: CardUsage): GpuExplain {
     tenants: l.entries.map((e) => e.name),
     entries: l.entries.map((e) =>
       e.kind === "seat"
-        ? { kind: "seat", name: e.name, weights_bytes: e.weights_bytes, kv_bytes: e.kv_bytes, overhead_bytes: e.overhead_bytes, footprint_bytes: e.footprint_bytes, pinned: e.pinned }
+        ? {
+            kind: "seat",
+            name: e.name,
+            weights_bytes: e.weights_bytes,
+            kv_bytes: e.kv_bytes,
+            overhead_bytes: e.overhead_bytes,
+            footprint_bytes: e.footprint_bytes,
+            pinned: e.pinned,
+          }
         : e.kind === "tenant"
           ? { kind: "tenant", name: e.name, footprint_bytes: e.footprint_bytes }
           : { kind: "other", name: e.name, footprint_bytes: null },
@@ -105,7 +121,8 @@ export function explainVllm(state: FleetState, policy: Policy, pack: RulesPack):
         model_file: seat.source?.file ?? null,
         request_bytes: seat.request?.requestBytes ?? null,
         layers: seat.request?.layers ?? null,
-        per_kind: seat.request?.perKind.map((k) => ({ kind: k.kind, count: k.count, slots: k.slots, blocks: k.blocks, bytes: k.bytes })) ?? null,
+        per_kind:
+          seat.request?.perKind.map((k) => ({ kind: k.kind, count: k.count, slots: k.slots, blocks: k.blocks, bytes: k.bytes })) ?? null,
         kv_source: seat.kvSource,
         estimated_bytes: seat.estimate?.bytes ?? null,
         overhead_estimate: seat.estimate ? { bytes: seat.estimate.overhead.bytes, formula: seat.estimate.overhead.formula } : null,

@@ -75,9 +75,23 @@ export interface ModelFacts {
 }
 
 /** A catalog entry as toModelSpec leaves it: the optional per-layer fields pass through unconverted. */
-export type CatalogModel = ModelSpec & Partial<Pick<ModelSpecInput,
-  "model_type" | "layer_pattern" | "sliding_window" | "attention_chunk_size" | "linear_state" | "rope_scaling" |
-  "intermediate_size" | "vocab_size" | "experts" | "quantization" | "overhead">>;
+export type CatalogModel = ModelSpec &
+  Partial<
+    Pick<
+      ModelSpecInput,
+      | "model_type"
+      | "layer_pattern"
+      | "sliding_window"
+      | "attention_chunk_size"
+      | "linear_state"
+      | "rope_scaling"
+      | "intermediate_size"
+      | "vocab_size"
+      | "experts"
+      | "quantization"
+      | "overhead"
+    >
+  >;
 
 const LETTER: Record<string, LayerKind> = { F: "full", S: "sliding", C: "chunked", L: "mamba" };
 
@@ -89,9 +103,15 @@ export function kindsFromPattern(pattern: string, layers: number): LayerKind[] {
 /** A catalog entry as ModelFacts: what the catalog does not say is full attention on every layer. */
 export function factsFromSpec(m: CatalogModel): ModelFacts {
   const rope: RopeScaling[] = [];
-  if (m.rope_scaling) rope.push({ type: m.rope_scaling.type, factor: m.rope_scaling.factor ?? null, originalMax: m.rope_scaling.original_max_position_embeddings ?? null });
+  if (m.rope_scaling)
+    rope.push({
+      type: m.rope_scaling.type,
+      factor: m.rope_scaling.factor ?? null,
+      originalMax: m.rope_scaling.original_max_position_embeddings ?? null,
+    });
   else if (m.yarn) rope.push({ type: "yarn", factor: m.yarn.factor, originalMax: m.yarn.original_max_position_embeddings });
-  const headDim = m.head_dim ?? (m.hidden_size !== undefined && m.attention_heads !== undefined ? Math.floor(m.hidden_size / m.attention_heads) : null);
+  const headDim =
+    m.head_dim ?? (m.hidden_size !== undefined && m.attention_heads !== undefined ? Math.floor(m.hidden_size / m.attention_heads) : null);
   return {
     id: m.id,
     source: "catalog",
@@ -131,7 +151,10 @@ export function factsFromSpec(m: CatalogModel): ModelFacts {
 }
 
 /** Layer counts per kind the way explain prints them; MLA layers count as `mla`, not `full`. */
-export function countKinds(facts: Pick<ModelFacts, "layerKinds" | "mla">, kinds: LayerKind[] = facts.layerKinds): Record<"full" | "sliding" | "chunked" | "mamba" | "mla", number> {
+export function countKinds(
+  facts: Pick<ModelFacts, "layerKinds" | "mla">,
+  kinds: LayerKind[] = facts.layerKinds,
+): Record<"full" | "sliding" | "chunked" | "mamba" | "mla", number> {
   const out = { full: 0, sliding: 0, chunked: 0, mamba: 0, mla: 0 };
   for (const k of kinds) {
     if (k === "full" && facts.mla) out.mla++;

@@ -39,11 +39,29 @@ function posInt(v: unknown): number | null {
 
 /** vllm/config/model.py is_deepseek_mla: these model types use MLA when kv_lora_rank is set. */
 const MLA_MODEL_TYPES = new Set([
-  "deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_mtp", "kimi_k2", "kimi_linear", "longcat_flash", "pangu_ultra_moe", "pangu_ultra_moe_mtp",
+  "deepseek_v2",
+  "deepseek_v3",
+  "deepseek_v32",
+  "deepseek_mtp",
+  "kimi_k2",
+  "kimi_linear",
+  "longcat_flash",
+  "pangu_ultra_moe",
+  "pangu_ultra_moe_mtp",
 ]);
 
 /** _get_and_verify_max_len's possible_keys, in its order; the smallest present wins. */
-const MAX_LEN_KEYS = ["max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length", "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len"];
+const MAX_LEN_KEYS = [
+  "max_position_embeddings",
+  "n_positions",
+  "max_seq_len",
+  "seq_length",
+  "model_max_length",
+  "max_target_positions",
+  "max_sequence_length",
+  "max_seq_length",
+  "seq_len",
+];
 
 /**
  * transformers config class defaults for fields published configs leave out, where they change the
@@ -53,7 +71,14 @@ const MAX_LEN_KEYS = ["max_position_embeddings", "n_positions", "max_seq_len", "
  * Qwen3NextConfig (full_attention_interval 4), GptOssConfig (sliding_window 128).
  */
 const CLASS_DEFAULTS: Record<string, Json> = {
-  gemma3_text: { max_position_embeddings: 131072, sliding_window: 4096, sliding_window_pattern: 6, head_dim: 256, num_key_value_heads: 4, vocab_size: 262208 },
+  gemma3_text: {
+    max_position_embeddings: 131072,
+    sliding_window: 4096,
+    sliding_window_pattern: 6,
+    head_dim: 256,
+    num_key_value_heads: 4,
+    vocab_size: 262208,
+  },
   gemma2: { sliding_window: 4096 },
   llama4_text: { no_rope_layer_interval: 4, attention_chunk_size: 8192 },
   qwen3_next: { full_attention_interval: 4 },
@@ -87,7 +112,15 @@ export function readHfConfig(text: string, file: string): ConfigRead {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    return { ok: false, problem: { file, field: "(file)", message: `${file} is not valid JSON (${(e as Error).message})`, fix: "commit the model's config.json unchanged from the model repository" } };
+    return {
+      ok: false,
+      problem: {
+        file,
+        field: "(file)",
+        message: `${file} is not valid JSON (${(e as Error).message})`,
+        fix: "commit the model's config.json unchanged from the model repository",
+      },
+    };
   }
   return factsFromHfJson(json, file);
 }
@@ -110,13 +143,15 @@ export function textConfigOf(top: Json): { text: Json; path: string } {
   }
   const tc = top.text_config;
   if (tc === undefined || tc === null) return { text: top, path: "" };
-  if (!isObject(tc)) throw new Problem("text_config", "text_config is not an object", "commit the model's config.json unchanged from the model repository");
+  if (!isObject(tc))
+    throw new Problem("text_config", "text_config is not an object", "commit the model's config.json unchanged from the model repository");
   // Multimodal configs put dtype and quantization_config at the top; the text fields in text_config.
   return { text: tc, path: "text_config" };
 }
 
 function read(json: unknown, file: string): ModelFacts {
-  if (!isObject(json)) throw new Problem("(file)", "is not a JSON object", "commit the model's config.json unchanged from the model repository");
+  if (!isObject(json))
+    throw new Problem("(file)", "is not a JSON object", "commit the model's config.json unchanged from the model repository");
   const top = json;
   const { text: raw, path } = textConfigOf(top);
   const at = (k: string) => (path ? `${path}.${k}` : k);
@@ -135,11 +170,18 @@ function read(json: unknown, file: string): ModelFacts {
   unsupportedHybrid(raw, at);
 
   const layers = posInt(raw.num_hidden_layers);
-  if (layers === null) throw new Problem(at("num_hidden_layers"), `${at("num_hidden_layers")} is missing or not a positive integer`, SET_BYTES);
+  if (layers === null)
+    throw new Problem(at("num_hidden_layers"), `${at("num_hidden_layers")} is missing or not a positive integer`, SET_BYTES);
   const heads = posInt(raw.num_attention_heads);
   if (heads === null) {
     const field = at("num_attention_heads");
-    throw new Problem(field, path ? `${field} is missing: vLLM refuses a text config without num_attention_heads (get_hf_text_config)` : `${field} is missing or not a positive integer`, SET_BYTES);
+    throw new Problem(
+      field,
+      path
+        ? `${field} is missing: vLLM refuses a text config without num_attention_heads (get_hf_text_config)`
+        : `${field} is missing or not a positive integer`,
+      SET_BYTES,
+    );
   }
 
   const mlaRank = raw.kv_lora_rank;
@@ -161,8 +203,10 @@ function read(json: unknown, file: string): ModelFacts {
   const slidingWindow = slidingWindowOf(raw, get, at);
   const layerKinds = layerKindsOf(raw, modelType, layers, slidingWindow, get, at);
   const chunk = layerKinds.includes("chunked") ? posInt(get("attention_chunk_size")) : null;
-  if (layerKinds.includes("chunked") && chunk === null) throw new Problem(at("attention_chunk_size"), `${at("attention_chunk_size")} is missing for chunked-attention layers`, SET_BYTES);
-  if (layerKinds.includes("sliding") && slidingWindow === null) throw new Problem(at("sliding_window"), `${at("sliding_window")} is missing for sliding-window layers`, SET_BYTES);
+  if (layerKinds.includes("chunked") && chunk === null)
+    throw new Problem(at("attention_chunk_size"), `${at("attention_chunk_size")} is missing for chunked-attention layers`, SET_BYTES);
+  if (layerKinds.includes("sliding") && slidingWindow === null)
+    throw new Problem(at("sliding_window"), `${at("sliding_window")} is missing for sliding-window layers`, SET_BYTES);
   const linearState = layerKinds.includes("mamba") ? linearStateOf(raw, at) : null;
 
   const dtype = dtypeOf(top, raw);
@@ -201,7 +245,11 @@ function read(json: unknown, file: string): ModelFacts {
 function unsupportedHybrid(raw: Json, at: (k: string) => string): void {
   for (const k of ["layers_block_type", "hybrid_override_pattern", "attn_type_list", "block_configs"]) {
     if (raw[k] !== undefined && raw[k] !== null) {
-      throw new Problem(at(k), `${at(k)}: this model mixes attention with Mamba/state-space blocks whose state kvgate cannot size yet`, SET_BYTES);
+      throw new Problem(
+        at(k),
+        `${at(k)}: this model mixes attention with Mamba/state-space blocks whose state kvgate cannot size yet`,
+        SET_BYTES,
+      );
     }
   }
 }
@@ -226,7 +274,12 @@ function headDimOf(raw: Json, heads: number, hidden: number | null, at: (k: stri
     if (n === null) throw new Problem(at(k), `${at(k)} is not a positive integer`, SET_BYTES);
     return n;
   }
-  if (hidden === null) throw new Problem(at("hidden_size"), `neither ${at("head_dim")} nor ${at("hidden_size")} is given, so the head size is unknown`, SET_BYTES);
+  if (hidden === null)
+    throw new Problem(
+      at("hidden_size"),
+      `neither ${at("head_dim")} nor ${at("hidden_size")} is given, so the head size is unknown`,
+      SET_BYTES,
+    );
   return Math.floor(hidden / heads);
 }
 
@@ -240,14 +293,27 @@ function slidingWindowOf(raw: Json, get: (k: string) => unknown, at: (k: string)
   return n;
 }
 
-function layerKindsOf(raw: Json, modelType: string | null, layers: number, sliding: number | null, get: (k: string) => unknown, at: (k: string) => string): LayerKind[] {
+function layerKindsOf(
+  raw: Json,
+  modelType: string | null,
+  layers: number,
+  sliding: number | null,
+  get: (k: string) => unknown,
+  at: (k: string) => string,
+): LayerKind[] {
   const lt = raw.layer_types;
   if (lt !== undefined && lt !== null) {
     if (!Array.isArray(lt)) throw new Problem(at("layer_types"), `${at("layer_types")} is not a list`, SET_BYTES);
-    if (lt.length !== layers) throw new Problem(at("layer_types"), `${at("layer_types")} lists ${lt.length} layers but num_hidden_layers is ${layers}`, SET_BYTES);
+    if (lt.length !== layers)
+      throw new Problem(at("layer_types"), `${at("layer_types")} lists ${lt.length} layers but num_hidden_layers is ${layers}`, SET_BYTES);
     return lt.map((t, i) => {
       const kind = typeof t === "string" ? LAYER_TYPE_KIND[t] : undefined;
-      if (!kind) throw new Problem(`${at("layer_types")}[${i}]`, `${at("layer_types")}[${i}] is ${JSON.stringify(t)}, a layer type kvgate cannot size`, SET_BYTES);
+      if (!kind)
+        throw new Problem(
+          `${at("layer_types")}[${i}]`,
+          `${at("layer_types")}[${i}] is ${JSON.stringify(t)}, a layer type kvgate cannot size`,
+          SET_BYTES,
+        );
       return kind;
     });
   }
@@ -257,7 +323,8 @@ function layerKindsOf(raw: Json, modelType: string | null, layers: number, slidi
     case "gemma3_text": {
       // transformers Gemma3TextConfig: sliding unless (i + 1) % sliding_window_pattern == 0.
       const p = posInt(get("sliding_window_pattern"));
-      if (p === null) throw new Problem(at("sliding_window_pattern"), `${at("sliding_window_pattern")} is not a positive integer`, SET_BYTES);
+      if (p === null)
+        throw new Problem(at("sliding_window_pattern"), `${at("sliding_window_pattern")} is not a positive integer`, SET_BYTES);
       return idx.map((i) => ((i + 1) % p === 0 ? "full" : "sliding"));
     }
     case "gemma2":
@@ -271,16 +338,23 @@ function layerKindsOf(raw: Json, modelType: string | null, layers: number, slidi
       // transformers Llama4TextConfig: no_rope_layers defaults to int((i + 1) % interval != 0).
       const nr = raw.no_rope_layers;
       if (Array.isArray(nr) && nr.length > 0) {
-        if (nr.length !== layers) throw new Problem(at("no_rope_layers"), `${at("no_rope_layers")} lists ${nr.length} layers but num_hidden_layers is ${layers}`, SET_BYTES);
+        if (nr.length !== layers)
+          throw new Problem(
+            at("no_rope_layers"),
+            `${at("no_rope_layers")} lists ${nr.length} layers but num_hidden_layers is ${layers}`,
+            SET_BYTES,
+          );
         return nr.map((v) => (v === 0 ? "full" : "chunked"));
       }
       const interval = posInt(get("no_rope_layer_interval"));
-      if (interval === null) throw new Problem(at("no_rope_layer_interval"), `${at("no_rope_layer_interval")} is not a positive integer`, SET_BYTES);
+      if (interval === null)
+        throw new Problem(at("no_rope_layer_interval"), `${at("no_rope_layer_interval")} is not a positive integer`, SET_BYTES);
       return idx.map((i) => ((i + 1) % interval === 0 ? "full" : "chunked"));
     }
     case "qwen3_next": {
       const interval = posInt(get("full_attention_interval"));
-      if (interval === null) throw new Problem(at("full_attention_interval"), `${at("full_attention_interval")} is not a positive integer`, SET_BYTES);
+      if (interval === null)
+        throw new Problem(at("full_attention_interval"), `${at("full_attention_interval")} is not a positive integer`, SET_BYTES);
       return idx.map((i) => ((i + 1) % interval === 0 ? "full" : "mamba"));
     }
     default:
@@ -298,7 +372,8 @@ function layerKindsOf(raw: Json, modelType: string | null, layers: number, slidi
 function linearStateOf(raw: Json, at: (k: string) => string): LinearState {
   const need = (k: string): number => {
     const n = posInt(raw[k]);
-    if (n === null) throw new Problem(at(k), `${at(k)} is missing or not a positive integer: the linear-attention state cannot be sized`, SET_BYTES);
+    if (n === null)
+      throw new Problem(at(k), `${at(k)} is missing or not a positive integer: the linear-attention state cannot be sized`, SET_BYTES);
     return n;
   };
   return {
@@ -329,7 +404,8 @@ function ropeOf(raw: Json, at: (k: string) => string): RopeScaling[] {
   const src = raw.rope_parameters ?? raw.rope_scaling;
   const key = raw.rope_parameters !== undefined ? "rope_parameters" : "rope_scaling";
   if (src === undefined || src === null) return [];
-  if (!isObject(src)) throw new Problem(at(key), `${at(key)} is not an object`, "commit the model's config.json unchanged from the model repository");
+  if (!isObject(src))
+    throw new Problem(at(key), `${at(key)} is not an object`, "commit the model's config.json unchanged from the model repository");
   const perLayer = Object.keys(src).length > 0 && Object.values(src).every(isObject);
   const entries = perLayer ? Object.values(src) : [src];
   return entries.map((e) => {
@@ -385,6 +461,11 @@ function quantizationOf(top: Json, text: Json): Quantization | null {
       }
     }
   }
-  const groupSize = typeof q.group_size === "number" && q.group_size > 0 ? q.group_size : typeof q.q_group_size === "number" && q.q_group_size > 0 ? q.q_group_size : null;
+  const groupSize =
+    typeof q.group_size === "number" && q.group_size > 0
+      ? q.group_size
+      : typeof q.q_group_size === "number" && q.q_group_size > 0
+        ? q.q_group_size
+        : null;
   return { method: method || "unknown", bits, groupSize };
 }

@@ -37,7 +37,9 @@ export interface MaxLenProblem {
 
 const NO_FACTOR = new Set(["su", "longrope", "llama3"]);
 
-export function derivedMaxModelLen(facts: Pick<ModelFacts, "maxLen" | "rope" | "modelType" | "originalMaxPositionEmbeddings">): DerivedMaxLen | MaxLenProblem {
+export function derivedMaxModelLen(
+  facts: Pick<ModelFacts, "maxLen" | "rope" | "modelType" | "originalMaxPositionEmbeddings">,
+): DerivedMaxLen | MaxLenProblem {
   let value = facts.maxLen?.value ?? Number.POSITIVE_INFINITY;
   let key = facts.maxLen?.key ?? "";
   if (!Number.isFinite(value)) {
@@ -54,7 +56,11 @@ export function derivedMaxModelLen(facts: Pick<ModelFacts, "maxLen" | "rope" | "
       factor = rp.factor ?? factor;
       if (rp.type === "yarn") {
         if (rp.originalMax === null) {
-          return { field: "rope_scaling.original_max_position_embeddings", message: "yarn rope scaling without original_max_position_embeddings: vLLM fails to start (KeyError)", fix: "add original_max_position_embeddings to the yarn rope scaling" };
+          return {
+            field: "rope_scaling.original_max_position_embeddings",
+            message: "yarn rope scaling without original_max_position_embeddings: vLLM fails to start (KeyError)",
+            fix: "add original_max_position_embeddings to the yarn rope scaling",
+          };
         }
         value = rp.originalMax;
         via = `original_max_position_embeddings ${rp.originalMax}`;
@@ -77,20 +83,45 @@ export type ResolvedMaxLen =
   | { ok: false; problem: MaxLenProblem };
 
 /** The max_model_len a seat boots with, or vLLM's refusal. `auto` resolves to the upper bound (the derived default). */
-export function resolveMaxModelLen(facts: Pick<ModelFacts, "maxLen" | "rope" | "modelType" | "originalMaxPositionEmbeddings" | "modelMaxLength">, requested: MaxLenRequest, opts: { allowLong?: boolean } = {}): ResolvedMaxLen {
+export function resolveMaxModelLen(
+  facts: Pick<ModelFacts, "maxLen" | "rope" | "modelType" | "originalMaxPositionEmbeddings" | "modelMaxLength">,
+  requested: MaxLenRequest,
+  opts: { allowLong?: boolean } = {},
+): ResolvedMaxLen {
   const derived = derivedMaxModelLen(facts);
   if ("field" in derived) return { ok: false, problem: derived };
   if (requested === null) return { ok: true, maxModelLen: derived.defaultLen, source: "derived", derived };
   if (requested === "auto" || requested === -1) return { ok: true, maxModelLen: derived.defaultLen, source: "auto", derived };
   if (!Number.isSafeInteger(requested) || requested <= 0) {
-    return { ok: false, problem: { field: "max_model_len", message: `--max-model-len ${requested} is not a length vLLM can serve`, fix: "set a positive number of tokens, or auto" } };
+    return {
+      ok: false,
+      problem: {
+        field: "max_model_len",
+        message: `--max-model-len ${requested} is not a length vLLM can serve`,
+        fix: "set a positive number of tokens, or auto",
+      },
+    };
   }
   if (requested > derived.value) {
     const mml = facts.modelMaxLength;
     if (mml !== null && requested <= mml) return { ok: true, maxModelLen: requested, source: "requested", derived };
     const msg = `--max-model-len ${requested} is greater than the derived max_model_len (${derived.via} = ${derived.value})`;
-    if (opts.allowLong) return { ok: true, maxModelLen: requested, source: "requested", derived, warning: `${msg}: VLLM_ALLOW_LONG_MAX_MODEL_LEN lets it boot; positions past ${derived.value} give NaN or out-of-bounds errors` };
-    return { ok: false, problem: { field: "max_model_len", message: `${msg}: vLLM refuses to start`, fix: `set --max-model-len ${derived.value} or less, or turn on rope scaling (YaRN) for a longer context` } };
+    if (opts.allowLong)
+      return {
+        ok: true,
+        maxModelLen: requested,
+        source: "requested",
+        derived,
+        warning: `${msg}: VLLM_ALLOW_LONG_MAX_MODEL_LEN lets it boot; positions past ${derived.value} give NaN or out-of-bounds errors`,
+      };
+    return {
+      ok: false,
+      problem: {
+        field: "max_model_len",
+        message: `${msg}: vLLM refuses to start`,
+        fix: `set --max-model-len ${derived.value} or less, or turn on rope scaling (YaRN) for a longer context`,
+      },
+    };
   }
   return { ok: true, maxModelLen: requested, source: "requested", derived };
 }
@@ -116,7 +147,11 @@ function ropeEntry(v: unknown): RopeScaling | null {
  * max_position_embeddings) or the older --rope-scaling JSON: vLLM applies them to the config before
  * deriving the length.
  */
-export function withConfigOverrides<F extends Pick<ModelFacts, "maxLen" | "rope">>(facts: F, hfOverrides: unknown, ropeScaling?: unknown): F {
+export function withConfigOverrides<F extends Pick<ModelFacts, "maxLen" | "rope">>(
+  facts: F,
+  hfOverrides: unknown,
+  ropeScaling?: unknown,
+): F {
   let out = facts;
   const o = asRecord(hfOverrides);
   const rope = ropeEntry(o?.rope_scaling) ?? ropeEntry(o?.rope_parameters) ?? ropeEntry(ropeScaling);
@@ -148,12 +183,19 @@ export function parseHumanReadableInt(text: string, opts: { auto?: boolean } = {
     const binary: Record<string, number> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
     const d = decimal[suffix];
     if (d !== undefined) return safe(text, Math.trunc(Number.parseFloat(num) * d));
-    if (!/^\d+$/.test(num)) return { ok: false, message: `"${text}": decimals are not allowed with binary suffixes like ${suffix}; did you mean ${num}${suffix.toLowerCase()}?` };
+    if (!/^\d+$/.test(num))
+      return {
+        ok: false,
+        message: `"${text}": decimals are not allowed with binary suffixes like ${suffix}; did you mean ${num}${suffix.toLowerCase()}?`,
+      };
     return safe(text, Number(num) * (binary[suffix] as number));
   }
   // Python int(): optional sign, digits with single underscores between them.
   if (/^[+-]?\d+(?:_\d+)*$/.test(value)) return safe(text, Number(value.replace(/_/g, "")));
-  return { ok: false, message: `"${text}" is not a value vLLM accepts: a whole number (32768 or 32_768), k/m/g/t (×1000) or K/M/G/T (×1024) such as 32k or 32K${opts.auto ? ", or auto" : ""}` };
+  return {
+    ok: false,
+    message: `"${text}" is not a value vLLM accepts: a whole number (32768 or 32_768), k/m/g/t (×1000) or K/M/G/T (×1024) such as 32k or 32K${opts.auto ? ", or auto" : ""}`,
+  };
 }
 
 function safe(text: string, n: number): IntRead {

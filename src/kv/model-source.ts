@@ -37,7 +37,10 @@ function dirOf(path: string): string {
 }
 
 function stripSlashes(s: string): string {
-  return s.trim().replace(/^\.?\/+/, "").replace(/\/+$/, "");
+  return s
+    .trim()
+    .replace(/^\.?\/+/, "")
+    .replace(/\/+$/, "");
 }
 
 /** `models/google/gemma-3-27b-it/config.json` → `google/gemma-3-27b-it`; `models/x/config.json` → `x`. */
@@ -59,7 +62,8 @@ function nameOrPath(text: string | null): string | null {
   if (text === null) return null;
   try {
     const j = JSON.parse(text) as unknown;
-    if (typeof j === "object" && j !== null && typeof (j as Record<string, unknown>)._name_or_path === "string") return ((j as Record<string, unknown>)._name_or_path as string).trim();
+    if (typeof j === "object" && j !== null && typeof (j as Record<string, unknown>)._name_or_path === "string")
+      return ((j as Record<string, unknown>)._name_or_path as string).trim();
   } catch {
     // A malformed file is reported when a service uses it; matching only needs the folder then.
   }
@@ -126,31 +130,62 @@ function readConfig(path: string, state: Pick<FleetState, "modelFiles">, named: 
   const file = files[path];
   const fix = "commit the model's config.json unchanged from the model repository";
   if (!file) {
-    return { ok: false, problem: { file: path, field: "MODEL_CONFIG", message: `MODEL_CONFIG names ${path}, which the repository does not hold${named && !CONFIG.test(path) ? " (kvgate reads files named config.json)" : ""}`, fix: "commit the model's config.json at that path, or fix MODEL_CONFIG" } };
+    return {
+      ok: false,
+      problem: {
+        file: path,
+        field: "MODEL_CONFIG",
+        message: `MODEL_CONFIG names ${path}, which the repository does not hold${named && !CONFIG.test(path) ? " (kvgate reads files named config.json)" : ""}`,
+        fix: "commit the model's config.json at that path, or fix MODEL_CONFIG",
+      },
+    };
   }
-  if (file.problem !== null || file.text === null) return { ok: false, problem: { file: path, field: "(file)", message: `${path}: ${file.problem ?? "unreadable"}`, fix } };
+  if (file.problem !== null || file.text === null)
+    return { ok: false, problem: { file: path, field: "(file)", message: `${path}: ${file.problem ?? "unreadable"}`, fix } };
   const read = readHfConfig(file.text, path);
   if (!read.ok) return read;
   const facts = read.facts;
   const index = files[`${dirOf(path)}model.safetensors.index.json`];
   let weights;
   if (index) {
-    weights = index.text !== null ? weightsFromIndex(index.text, `${dirOf(path)}model.safetensors.index.json`) : { ok: false as const, problem: { file: `${dirOf(path)}model.safetensors.index.json`, field: "(file)", message: `${dirOf(path)}model.safetensors.index.json: ${index.problem ?? "unreadable"}`, fix } };
+    weights =
+      index.text !== null
+        ? weightsFromIndex(index.text, `${dirOf(path)}model.safetensors.index.json`)
+        : {
+            ok: false as const,
+            problem: {
+              file: `${dirOf(path)}model.safetensors.index.json`,
+              field: "(file)",
+              message: `${dirOf(path)}model.safetensors.index.json: ${index.problem ?? "unreadable"}`,
+              fix,
+            },
+          };
   } else {
     weights = estimateWeights(JSON.parse(file.text) as Record<string, unknown>, facts);
   }
   if (!weights.ok) return weights;
   const withWeights: ModelFacts = { ...facts, weightsBytes: weights.bytes };
-  return { ok: true, source: { facts: withWeights, spec: specOf(withWeights, weights.bytes), from: "config.json", file: path, weightsVia: weights.formula } };
+  return {
+    ok: true,
+    source: { facts: withWeights, spec: specOf(withWeights, weights.bytes), from: "config.json", file: path, weightsVia: weights.formula },
+  };
 }
 
 /** The model facts of a service, by the precedence above; `source: null` when no source knows the model. */
 export function modelSourceOf(service: Service, state: Pick<FleetState, "modelFiles">, policy: Policy, pack: RulesPack): SourceRead {
   const own = lookupModel({ models: {} }, policy.models, service.model);
-  if (own) return { ok: true, source: { facts: factsFromSpec(own), spec: own, from: "kvgate.yaml", file: null, weightsVia: "weights in kvgate.yaml" } };
+  if (own)
+    return {
+      ok: true,
+      source: { facts: factsFromSpec(own), spec: own, from: "kvgate.yaml", file: null, weightsVia: "weights in kvgate.yaml" },
+    };
   const cfg = configPathFor(service, state);
   if (cfg.path !== null) return fromConfig(cfg.path, state, cfg.named);
   const cat = lookupModel(pack.models(), {}, service.model);
-  if (cat) return { ok: true, source: { facts: factsFromSpec(cat), spec: cat, from: "catalog", file: null, weightsVia: "weights in rules/models.yaml" } };
+  if (cat)
+    return {
+      ok: true,
+      source: { facts: factsFromSpec(cat), spec: cat, from: "catalog", file: null, weightsVia: "weights in rules/models.yaml" },
+    };
   return { ok: true, source: null };
 }

@@ -58,9 +58,21 @@ export interface Overhead {
   formula: string;
 }
 
-export function profilerOverhead(facts: Pick<ModelFacts, "hiddenSize" | "intermediateSize" | "vocabSize" | "experts" | "overheadBytes">, i: OverheadInput): Overhead {
-  if (i.override !== undefined && i.override !== null) return { bytes: i.override, source: "setting", nonTorch: 0, activation: 0, sampler: 0, formula: "OVERHEAD_MIB" };
-  if (facts.overheadBytes !== null) return { bytes: facts.overheadBytes, source: "catalog", nonTorch: 0, activation: 0, sampler: 0, formula: "measured for this model (rules/models.yaml)" };
+export function profilerOverhead(
+  facts: Pick<ModelFacts, "hiddenSize" | "intermediateSize" | "vocabSize" | "experts" | "overheadBytes">,
+  i: OverheadInput,
+): Overhead {
+  if (i.override !== undefined && i.override !== null)
+    return { bytes: i.override, source: "setting", nonTorch: 0, activation: 0, sampler: 0, formula: "OVERHEAD_MIB" };
+  if (facts.overheadBytes !== null)
+    return {
+      bytes: facts.overheadBytes,
+      source: "catalog",
+      nonTorch: 0,
+      activation: 0,
+      sampler: 0,
+      formula: "measured for this model (rules/models.yaml)",
+    };
   const nonTorch = i.tp > 1 ? NON_TORCH_TP_MULTI : NON_TORCH_TP1;
   const hidden = facts.hiddenSize ?? 4096;
   const dense = facts.intermediateSize ?? 4 * hidden;
@@ -96,7 +108,11 @@ export function estimatedKv(i: KvEstimateInput): number {
 }
 
 /** kv/graph-headroom: what (1 − utilization) × total leaves for CUDA graphs captured outside the budget. */
-export function graphHeadroom(i: { totalBytes: number; utilization: number; graphBytes?: number }): { outside: number; needed: number; short: number } {
+export function graphHeadroom(i: { totalBytes: number; utilization: number; graphBytes?: number }): {
+  outside: number;
+  needed: number;
+  short: number;
+} {
   const outside = Math.floor((1 - i.utilization) * i.totalBytes);
   const needed = i.graphBytes ?? CUDA_GRAPH_ESTIMATE;
   return { outside, needed, short: Math.max(0, needed - outside) };
@@ -107,7 +123,13 @@ export function graphHeadroom(i: { totalBytes: number; utilization: number; grap
  * batched tokens and 1024 sequences on cards of ≥ 70 GiB that are not A100s (PR #17885), else
  * 2048 tokens and 256 sequences.
  */
-export function defaultBatchLimits(cardTotalBytes: number, cardName = "", d: BatchDefaults = { large_tokens: 8192, large_seqs: 1024, small_tokens: 2048, small_seqs: 256 }): { maxNumBatchedTokens: number; maxNumSeqs: number } {
+export function defaultBatchLimits(
+  cardTotalBytes: number,
+  cardName = "",
+  d: BatchDefaults = { large_tokens: 8192, large_seqs: 1024, small_tokens: 2048, small_seqs: 256 },
+): { maxNumBatchedTokens: number; maxNumSeqs: number } {
   const large = cardTotalBytes >= 70 * GiB && !/a100/i.test(cardName);
-  return large ? { maxNumBatchedTokens: d.large_tokens, maxNumSeqs: d.large_seqs } : { maxNumBatchedTokens: d.small_tokens, maxNumSeqs: d.small_seqs };
+  return large
+    ? { maxNumBatchedTokens: d.large_tokens, maxNumSeqs: d.large_seqs }
+    : { maxNumBatchedTokens: d.small_tokens, maxNumSeqs: d.small_seqs };
 }

@@ -26,17 +26,26 @@ function shardingBreaks(facts: ParallelFacts, tp: number): Array<Omit<ParallelPr
   const out: Array<Omit<ParallelProblem, "fix">> = [];
   const heads = facts.attentionHeads;
   if (heads !== null && heads % tp !== 0) {
-    out.push({ check: "attention-heads", message: `${heads} attention heads are not divisible by tensor parallel size ${tp}: vLLM refuses to start (verify_with_parallel_config)` });
+    out.push({
+      check: "attention-heads",
+      message: `${heads} attention heads are not divisible by tensor parallel size ${tp}: vLLM refuses to start (verify_with_parallel_config)`,
+    });
   }
   const kv = facts.kvHeads;
   if (!facts.mla && kv !== null && (tp >= kv ? tp % kv !== 0 : kv % tp !== 0)) {
-    out.push({ check: "kv-heads", message: `${kv} KV heads neither divisible by tensor parallel size ${tp} nor dividing it: vLLM cannot shard them (QKVParallelLinear) and stops at load` });
+    out.push({
+      check: "kv-heads",
+      message: `${kv} KV heads neither divisible by tensor parallel size ${tp} nor dividing it: vLLM cannot shard them (QKVParallelLinear) and stops at load`,
+    });
   }
   const ls = facts.linearState;
   if (ls) {
     const convDim = ls.keyHeadDim * ls.numKeyHeads * 2 + ls.valueHeadDim * ls.numValueHeads;
     if (ls.numValueHeads % tp !== 0 || ls.numKeyHeads % tp !== 0 || convDim % tp !== 0) {
-      out.push({ check: "linear-heads", message: `linear-attention heads (${ls.numKeyHeads} key, ${ls.numValueHeads} value) are not divisible by tensor parallel size ${tp}: vLLM cannot shard the state (gated_delta_net_state_shape)` });
+      out.push({
+        check: "linear-heads",
+        message: `linear-attention heads (${ls.numKeyHeads} key, ${ls.numValueHeads} value) are not divisible by tensor parallel size ${tp}: vLLM cannot shard the state (gated_delta_net_state_shape)`,
+      });
     }
   }
   return out;
@@ -51,14 +60,24 @@ export function validTensorParallel(facts: ParallelFacts, upTo = 16): number[] {
 
 export function parallelProblems(facts: ParallelFacts & { layers?: number }, tp: number, pp: number): ParallelProblem[] {
   if (!Number.isSafeInteger(tp) || tp < 1 || !Number.isSafeInteger(pp) || pp < 1) {
-    return [{ check: "size", message: `tensor parallel ${tp} × pipeline parallel ${pp}: both must be whole numbers ≥ 1`, fix: "set --tensor-parallel-size and --pipeline-parallel-size to whole numbers ≥ 1" }];
+    return [
+      {
+        check: "size",
+        message: `tensor parallel ${tp} × pipeline parallel ${pp}: both must be whole numbers ≥ 1`,
+        fix: "set --tensor-parallel-size and --pipeline-parallel-size to whole numbers ≥ 1",
+      },
+    ];
   }
   const breaks = shardingBreaks(facts, tp);
   const ok = breaks.length > 0 ? validTensorParallel(facts).filter((t) => t > 1) : [];
   const fix = ok.length > 0 ? `use --tensor-parallel-size ${ok.join(", ")} (or 1)` : "use --tensor-parallel-size 1";
   const problems: ParallelProblem[] = breaks.map((b) => ({ ...b, fix }));
   if (facts.layers !== undefined && pp > facts.layers) {
-    problems.push({ check: "pp-layers", message: `pipeline parallel size ${pp} exceeds the model's ${facts.layers} layers: some stages would hold none`, fix: `use --pipeline-parallel-size ${facts.layers} or fewer` });
+    problems.push({
+      check: "pp-layers",
+      message: `pipeline parallel size ${pp} exceeds the model's ${facts.layers} layers: some stages would hold none`,
+      fix: `use --pipeline-parallel-size ${facts.layers} or fewer`,
+    });
   }
   return problems;
 }
@@ -99,7 +118,12 @@ export interface StageWeights {
  * embedding, the last the LM head (one matrix when tied). Without vocab/hidden the body is the whole
  * figure and stages split it by layer count.
  */
-export function stageWeights(weightsBytes: number, facts: Pick<ModelFacts, "layers" | "vocabSize" | "hiddenSize" | "tieWordEmbeddings">, tp: number, pp: number): StageWeights {
+export function stageWeights(
+  weightsBytes: number,
+  facts: Pick<ModelFacts, "layers" | "vocabSize" | "hiddenSize" | "tieWordEmbeddings">,
+  tp: number,
+  pp: number,
+): StageWeights {
   const stages = ppStages(facts.layers, pp);
   const embed = facts.vocabSize !== null && facts.hiddenSize !== null ? facts.vocabSize * facts.hiddenSize * 2 : 0;
   // The checkpoint holds the LM head as its own matrix unless tied; a tied head on a later stage is a copy.

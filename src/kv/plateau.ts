@@ -38,7 +38,8 @@ export function plateauFinding(i: PlateauInput): PlateauFinding | null {
   if (freeAfter >= i.reserveBytes) return null;
   const short = i.reserveBytes - freeAfter;
   const card = `${i.host} GPU ${i.index}`;
-  const change = i.addedBytes > 0 ? ` − ${size(i.addedBytes)} this change adds` : i.addedBytes < 0 ? ` + ${size(-i.addedBytes)} this change frees` : "";
+  const change =
+    i.addedBytes > 0 ? ` − ${size(i.addedBytes)} this change adds` : i.addedBytes < 0 ? ` + ${size(-i.addedBytes)} this change frees` : "";
   const when = i.observedAt ? ` (observed ${i.observedAt.slice(0, 10)})` : "";
   const fix =
     i.addedBytes > 0 && i.addedBytes >= short
@@ -47,7 +48,15 @@ export function plateauFinding(i: PlateauInput): PlateauFinding | null {
   return {
     message: `${card}: ${size(i.plateauFreeBytes)} free at plateau${when}${change ? `${change} leaves ${size(freeAfter)}` : ""}, below the reserve of ${size(i.reserveBytes)} by ${size(short)}: headroom counts at plateau, not at boot; ${fix}`,
     fix,
-    data: { host: i.host, gpu: i.index, plateau_free_bytes: i.plateauFreeBytes, added_bytes: i.addedBytes, reserve_bytes: i.reserveBytes, free_after_bytes: freeAfter, short_bytes: short },
+    data: {
+      host: i.host,
+      gpu: i.index,
+      plateau_free_bytes: i.plateauFreeBytes,
+      added_bytes: i.addedBytes,
+      reserve_bytes: i.reserveBytes,
+      free_after_bytes: freeAfter,
+      short_bytes: short,
+    },
   };
 }
 

@@ -75,7 +75,6 @@ interface KvEstimate {
   graphsBytes: number;
 }
 
-
 function numSetting(s: Service, name: string): number | undefined {
   const v = s.settings[name]?.value;
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;
@@ -113,7 +112,12 @@ function tightestCard(service: Service, cards: readonly Card[]): Card | null {
   return best;
 }
 
-export function seatOf(service: Service, policy: Policy, pack: RulesPack, state: Pick<FleetState, "modelFiles" | "cards"> = { cards: [] }): VllmSeat {
+export function seatOf(
+  service: Service,
+  policy: Policy,
+  pack: RulesPack,
+  state: Pick<FleetState, "modelFiles" | "cards"> = { cards: [] },
+): VllmSeat {
   const read = modelSourceOf(service, state, policy, pack);
   const source = read.ok ? read.source : null;
   const sourceProblem = read.ok ? null : read.problem;
@@ -126,7 +130,9 @@ export function seatOf(service: Service, policy: Policy, pack: RulesPack, state:
   const perToken = ownPerToken ?? (model ? perTokenOfModel(model, service.tp, kvDtype) : null);
   const ownLen = numSetting(service, "max_model_len");
   const maxModelLenAuto = service.settings.max_model_len?.value === "auto";
-  const facts = source ? withConfigOverrides(source.facts, service.settings.hf_overrides?.value, service.settings.rope_scaling?.value) : null;
+  const facts = source
+    ? withConfigOverrides(source.facts, service.settings.hf_overrides?.value, service.settings.rope_scaling?.value)
+    : null;
   const derivedRead = facts ? derivedMaxModelLen(facts) : null;
   const derived = derivedRead && !("field" in derivedRead) ? derivedRead : null;
   // The catalog's max_context is the length a seat without MAX_MODEL_LEN runs at; a committed config
@@ -138,7 +144,9 @@ export function seatOf(service: Service, policy: Policy, pack: RulesPack, state:
   const card = tightestCard(service, state.cards);
   const batch = {
     ...defaultBatchLimits(card?.totalBytes ?? 0, "", vf.batchDefaults),
-    ...(numSetting(service, "max_num_batched_tokens") !== undefined ? { maxNumBatchedTokens: numSetting(service, "max_num_batched_tokens") as number } : {}),
+    ...(numSetting(service, "max_num_batched_tokens") !== undefined
+      ? { maxNumBatchedTokens: numSetting(service, "max_num_batched_tokens") as number }
+      : {}),
     ...(numSetting(service, "max_num_seqs") !== undefined ? { maxNumSeqs: numSetting(service, "max_num_seqs") as number } : {}),
   };
   let request: RequestKv | null = null;
@@ -175,19 +183,31 @@ export function seatOf(service: Service, policy: Policy, pack: RulesPack, state:
           ? Math.round(model.weights_bytes / tp)
           : null;
   // A seat that names its vLLM version gets that version's default (0.9 before 0.92); else the policy's.
-  const utilization = numSetting(service, "gpu_memory_utilization") ?? (vf.version !== null ? vf.defaultUtilization : policy.vllm.default_utilization);
+  const utilization =
+    numSetting(service, "gpu_memory_utilization") ?? (vf.version !== null ? vf.defaultUtilization : policy.vllm.default_utilization);
   const pinned = numSetting(service, "kv_pin") ?? null;
   const graphs = service.settings.enforce_eager?.value !== true;
   let estimate: KvEstimate | null = null;
   if (pinned === null && card && weights !== null) {
     const overhead = profilerOverhead(
       facts ?? { hiddenSize: null, intermediateSize: null, vocabSize: null, experts: null, overheadBytes: policy.vllm.overhead_bytes },
-      { tp, maxNumBatchedTokens: batch.maxNumBatchedTokens, maxNumSeqs: batch.maxNumSeqs, override: overheadMib !== undefined ? Math.round(overheadMib * MiB) : null },
+      {
+        tp,
+        maxNumBatchedTokens: batch.maxNumBatchedTokens,
+        maxNumSeqs: batch.maxNumSeqs,
+        override: overheadMib !== undefined ? Math.round(overheadMib * MiB) : null,
+      },
     );
     const graphsBytes = graphs && vf.cudaGraphsInBudget ? CUDA_GRAPH_ESTIMATE : 0;
     estimate = {
       // vLLM's budget is utilization × what CUDA reports, which the inventory may give apart from the size.
-      bytes: estimatedKv({ totalBytes: cudaTotalOf(card), utilization, weightsPerGpu: weights, overhead: overhead.bytes, graphsInBudget: graphsBytes }),
+      bytes: estimatedKv({
+        totalBytes: cudaTotalOf(card),
+        utilization,
+        weightsPerGpu: weights,
+        overhead: overhead.bytes,
+        graphsInBudget: graphsBytes,
+      }),
       totalBytes: cudaTotalOf(card),
       utilization,
       weightsPerGpu: weights,

@@ -65,7 +65,11 @@ export function vllmVersionFacts(engines: EnginesSpec): VersionFact[] {
   return engines.engines.vllm?.version_facts ?? [];
 }
 
-function resolve(entries: VersionFact[], name: VersionFactName, version: string | null): { entry: VersionFact | undefined; uncertain: boolean } {
+function resolve(
+  entries: VersionFact[],
+  name: VersionFactName,
+  version: string | null,
+): { entry: VersionFact | undefined; uncertain: boolean } {
   const list = entries.filter((e) => e.fact === name);
   if (version === null) return { entry: list.at(-1), uncertain: false };
   let entry: VersionFact | undefined;
@@ -102,7 +106,9 @@ export function vllmFacts(version: string | null, entries: VersionFact[]): VllmF
   const isCap = (x: unknown): x is VllmFacts["maxNewTokens"] => x === "ignored" || x === "cap" || x === "default";
   const isList = (x: unknown): x is string[] => Array.isArray(x);
   const isBatch = (x: unknown): x is BatchDefaults =>
-    typeof x === "object" && x !== null && ["large_tokens", "large_seqs", "small_tokens", "small_seqs"].every((k) => typeof (x as Record<string, unknown>)[k] === "number");
+    typeof x === "object" &&
+    x !== null &&
+    ["large_tokens", "large_seqs", "small_tokens", "small_seqs"].every((k) => typeof (x as Record<string, unknown>)[k] === "number");
   return {
     version: v,
     defaultUtilization: get("default_utilization", isNum, 0.92),

@@ -9,7 +9,8 @@ import type { ConfigProblem } from "./hf-config.js";
 import { textConfigOf } from "./hf-config.js";
 import type { ModelFacts } from "./facts.js";
 
-export type WeightsRead = { ok: true; bytes: number; source: "index" | "estimate"; formula: string } | { ok: false; problem: ConfigProblem };
+export type WeightsRead =
+  { ok: true; bytes: number; source: "index" | "estimate"; formula: string } | { ok: false; problem: ConfigProblem };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -27,7 +28,10 @@ export function weightsFromIndex(text: string, file: string): WeightsRead {
   const meta = isObject(json) ? json.metadata : undefined;
   const total = isObject(meta) ? meta.total_size : undefined;
   if (typeof total !== "number" || !Number.isSafeInteger(total) || total <= 0) {
-    return { ok: false, problem: { file, field: "metadata.total_size", message: `${file}: metadata.total_size is missing or not a positive integer`, fix } };
+    return {
+      ok: false,
+      problem: { file, field: "metadata.total_size", message: `${file}: metadata.total_size is missing or not a positive integer`, fix },
+    };
   }
   return { ok: true, bytes: total, source: "index", formula: `metadata.total_size ${total}` };
 }
@@ -72,7 +76,10 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
  * Parameters of the language model by part. `json` is the config.json already read into `facts`
  * (factsFromHfJson succeeded), so its text config is known to be well formed.
  */
-function parameterCount(json: Record<string, unknown>, facts: ModelFacts): { embed: number; attention: number; mlp: number; experts: number } {
+function parameterCount(
+  json: Record<string, unknown>,
+  facts: ModelFacts,
+): { embed: number; attention: number; mlp: number; experts: number } {
   const { text } = textConfigOf(json);
   const H = facts.hiddenSize ?? 0;
   const V = facts.vocabSize ?? 0;
@@ -83,7 +90,11 @@ function parameterCount(json: Record<string, unknown>, facts: ModelFacts): { emb
     if (kind === "mamba" && facts.linearState) {
       const s = facts.linearState;
       const convDim = 2 * s.numKeyHeads * s.keyHeadDim + s.numValueHeads * s.valueHeadDim;
-      attention += H * (2 * s.numKeyHeads * s.keyHeadDim + 2 * s.numValueHeads * s.valueHeadDim) + H * 2 * s.numValueHeads + convDim * s.convKernel + s.numValueHeads * s.valueHeadDim * H;
+      attention +=
+        H * (2 * s.numKeyHeads * s.keyHeadDim + 2 * s.numValueHeads * s.valueHeadDim) +
+        H * 2 * s.numValueHeads +
+        convDim * s.convKernel +
+        s.numValueHeads * s.valueHeadDim * H;
     } else if (facts.mla) {
       const nope = num(text.qk_nope_head_dim);
       const rope = facts.mla.qkRopeHeadDim;
@@ -109,7 +120,8 @@ function parameterCount(json: Record<string, unknown>, facts: ModelFacts): { emb
     const firstDense = num(text.first_k_dense_replace);
     const step = num(text.interleave_moe_layer_step) || 1;
     const denseI = num(text.intermediate_size_mlp) || I;
-    const sharedI = num(text.shared_expert_intermediate_size) || num(text.n_shared_experts) * Ie || (facts.modelType?.startsWith("llama4") ? I : 0);
+    const sharedI =
+      num(text.shared_expert_intermediate_size) || num(text.n_shared_experts) * Ie || (facts.modelType?.startsWith("llama4") ? I : 0);
     for (let i = 0; i < facts.layers; i++) {
       const moe = i >= firstDense && (step === 1 || (i + 1) % step === 0);
       if (!moe) {
@@ -128,7 +140,15 @@ export function estimateWeights(json: Record<string, unknown>, facts: ModelFacts
   const file = facts.id;
   const fix = "commit model.safetensors.index.json beside config.json, or set WEIGHTS_MIB for the service";
   if (facts.hiddenSize === null || facts.vocabSize === null) {
-    return { ok: false, problem: { file, field: "hidden_size", message: `${file}: hidden_size or vocab_size missing, so the weights cannot be estimated`, fix } };
+    return {
+      ok: false,
+      problem: {
+        file,
+        field: "hidden_size",
+        message: `${file}: hidden_size or vocab_size missing, so the weights cannot be estimated`,
+        fix,
+      },
+    };
   }
   const p = parameterCount(json, facts);
   const linear = p.attention + p.mlp + p.experts;
@@ -140,12 +160,25 @@ export function estimateWeights(json: Record<string, unknown>, facts: ModelFacts
   }
   const qb = quantBytes(q);
   if (qb === null) {
-    return { ok: false, problem: { file, field: "quantization_config", message: `${file}: kvgate cannot estimate the size of ${q.method}${q.bits ? ` ${q.bits}-bit` : ""} weights`, fix } };
+    return {
+      ok: false,
+      problem: {
+        file,
+        field: "quantization_config",
+        message: `${file}: kvgate cannot estimate the size of ${q.method}${q.bits ? ` ${q.bits}-bit` : ""} weights`,
+        fix,
+      },
+    };
   }
   // gpt-oss (mxfp4) quantises the experts only; attention, router, embeddings and LM head stay bf16.
   const quantised = q.method === "mxfp4" ? p.experts : linear;
   const bytes = (params - quantised) * bf16 + quantised * qb;
-  return { ok: true, bytes: Math.round(bytes), source: "estimate", formula: `${fmt(quantised)} ${q.method} parameters × ${qb} B + ${fmt(params - quantised)} × 2 B` };
+  return {
+    ok: true,
+    bytes: Math.round(bytes),
+    source: "estimate",
+    formula: `${fmt(quantised)} ${q.method} parameters × ${qb} B + ${fmt(params - quantised)} × 2 B`,
+  };
 }
 
 function fmt(n: number): string {

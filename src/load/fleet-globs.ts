@@ -40,7 +40,10 @@ export function listingGlobs(policy: Pick<Policy, "services" | "ledgers" | "play
  * files and what they pull in (env files always; other YAML when the tree has a compose file), the
  * config itself, `.kvgateignore`, the TTM guards and the observed plateaus file.
  */
-export function fleetChangeGlobs(policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "ttm" | "observed">, hasCompose = true): string[] {
+export function fleetChangeGlobs(
+  policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "ttm" | "observed">,
+  hasCompose = true,
+): string[] {
   const globs = [
     ...listingGlobs(policy),
     COMPOSE_GLOB,

@@ -21,7 +21,10 @@ export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesP
   const isService = picomatch(policy.services, { dot: true });
   // A second, narrow listing when the first one calls for it: what compose files pull in, or, when the
   // services glob matches nothing, the env files that are elsewhere (fleet/no-services names their glob).
-  const second = [...(first.some((p) => isCompose(p)) ? COMPOSE_SIDE_GLOBS : []), ...(first.some((p) => isService(p)) ? [] : ENV_ANYWHERE_GLOBS)];
+  const second = [
+    ...(first.some((p) => isCompose(p)) ? COMPOSE_SIDE_GLOBS : []),
+    ...(first.some((p) => isService(p)) ? [] : ENV_ANYWHERE_GLOBS),
+  ];
   const listing = second.length > 0 ? [...new Set([...first, ...(await snapshot.list([...new Set(second)]))])].sort() : first;
   const ctx: LoadContext = { snapshot, listing, policy, pack };
   const wanted = new Set<string>();

@@ -30,14 +30,25 @@ export function playbookPaths(paths: readonly string[], playbooksGlob: string): 
 }
 
 /** Reads every playbook of the files loaded; services (name → env file) come from the fleet. */
-function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, playbooksGlob: string, services: ReadonlyMap<string, string>, engines?: readonly string[]): PlaybookRead[] {
+function readPlaybooks(
+  files: ReadonlyMap<string, DecodedFile>,
+  playbooksGlob: string,
+  services: ReadonlyMap<string, string>,
+  engines?: readonly string[],
+): PlaybookRead[] {
   const { isPlaybook } = matcherOf(playbooksGlob);
   const read = (p: string): string | null => files.get(p)?.text ?? null;
   const out: PlaybookRead[] = [];
   for (const [path, d] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
     if (!isPlaybook(path)) continue;
     if (d.problem) {
-      out.push({ path, isPlaybook: false, deploys: [], problems: [{ kind: "parse", file: path, line: 1, message: `${path}: ${d.problem}` }], files: [path] });
+      out.push({
+        path,
+        isPlaybook: false,
+        deploys: [],
+        problems: [{ kind: "parse", file: path, line: 1, message: `${path}: ${d.problem}` }],
+        files: [path],
+      });
     } else if (d.text !== null) out.push(readPlaybook(path, read, engines ? { services, engines } : { services }));
   }
   return out;
@@ -47,6 +58,11 @@ export const playbooks: FleetInput = {
   kind: "playbooks",
   paths: ({ listing, policy }) => playbookPaths(listing, policy.playbooks),
   add(fleet, files, { policy, pack }) {
-    fleet.playbooks = readPlaybooks(files, policy.playbooks, new Map(fleet.services.map((s) => [s.name, s.file])), Object.keys(pack.engines.engines));
+    fleet.playbooks = readPlaybooks(
+      files,
+      policy.playbooks,
+      new Map(fleet.services.map((s) => [s.name, s.file])),
+      Object.keys(pack.engines.engines),
+    );
   },
 };

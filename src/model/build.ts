@@ -38,7 +38,11 @@ function servedModel(parsed: ParsedEnv): { value: string; origin: Origin } | nul
 
 /** `0, 1` and `0,1` name the same cards; the order matters (it is the rank order). */
 function cardList(v: string): string {
-  return v.split(",").map((s) => s.trim()).filter((s) => s !== "").join(",");
+  return v
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .join(",");
 }
 
 export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy, name = serviceNameOf(parsed.file)): Service {
@@ -80,9 +84,18 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
     service.gpuConflict = { kept: gpu.origin, keptRaw: gpu.value, other: originOfEntry(parsed, cuda), otherRaw: cuda.value };
   }
   if (gpu) {
-    const parts = gpu.value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    const parts = gpu.value
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
     if (parts.every((p) => /^\d+$/.test(p))) service.gpus = parts.map(Number);
-    else service.invalid.push({ name: "gpu", raw: gpu.value, origin: gpu.origin, message: `"${gpu.value}" is not a card list: write ${gpu.origin.name}=0 or ${gpu.origin.name}=0,1` });
+    else
+      service.invalid.push({
+        name: "gpu",
+        raw: gpu.value,
+        origin: gpu.origin,
+        message: `"${gpu.value}" is not a card list: write ${gpu.origin.name}=0 or ${gpu.origin.name}=0,1`,
+      });
     service.origins.gpus = gpu.origin;
   }
   const model = firstOf(parsed, ["MODEL"], ["--model"]) ?? servedModel(parsed);
@@ -93,7 +106,13 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
   const tp = firstOf(parsed, ["TP"], ["--tensor-parallel-size", "-tp"]);
   if (tp) {
     if (/^\d+$/.test(tp.value.trim()) && Number(tp.value) > 0) service.tp = Number(tp.value);
-    else service.invalid.push({ name: "tp", raw: tp.value, origin: tp.origin, message: `"${tp.value}" is not a tensor-parallel size: write a whole number like 2` });
+    else
+      service.invalid.push({
+        name: "tp",
+        raw: tp.value,
+        origin: tp.origin,
+        message: `"${tp.value}" is not a tensor-parallel size: write a whole number like 2`,
+      });
     service.origins.tp = tp.origin;
   }
   const spec = engineSpec(pack, service.engine);
@@ -104,7 +123,14 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
 function cardsOf(policy: Policy): Card[] {
   const cards: Card[] = [];
   for (const [host, h] of Object.entries(policy.fleet.hosts)) {
-    for (const g of h.gpus) cards.push({ host, index: g.index, totalBytes: g.total_bytes, reserveBytes: g.reserve_bytes, ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }) });
+    for (const g of h.gpus)
+      cards.push({
+        host,
+        index: g.index,
+        totalBytes: g.total_bytes,
+        reserveBytes: g.reserve_bytes,
+        ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }),
+      });
   }
   return cards;
 }

@@ -81,7 +81,11 @@ function byCommandWord(engines: Record<string, EngineSpec>, parsed: ParsedEnv): 
   for (const p of parsed.positionals) {
     for (const [name, spec] of Object.entries(engines)) {
       if (spec.recognise?.command_words.includes(p.word)) {
-        out.push({ engine: name, evidence: `${p.fromKey} names \`${p.word}\``, origin: { file: parsed.file, line: p.line, source: "flag", name: p.fromKey } });
+        out.push({
+          engine: name,
+          evidence: `${p.fromKey} names \`${p.word}\``,
+          origin: { file: parsed.file, line: p.line, source: "flag", name: p.fromKey },
+        });
       }
     }
   }
@@ -92,7 +96,8 @@ function byFlag(engines: Record<string, EngineSpec>, parsed: ParsedEnv): Evidenc
   const out: Evidence[] = [];
   for (const f of parsed.flags) {
     for (const [name, spec] of Object.entries(engines)) {
-      if (spec.recognise?.flags.includes(f.name)) out.push({ engine: name, evidence: `${f.spelled}, a flag only ${name} has`, origin: originOfFlag(parsed, f) });
+      if (spec.recognise?.flags.includes(f.name))
+        out.push({ engine: name, evidence: `${f.spelled}, a flag only ${name} has`, origin: originOfFlag(parsed, f) });
     }
   }
   return out;
@@ -106,7 +111,11 @@ function byServe(engines: Record<string, EngineSpec>, parsed: ParsedEnv): Eviden
   const at = p[i] as (typeof p)[number];
   return Object.entries(engines)
     .filter(([, spec]) => spec.recognise?.serves_model)
-    .map(([name]) => ({ engine: name, evidence: `${at.fromKey} runs \`serve MODEL\``, origin: { file: parsed.file, line: at.line, source: "flag" as const, name: at.fromKey } }));
+    .map(([name]) => ({
+      engine: name,
+      evidence: `${at.fromKey} runs \`serve MODEL\``,
+      origin: { file: parsed.file, line: at.line, source: "flag" as const, name: at.fromKey },
+    }));
 }
 
 /** Strongest first: an image or a command line says what runs; a flag or `serve` only suggests it. */
@@ -124,7 +133,8 @@ export function recogniseFrom(engines: Record<string, EngineSpec>, parsed: Parse
     const names = [...new Set(found.map((e) => e.engine))];
     const first = found[0];
     if (!first) continue;
-    if (names.length > 1) return { engine: null, by: "none", evidence: found.map((e) => e.evidence).join("; "), origin: first.origin, candidates: names };
+    if (names.length > 1)
+      return { engine: null, by: "none", evidence: found.map((e) => e.evidence).join("; "), origin: first.origin, candidates: names };
     return { engine: first.engine, by, evidence: first.evidence, origin: first.origin };
   }
   return { engine: null, by: "none", evidence: null, origin: null };

@@ -42,7 +42,9 @@ export function readValue(spec: SettingSpec, raw: string, asFlag: boolean): Read
       return /^\d+$/.test(raw.trim()) ? { ok: true, value: Number(raw.trim()) } : { ok: false, message: `"${raw}" is not a whole number` };
     case "ratio": {
       const n = Number(raw.trim());
-      return raw.trim() !== "" && Number.isFinite(n) && n > 0 && n <= 1 ? { ok: true, value: n } : { ok: false, message: `"${raw}" is not a fraction in (0, 1], e.g. 0.45` };
+      return raw.trim() !== "" && Number.isFinite(n) && n > 0 && n <= 1
+        ? { ok: true, value: n }
+        : { ok: false, message: `"${raw}" is not a fraction in (0, 1], e.g. 0.45` };
     }
     case "bool": {
       const v = raw.trim().toLowerCase();
@@ -61,7 +63,9 @@ export function readValue(spec: SettingSpec, raw: string, asFlag: boolean): Read
     case "slots": {
       const v = raw.trim();
       if (v === "auto") return { ok: true, value: "auto" };
-      return /^\d+$/.test(v) ? { ok: true, value: Number(v) } : { ok: false, message: `"${raw}" is not a slot count: use auto or a whole number` };
+      return /^\d+$/.test(v)
+        ? { ok: true, value: Number(v) }
+        : { ok: false, message: `"${raw}" is not a slot count: use auto or a whole number` };
     }
     default:
       return spec.unit satisfies never;
@@ -83,8 +87,10 @@ export function readSettings(parsed: ParsedEnv, engine: EngineSpec, service: Pic
     const flag = lastFlag(parsed, [...(spec.flags ?? []), ...(spec.aliases ?? [])]);
     const envRead = entry ? readValue(spec, entry.value, false) : undefined;
     const flagRead = flag && flag.value !== null ? readValue(spec, flag.value, true) : undefined;
-    if (entry && envRead && !envRead.ok) service.invalid.push({ name, raw: entry.value, origin: originOfEntry(parsed, entry), message: envRead.message });
-    if (flag && flagRead && !flagRead.ok) service.invalid.push({ name, raw: flag.value ?? "", origin: originOfFlag(parsed, flag), message: flagRead.message });
+    if (entry && envRead && !envRead.ok)
+      service.invalid.push({ name, raw: entry.value, origin: originOfEntry(parsed, entry), message: envRead.message });
+    if (flag && flagRead && !flagRead.ok)
+      service.invalid.push({ name, raw: flag.value ?? "", origin: originOfFlag(parsed, flag), message: flagRead.message });
     if (flag && flag.value === null && spec.unit !== "bool") {
       service.invalid.push({ name, raw: "", origin: originOfFlag(parsed, flag), message: `${flag.spelled} needs a value` });
     }
@@ -96,7 +102,13 @@ export function readSettings(parsed: ParsedEnv, engine: EngineSpec, service: Pic
       if (entry) {
         chosen.shadowed.push(originOfEntry(parsed, entry));
         if (envRead?.ok && !sameValue(envRead.value, value)) {
-          service.conflicts.push({ name, kept: chosen.origin, keptRaw: chosen.raw, dropped: originOfEntry(parsed, entry), droppedRaw: entry.value });
+          service.conflicts.push({
+            name,
+            kept: chosen.origin,
+            keptRaw: chosen.raw,
+            dropped: originOfEntry(parsed, entry),
+            droppedRaw: entry.value,
+          });
         }
       }
     } else if (entry && envRead?.ok) {

@@ -36,7 +36,10 @@ export function readBeszel(records: { rec: unknown; line: number | null }[], fil
     types.add(typeof t === "string" ? t : "1m");
   }
   const finest = [...types].sort((a, b) => minutes(a) - minutes(b))[0] ?? "1m";
-  if (types.size > 1) out.notes.push(`${file}: records of types ${[...types].sort((a, b) => minutes(a) - minutes(b)).join(", ")}: using the finest, ${finest}`);
+  if (types.size > 1)
+    out.notes.push(
+      `${file}: records of types ${[...types].sort((a, b) => minutes(a) - minutes(b)).join(", ")}: using the finest, ${finest}`,
+    );
   const systems = new Set<string>();
   for (const { rec, line } of records) {
     const r = rec as BeszelRecord;
@@ -70,7 +73,9 @@ export function readBeszel(records: { rec: unknown; line: number | null }[], fil
     }
   }
   if (systems.size > 1 && out.samples.some((s) => s.host === null)) {
-    throw new Error(`${file}: records of ${systems.size} Beszel systems without their names: export one system per file (and name it with --host), or expand the system relation (?expand=system)`);
+    throw new Error(
+      `${file}: records of ${systems.size} Beszel systems without their names: export one system per file (and name it with --host), or expand the system relation (?expand=system)`,
+    );
   }
   return out;
 }

@@ -71,12 +71,16 @@ export function observeCard(s: CardSeries, ledger: CardUsage | undefined): CardO
   const last = boots[boots.length - 1] as Boot;
   const notes: string[] = [];
   const lastHours = (last.end - last.start) / 3_600_000;
-  if (lastHours < SETTLED_HOURS) notes.push(`the last boot ran ${lastHours.toFixed(1)} h: creep runs for 1–2 days, its plateau may still fall`);
+  if (lastHours < SETTLED_HOURS)
+    notes.push(`the last boot ran ${lastHours.toFixed(1)} h: creep runs for 1–2 days, its plateau may still fall`);
   const predictedFree = ledger ? s.totalBytes - ledger.used_bytes : null;
   const margin = ledger ? worst.plateau_free_bytes - ledger.reserve_bytes : null;
   if (!ledger) notes.push(`kvgate.yaml does not list ${s.host} GPU ${s.index}: no reserve or prediction to compare with`);
   else if (ledger.ledgerSized) notes.push("a radiance endpoint sits on this card: its footprint is not in the prediction");
-  if (margin !== null && margin < 0) notes.push(`at plateau the card had ${size(-margin)} less free than its ${size(ledger?.reserve_bytes ?? 0)} reserve: headroom counts at plateau, not at boot`);
+  if (margin !== null && margin < 0)
+    notes.push(
+      `at plateau the card had ${size(-margin)} less free than its ${size(ledger?.reserve_bytes ?? 0)} reserve: headroom counts at plateau, not at boot`,
+    );
   return {
     host: s.host,
     index: s.index,

@@ -28,13 +28,23 @@ export function readNvidiaSmi(text: string, file: string): MetricsRead {
   let columns = DEFAULT_COLUMNS;
   let first = 0;
   if (/timestamp/i.test(lines[0] ?? "")) {
-    columns = (lines[0] as string).replace(/^\uFEFF/, "").split(",").map((c) => c.trim().replace(/\s*\[.*\]$/, "").toLowerCase());
+    columns = (lines[0] as string)
+      .replace(/^\uFEFF/, "")
+      .split(",")
+      .map((c) =>
+        c
+          .trim()
+          .replace(/\s*\[.*\]$/, "")
+          .toLowerCase(),
+      );
     first = 1;
   }
   const col = (name: string): number => columns.indexOf(name);
   const [ti, ii, ui, tt, fi] = [col("timestamp"), col("index"), col("memory.used"), col("memory.total"), col("memory.free")];
   if (ti < 0 || ii < 0 || ui < 0) {
-    throw new Error(`${file}:1: the nvidia-smi header lacks ${[ti < 0 ? "timestamp" : "", ii < 0 ? "index" : "", ui < 0 ? "memory.used" : ""].filter(Boolean).join(", ")}: query --query-gpu=timestamp,index,memory.used,memory.total --format=csv`);
+    throw new Error(
+      `${file}:1: the nvidia-smi header lacks ${[ti < 0 ? "timestamp" : "", ii < 0 ? "index" : "", ui < 0 ? "memory.used" : ""].filter(Boolean).join(", ")}: query --query-gpu=timestamp,index,memory.used,memory.total --format=csv`,
+    );
   }
   for (let n = first; n < lines.length; n++) {
     const raw = lines[n] as string;

@@ -9,7 +9,11 @@ const q = (s: string): string => JSON.stringify(s);
 
 export function writeObservedFile(cards: CardObservation[], sources: string[]): string {
   const from = cards.map((c) => c.from).sort()[0] ?? new Date(0).toISOString();
-  const until = cards.map((c) => c.until).sort().slice(-1)[0] ?? from;
+  const until =
+    cards
+      .map((c) => c.until)
+      .sort()
+      .slice(-1)[0] ?? from;
   const lines = [
     "# GPU memory at plateau, per card: written by `kvgate observe --write` from monitoring.",
     "# `kvgate check` (gpu/plateau) reads it when kvgate.yaml says `observed: <this file>`: a change may add",
@@ -27,7 +31,9 @@ export function writeObservedFile(cards: CardObservation[], sources: string[]): 
     lines.push(`    index: ${c.index}`);
     lines.push(`    plateau_free_bytes: ${c.plateau_free_bytes}   # ${size(c.plateau_free_bytes)}`);
     lines.push(`    plateau_at: ${q(c.plateau_at)}`);
-    lines.push(`    boot_free_bytes: ${c.boot_free_bytes ?? "null"}${c.boot_free_bytes === null ? "" : `   # ${size(c.boot_free_bytes)} 10 minutes after that boot`}`);
+    lines.push(
+      `    boot_free_bytes: ${c.boot_free_bytes ?? "null"}${c.boot_free_bytes === null ? "" : `   # ${size(c.boot_free_bytes)} 10 minutes after that boot`}`,
+    );
     lines.push(`    creep_bytes: ${c.creep_bytes ?? "null"}${c.creep_bytes === null ? "" : `   # ${size(c.creep_bytes)}`}`);
     lines.push(`    total_bytes: ${c.total_bytes}`);
     lines.push(`    reserve_bytes: ${c.reserve_bytes ?? "null"}`);

@@ -16,7 +16,9 @@ export function readPrometheus(doc: unknown, file: string): MetricsRead {
   const out: MetricsRead = { samples: [], problems: [], notes: [] };
   const data = (doc as { data?: { resultType?: string; result?: unknown } })?.data;
   if (!data || data.resultType !== "matrix" || !Array.isArray(data.result)) {
-    throw new Error(`${file}: not a Prometheus range-query result (expected {"status":"success","data":{"resultType":"matrix","result":[...]}} from /api/v1/query_range)`);
+    throw new Error(
+      `${file}: not a Prometheus range-query result (expected {"status":"success","data":{"resultType":"matrix","result":[...]}} from /api/v1/query_range)`,
+    );
   }
   // Readings by host/gpu/time: used and free arrive in separate series.
   const byKey = new Map<string, { host: string | null; index: number; t: number; used: number | null; free: number | null }>();
@@ -46,7 +48,14 @@ export function readPrometheus(doc: unknown, file: string): MetricsRead {
   }
   if (skippedSeries > 0) out.notes.push(`${file}: ${skippedSeries} series that are not ${USED}/${FREE} with a gpu label were left out`);
   for (const r of byKey.values()) {
-    const s: RawSample = { host: r.host, index: r.index, t: r.t, used: r.used ?? -1, free: r.free, total: r.used !== null && r.free !== null ? r.used + r.free : null };
+    const s: RawSample = {
+      host: r.host,
+      index: r.index,
+      t: r.t,
+      used: r.used ?? -1,
+      free: r.free,
+      total: r.used !== null && r.free !== null ? r.used + r.free : null,
+    };
     out.samples.push(s);
   }
   return out;

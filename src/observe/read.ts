@@ -7,7 +7,8 @@ import { readNvidiaSmi } from "./nvidia-smi.js";
 import { readPrometheus } from "./prometheus.js";
 import type { MetricsFormat, MetricsRead } from "./sample.js";
 
-const HINT = "give nvidia-smi CSV (--query-gpu=timestamp,index,memory.used,memory.total --format=csv), a Prometheus /api/v1/query_range result of DCGM_FI_DEV_FB_USED or DCGM_FI_DEV_FB_FREE, or Beszel system_stats records";
+const HINT =
+  "give nvidia-smi CSV (--query-gpu=timestamp,index,memory.used,memory.total --format=csv), a Prometheus /api/v1/query_range result of DCGM_FI_DEV_FB_USED or DCGM_FI_DEV_FB_FREE, or Beszel system_stats records";
 
 export function readMetricsFile(file: string): MetricsRead & { format: MetricsFormat } {
   let text: string;
@@ -15,7 +16,10 @@ export function readMetricsFile(file: string): MetricsRead & { format: MetricsFo
     text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new GateError(`cannot read ${file}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : (code ?? (e as Error).message)}`, { hint: "name a readable metrics file" });
+    throw new GateError(
+      `cannot read ${file}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : (code ?? (e as Error).message)}`,
+      { hint: "name a readable metrics file" },
+    );
   }
   if (text.trim() === "") throw new GateError(`${file} is empty`, { hint: HINT });
   try {
@@ -30,7 +34,13 @@ export function readMetricsFile(file: string): MetricsRead & { format: MetricsFo
     if ((doc as { data?: unknown })?.data !== undefined) return { ...readPrometheus(doc, file), format: "prometheus" };
     const records = beszelRecords(doc);
     if (records === null) throw new Error(`${file}: JSON that is neither a Prometheus result nor Beszel records`);
-    return { ...readBeszel(records.map((rec) => ({ rec, line: null })), file), format: "beszel" };
+    return {
+      ...readBeszel(
+        records.map((rec) => ({ rec, line: null })),
+        file,
+      ),
+      format: "beszel",
+    };
   } catch (e) {
     if (e instanceof GateError) throw e;
     throw new GateError((e as Error).message, { hint: HINT });

@@ -19,11 +19,19 @@ export function renderObserve(r: ObserveReport, opts: { color?: boolean } = {}):
   const out: string[] = [`kvgate observe: ${r.sources.map((s) => `${s.file} (${s.format})`).join(", ")}`, ""];
   for (const card of r.cards) {
     const below = card.plateau_margin_bytes !== null && card.plateau_margin_bytes < 0;
-    out.push(`${c.bold(`${card.host} GPU ${card.index}`)}: ${card.samples} samples, ${t(card.from)} → ${t(card.until)}, ${card.boots.length} boot${card.boots.length === 1 ? "" : "s"}`);
+    out.push(
+      `${c.bold(`${card.host} GPU ${card.index}`)}: ${card.samples} samples, ${t(card.from)} → ${t(card.until)}, ${card.boots.length} boot${card.boots.length === 1 ? "" : "s"}`,
+    );
     const plateau = `plateau ${size(card.plateau_free_bytes)} free (${t(card.plateau_at)})`;
-    const vs = card.reserve_bytes === null ? "no reserve in kvgate.yaml" : below ? c.red(`${size(-(card.plateau_margin_bytes as number))} into the ${size(card.reserve_bytes)} reserve`) : c.green(`${size(card.plateau_margin_bytes as number)} above the ${size(card.reserve_bytes)} reserve`);
+    const vs =
+      card.reserve_bytes === null
+        ? "no reserve in kvgate.yaml"
+        : below
+          ? c.red(`${size(-(card.plateau_margin_bytes as number))} into the ${size(card.reserve_bytes)} reserve`)
+          : c.green(`${size(card.plateau_margin_bytes as number)} above the ${size(card.reserve_bytes)} reserve`);
     out.push(`  ${plateau}: ${vs}`);
-    if (card.boot_free_bytes !== null) out.push(`  that boot: ${size(card.boot_free_bytes)} free 10 minutes in, creep ${size(card.creep_bytes ?? 0)}`);
+    if (card.boot_free_bytes !== null)
+      out.push(`  that boot: ${size(card.boot_free_bytes)} free 10 minutes in, creep ${size(card.creep_bytes ?? 0)}`);
     if (card.predicted_used_bytes !== null) {
       out.push(
         `  kvgate predicts ${size(card.predicted_used_bytes)} used (${size(card.predicted_free_bytes ?? 0)} free, spare ${size(card.predicted_spare_bytes ?? 0)} over the reserve); at plateau ${size(Math.abs(card.unexplained_bytes ?? 0))} ${(card.unexplained_bytes ?? 0) >= 0 ? "more" : "less"} was in use`,
@@ -31,7 +39,10 @@ export function renderObserve(r: ObserveReport, opts: { color?: boolean } = {}):
     }
     out.push("  boots:");
     for (const b of card.boots) {
-      const settled = b.boot_free_bytes === null ? "shorter than 10 minutes" : `${size(b.boot_free_bytes)} free at +10 min → plateau ${size(b.plateau_free_bytes)} (creep ${size(b.creep_bytes ?? 0)})`;
+      const settled =
+        b.boot_free_bytes === null
+          ? "shorter than 10 minutes"
+          : `${size(b.boot_free_bytes)} free at +10 min → plateau ${size(b.plateau_free_bytes)} (creep ${size(b.creep_bytes ?? 0)})`;
       out.push(`    ${t(b.start)} → ${t(b.end)}: ${settled}`);
     }
     for (const n of card.notes) out.push(`  ${c.dim(`note: ${n}`)}`);

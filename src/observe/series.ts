@@ -30,7 +30,9 @@ export function cardSeries(samples: RawSample[], o: SeriesOptions): CardSeries[]
     if ((o.since !== null && s.t < o.since) || (o.until !== null && s.t >= o.until)) continue;
     const host = s.host ?? o.defaultHost;
     if (host === null) {
-      throw new GateError("the metrics do not name the host of their cards (nvidia-smi's CSV never does)", { hint: "name it with --host HOST (a host of kvgate.yaml fleet.hosts)" });
+      throw new GateError("the metrics do not name the host of their cards (nvidia-smi's CSV never does)", {
+        hint: "name it with --host HOST (a host of kvgate.yaml fleet.hosts)",
+      });
     }
     const key = `${host}\0${s.index}`;
     let g = groups.get(key);

@@ -96,11 +96,17 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
         : `plateau ${size(o.plateau_free_bytes)} free: ${size(o.plateau_margin_bytes as number)} above the ${size(o.reserve_bytes)} reserve`;
   out.push(`<g class="panel" data-host="${esc(o.host)}" data-gpu="${o.index}">`);
   out.push(`<text x="${M.left}" y="${y0 + 24}" font-size="17" font-weight="600" fill="${C.text}">${esc(title)}</text>`);
-  out.push(`<text x="${M.left + 150}" y="${y0 + 24}" font-size="15" fill="${below ? C.reserve : C.predicted}" font-weight="600">${esc(verdict)}</text>`);
+  out.push(
+    `<text x="${M.left + 150}" y="${y0 + 24}" font-size="15" fill="${below ? C.reserve : C.predicted}" font-weight="600">${esc(verdict)}</text>`,
+  );
   const sub = [
     `${o.boots.length} boot${o.boots.length === 1 ? "" : "s"}`,
-    o.creep_bytes === null ? null : `creep ${size(o.creep_bytes)} after boot (${o.boot_free_bytes === null ? "?" : size(o.boot_free_bytes)} free at +10 min)`,
-    o.unexplained_bytes === null ? null : `${size(Math.abs(o.unexplained_bytes))} ${o.unexplained_bytes >= 0 ? "more used than predicted" : "less used than predicted"} at plateau`,
+    o.creep_bytes === null
+      ? null
+      : `creep ${size(o.creep_bytes)} after boot (${o.boot_free_bytes === null ? "?" : size(o.boot_free_bytes)} free at +10 min)`,
+    o.unexplained_bytes === null
+      ? null
+      : `${size(Math.abs(o.unexplained_bytes))} ${o.unexplained_bytes >= 0 ? "more used than predicted" : "less used than predicted"} at plateau`,
   ].filter((p): p is string => p !== null);
   out.push(`<text x="${M.left}" y="${y0 + 44}" font-size="13" fill="${C.muted}">${esc(sub.join(" · "))}</text>`);
   out.push(`<defs><clipPath id="${clip}"><rect x="${M.left}" y="${y0 + M.top}" width="${PLOT_W}" height="${PLOT_H}"/></clipPath></defs>`);
@@ -110,16 +116,22 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
   if (o.reserve_bytes !== null && o.reserve_bytes > 0) {
     const top = y(s.totalBytes);
     const line = y(s.totalBytes - o.reserve_bytes);
-    out.push(`<rect x="${M.left}" y="${top.toFixed(1)}" width="${PLOT_W}" height="${Math.max(0, line - top).toFixed(1)}" fill="${C.reserveZone}" clip-path="url(#${clip})"/>`);
+    out.push(
+      `<rect x="${M.left}" y="${top.toFixed(1)}" width="${PLOT_W}" height="${Math.max(0, line - top).toFixed(1)}" fill="${C.reserveZone}" clip-path="url(#${clip})"/>`,
+    );
   }
   // Y grid and labels.
   const step = niceStep((hi - lo) / GiB, 5) * GiB;
   for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
     const yy = y(v).toFixed(1);
     out.push(`<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy}" y2="${yy}" stroke="${C.grid}"/>`);
-    out.push(`<text x="${M.left - 8}" y="${(Number(yy) + 4).toFixed(1)}" font-size="12" text-anchor="end" fill="${C.muted}">${esc(gib(v))}</text>`);
+    out.push(
+      `<text x="${M.left - 8}" y="${(Number(yy) + 4).toFixed(1)}" font-size="12" text-anchor="end" fill="${C.muted}">${esc(gib(v))}</text>`,
+    );
   }
-  out.push(`<text transform="translate(${18},${y0 + M.top + PLOT_H / 2}) rotate(-90)" font-size="12" text-anchor="middle" fill="${C.muted}">used memory</text>`);
+  out.push(
+    `<text transform="translate(${18},${y0 + M.top + PLOT_H / 2}) rotate(-90)" font-size="12" text-anchor="middle" fill="${C.muted}">used memory</text>`,
+  );
   // X grid: days (or every few days on long windows).
   const days = (t1 - t0) / 86_400_000;
   const every = days <= 10 ? 1 : days <= 21 ? 2 : days <= 45 ? 5 : 10;
@@ -137,10 +149,15 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
       if (h % 86_400_000 === 0) continue;
       const xx = x(h).toFixed(1);
       out.push(`<line x1="${xx}" x2="${xx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.grid}" stroke-dasharray="2 4"/>`);
-      out.push(`<text x="${xx}" y="${y0 + M.top + PLOT_H + 18}" font-size="11" text-anchor="middle" fill="${C.muted}">${new Date(h).toISOString().slice(11, 16)}</text>`);
+      out.push(
+        `<text x="${xx}" y="${y0 + M.top + PLOT_H + 18}" font-size="11" text-anchor="middle" fill="${C.muted}">${new Date(h).toISOString().slice(11, 16)}</text>`,
+      );
     }
   }
-  if (days < 1) out.push(`<text x="${M.left}" y="${y0 + M.top + PLOT_H + 18}" font-size="12" fill="${C.muted}">${esc(timeLabel(t0))} → ${esc(timeLabel(t1))} UTC</text>`);
+  if (days < 1)
+    out.push(
+      `<text x="${M.left}" y="${y0 + M.top + PLOT_H + 18}" font-size="12" fill="${C.muted}">${esc(timeLabel(t0))} → ${esc(timeLabel(t1))} UTC</text>`,
+    );
 
   // Used memory: per pixel column the min and max (a band) and the max as the line.
   const cols = Math.min(PLOT_W, s.times.length);
@@ -166,24 +183,30 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
   out.push(`</g>`);
   // Labels claim their boxes; a later label that would overlap one is left out (its dot keeps a tooltip).
   const taken: [number, number, number, number][] = [];
-  const free = (box: [number, number, number, number]): boolean => taken.every(([a, b, c, d]) => box[2] < a || box[0] > c || box[3] < b || box[1] > d);
+  const free = (box: [number, number, number, number]): boolean =>
+    taken.every(([a, b, c, d]) => box[2] < a || box[0] > c || box[3] < b || box[1] > d);
   const label = (x: number, yy: number, text: string, color: string, anchor: "start" | "end", size = 12): void => {
     const w = text.length * size * 0.58;
     const left = anchor === "end" ? x - w : x;
     const box: [number, number, number, number] = [left - 4, yy - size, left + w + 4, yy + 4];
     if (!free(box)) return;
     taken.push(box);
-    out.push(`<text x="${x.toFixed(1)}" y="${yy.toFixed(1)}" font-size="${size}" text-anchor="${anchor}" fill="${color}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(text)}</text>`);
+    out.push(
+      `<text x="${x.toFixed(1)}" y="${yy.toFixed(1)}" font-size="${size}" text-anchor="${anchor}" fill="${color}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(text)}</text>`,
+    );
   };
   // Card total, reserve line, predicted footprint: their labels first, outside the clip, right-aligned.
   const hline = (v: number, color: string, dash: string, text: string, above: boolean): void => {
     const yy = y(v);
     if (yy < y0 + M.top - 1 || yy > y0 + M.top + PLOT_H + 1) return;
-    out.push(`<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy.toFixed(1)}" y2="${yy.toFixed(1)}" stroke="${color}" stroke-width="1.5"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`);
+    out.push(
+      `<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy.toFixed(1)}" y2="${yy.toFixed(1)}" stroke="${color}" stroke-width="1.5"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`,
+    );
     label(M.left + PLOT_W - 6, yy + (above ? -5 : 14), text, color, "end");
   };
   hline(s.totalBytes, C.total, "", `card total ${gib(s.totalBytes)}`, true);
-  if (o.reserve_bytes !== null && o.reserve_bytes > 0) hline(s.totalBytes - o.reserve_bytes, C.reserve, "6 4", `reserve: keep ${size(o.reserve_bytes)} free`, false);
+  if (o.reserve_bytes !== null && o.reserve_bytes > 0)
+    hline(s.totalBytes - o.reserve_bytes, C.reserve, "6 4", `reserve: keep ${size(o.reserve_bytes)} free`, false);
   if (o.predicted_used_bytes !== null) {
     const text = `kvgate predicts ${gib(o.predicted_used_bytes)} used${o.partial_prediction ? " (radiance not counted)" : ""}`;
     if (o.predicted_used_bytes >= lo) hline(o.predicted_used_bytes, C.predicted, "2 3", text, false);
@@ -196,12 +219,16 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
   splitBoots(s.times, s.used, s.free).forEach((b, k) => {
     if (k > 0) {
       const bx = x(b.start).toFixed(1);
-      out.push(`<line x1="${bx}" x2="${bx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.boot}" stroke-width="1.2" stroke-dasharray="3 3"><title>${esc(`boot at ${timeLabel(b.start)} UTC`)}</title></line>`);
+      out.push(
+        `<line x1="${bx}" x2="${bx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.boot}" stroke-width="1.2" stroke-dasharray="3 3"><title>${esc(`boot at ${timeLabel(b.start)} UTC`)}</title></line>`,
+      );
       label(Number(bx) + 3, y0 + M.top + PLOT_H - 5, `boot ${dayLabel(b.start)}`, C.boot, "start", 11);
     }
     const px = x(b.plateau_at);
     const py = y(s.totalBytes - b.plateau_free_bytes);
-    out.push(`<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4" fill="${C.plateau}" stroke="#ffffff" stroke-width="1.5"><title>${esc(`plateau ${size(b.plateau_free_bytes)} free at ${timeLabel(b.plateau_at)} UTC`)}</title></circle>`);
+    out.push(
+      `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4" fill="${C.plateau}" stroke="#ffffff" stroke-width="1.5"><title>${esc(`plateau ${size(b.plateau_free_bytes)} free at ${timeLabel(b.plateau_at)} UTC`)}</title></circle>`,
+    );
     const anchor = px > M.left + PLOT_W - 120 ? "end" : "start";
     label(px + (anchor === "end" ? -7 : 7), py + 16, `${size(b.plateau_free_bytes)} free`, C.plateau, anchor, 11);
   });
@@ -226,14 +253,20 @@ function legend(y: number): string {
     const yy = y + r * 20;
     let x = M.left;
     for (const [label, color, dash] of row) {
-      out.push(`<line x1="${x}" x2="${x + 26}" y1="${yy}" y2="${yy}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`);
+      out.push(
+        `<line x1="${x}" x2="${x + 26}" y1="${yy}" y2="${yy}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`,
+      );
       out.push(`<text x="${x + 32}" y="${yy + 4}" font-size="12" fill="${C.text}">${esc(label)}</text>`);
       x += 52 + label.length * 6.3;
     }
     if (r === 1) {
-      out.push(`<circle cx="${x + 6}" cy="${yy}" r="4" fill="${C.plateau}"/><text x="${x + 16}" y="${yy + 4}" font-size="12" fill="${C.text}">plateau: the least free in a boot</text>`);
+      out.push(
+        `<circle cx="${x + 6}" cy="${yy}" r="4" fill="${C.plateau}"/><text x="${x + 16}" y="${yy + 4}" font-size="12" fill="${C.text}">plateau: the least free in a boot</text>`,
+      );
       x += 230;
-      out.push(`<rect x="${x}" y="${yy - 6}" width="22" height="12" fill="${C.reserveZone}"/><text x="${x + 28}" y="${yy + 4}" font-size="12" fill="${C.text}">the reserve: used memory here eats it</text>`);
+      out.push(
+        `<rect x="${x}" y="${yy - 6}" width="22" height="12" fill="${C.reserveZone}"/><text x="${x + 28}" y="${yy + 4}" font-size="12" fill="${C.text}">the reserve: used memory here eats it</text>`,
+      );
     }
   });
   return out.join("\n");
@@ -242,7 +275,10 @@ function legend(y: number): string {
 export function renderSvg(series: CardSeries[], cards: CardObservation[]): string {
   const h = HEADER_H + Math.max(1, cards.length) * PANEL_H;
   const from = cards.map((c) => c.from).sort()[0];
-  const until = cards.map((c) => c.until).sort().slice(-1)[0];
+  const until = cards
+    .map((c) => c.until)
+    .sort()
+    .slice(-1)[0];
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif">`,
     `<rect width="${W}" height="${h}" fill="#f9fafb"/>`,

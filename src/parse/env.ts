@@ -47,7 +47,11 @@ function parseLine(lines: string[], i: number, lineNo: number, out: ParsedEnv): 
   }
   const key = rest.slice(0, eq);
   if (!KEY.test(key)) {
-    out.problems.push({ kind: "parse", line: lineNo, message: `"${clip(key)}" is not a valid env key (letters, digits and _; not starting with a digit)` });
+    out.problems.push({
+      kind: "parse",
+      line: lineNo,
+      message: `"${clip(key)}" is not a valid env key (letters, digits and _; not starting with a digit)`,
+    });
     return 1;
   }
   const valueText = rest.slice(eq + 1);
@@ -85,7 +89,11 @@ function readQuoted(lines: string[], startLine: number, startCol: number, quote:
       if (ch === quote) {
         const tail = line.slice(col + 1).trim();
         if (tail !== "" && !tail.startsWith("#")) {
-          return { ok: false, message: `line ${startLine + 1}: unexpected text after the closing quote: "${clip(tail)}" (put a # before a comment)`, used: li - startLine + 1 };
+          return {
+            ok: false,
+            message: `line ${startLine + 1}: unexpected text after the closing quote: "${clip(tail)}" (put a # before a comment)`,
+            used: li - startLine + 1,
+          };
         }
         return { ok: true, value, used: li - startLine + 1 };
       }
@@ -104,7 +112,11 @@ function readQuoted(lines: string[], startLine: number, startCol: number, quote:
     li++;
     col = 0;
     if (li >= lines.length) {
-      return { ok: false, message: `line ${startLine + 1}: the ${quote === '"' ? "double" : "single"} quote is never closed; close it on the line where the value ends`, used: li - startLine };
+      return {
+        ok: false,
+        message: `line ${startLine + 1}: the ${quote === '"' ? "double" : "single"} quote is never closed; close it on the line where the value ends`,
+        used: li - startLine,
+      };
     }
     value += "\n";
   }
@@ -159,7 +171,7 @@ function readFlags(entry: EnvEntry, lines: string[], out: ParsedEnv): void {
       } else {
         const next = words[w + 1];
         const takesValue = next !== undefined && !/^-{1,2}[A-Za-z]/.test(next);
-        flag = { name: normaliseFlag(word), spelled: word, value: takesValue ? (next) : null, fromKey: entry.key, line };
+        flag = { name: normaliseFlag(word), spelled: word, value: takesValue ? next : null, fromKey: entry.key, line };
         if (takesValue) w++;
       }
       out.flags.push(flag);

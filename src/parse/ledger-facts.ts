@@ -81,7 +81,10 @@ export function parseLedgerFacts(text: string, file: string): ParseLedger {
     return { ok: false, problems: [{ line: 1, path: "", message: `not valid YAML: ${(e as Error).message}` }] };
   }
   if (value === null || value === undefined) {
-    return { ok: false, problems: [{ line: 1, path: "", message: `the ledger facts file is empty: write ${requiredKeys()} from the last boot ledger` }] };
+    return {
+      ok: false,
+      problems: [{ line: 1, path: "", message: `the ledger facts file is empty: write ${requiredKeys()} from the last boot ledger` }],
+    };
   }
   const parsed = LedgerFactsSchema.safeParse(value);
   const problems: LedgerProblem[] = [];
@@ -92,7 +95,11 @@ export function parseLedgerFacts(text: string, file: string): ParseLedger {
     parsed.data.cards.forEach((c, i) => {
       const first = seen.get(c.index);
       if (first !== undefined) {
-        problems.push({ line: lineAt(doc, lineCounter, ["cards", i, "index"]), path: `cards[${i}].index`, message: `card index ${c.index} is listed twice (cards[${first}] and cards[${i}]): one entry per card` });
+        problems.push({
+          line: lineAt(doc, lineCounter, ["cards", i, "index"]),
+          path: `cards[${i}].index`,
+          message: `card index ${c.index} is listed twice (cards[${first}] and cards[${i}]): one entry per card`,
+        });
       } else seen.set(c.index, i);
     });
   }
@@ -161,14 +168,22 @@ function problemOf(issue: z.core.$ZodIssue, root: unknown, doc: Document, lc: Li
     case "unrecognized_keys": {
       const known = Object.keys(path[0] === "cards" ? LedgerCard.shape : LedgerFactsSchema.shape).join(", ");
       const keyLine = lineAt(doc, lc, [...path, issue.keys[0] as string]);
-      return { line: keyLine, path: where, message: `${where}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} (known: ${known})` };
+      return {
+        line: keyLine,
+        path: where,
+        message: `${where}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")} (known: ${known})`,
+      };
     }
     case "invalid_type":
       if (got === undefined) return { line, path: where, message: `${where} is missing${describeField(path)}: add it` };
       return { line, path: where, message: `${where} must be ${expectedText(issue.expected)}${describeField(path)}, got ${shown(got)}` };
     case "too_small":
       if (Array.isArray(got)) return { line, path: where, message: `${where} is empty: list one entry per card of the endpoint` };
-      return { line, path: where, message: `${where} must be ${issue.minimum === 0 && issue.inclusive ? "0 or more" : "more than 0"}${describeField(path)}, got ${shown(got)}` };
+      return {
+        line,
+        path: where,
+        message: `${where} must be ${issue.minimum === 0 && issue.inclusive ? "0 or more" : "more than 0"}${describeField(path)}, got ${shown(got)}`,
+      };
     case "invalid_format":
     case "not_multiple_of":
     case "too_big":

@@ -44,14 +44,14 @@ type ObservedFile = z.infer<typeof ObservedFileSchema>;
 
 export type ObservedRead =
   /** `cardLines[i]`: the line of `cards[i]` in the file (where gpu/plateau reports that card). */
-  | { ok: true; value: ObservedFile; cardLines: number[] }
-  | { ok: false; problems: { line: number | null; message: string }[] };
+  { ok: true; value: ObservedFile; cardLines: number[] } | { ok: false; problems: { line: number | null; message: string }[] };
 
 export function readObservedFile(text: string, file: string): ObservedRead {
   const load = parseYamlWithLines(text, file);
   if (load.errors.length > 0) return { ok: false, problems: load.errors.map((m) => ({ line: lineIn(m), message: m })) };
   const parsed = ObservedFileSchema.safeParse(load.value);
-  if (!parsed.success) return { ok: false, problems: formatZodIssues(parsed.error, load, file).map((m) => ({ line: lineIn(m), message: m })) };
+  if (!parsed.success)
+    return { ok: false, problems: formatZodIssues(parsed.error, load, file).map((m) => ({ line: lineIn(m), message: m })) };
   return { ok: true, value: parsed.data, cardLines: parsed.data.cards.map((_, i) => lineOf(load, ["cards", i]) ?? 1) };
 }
 
@@ -59,4 +59,3 @@ function lineIn(message: string): number | null {
   const m = /:(\d+)\)?(?::|$)/.exec(message);
   return m ? Number(m[1]) : null;
 }
-

@@ -71,7 +71,20 @@ export function localSearch(P: Prepared, start: number[], maxSteps = 40 * P.n + 
           const sw2 = nw - (fj[w] as number);
           const sc2 = nc + (fj[c] as number);
           const v2 = Math.min(sw2, sc2);
-          if (v2 > bestV && bootsAfter(P, a, withSpares(spare, w, sw2, c, sc2), new Map([[i, c], [j, w]]), [w, c])) [bestV, bi, bj, bc] = [v2, i, j, c];
+          if (
+            v2 > bestV &&
+            bootsAfter(
+              P,
+              a,
+              withSpares(spare, w, sw2, c, sc2),
+              new Map([
+                [i, c],
+                [j, w],
+              ]),
+              [w, c],
+            )
+          )
+            [bestV, bi, bj, bc] = [v2, i, j, c];
         }
       }
     }
@@ -120,7 +133,11 @@ function repartition(P: Prepared, start: number[], maxSteps = 20 * P.n + 50): nu
       if (same) {
         // Meet in the middle on the one subset sum that balances the pair (exact, and far cheaper than
         // every subset).
-        const split = balancedSplit(items.map((k) => f[k]![w] as number), ew, ec);
+        const split = balancedSplit(
+          items.map((k) => f[k]![w] as number),
+          ew,
+          ec,
+        );
         if (split && split.value > bestV) {
           const moved = new Map(items.map((k, i) => [k, split.toW[i] ? w : c]));
           const sW = ew - items.reduce((t, k, i) => t + (split.toW[i] ? (f[k]![w] as number) : 0), 0);
@@ -143,7 +160,10 @@ function repartition(P: Prepared, start: number[], maxSteps = 20 * P.n + 50): nu
           else sC -= f[k]![c] as number;
         }
         const v = Math.min(sW, sC);
-        if (v > bestV && bootsAfter(P, a, withSpares(spare, w, sW, c, sC), new Map(items.map((k, i) => [k, mask & (1 << i) ? w : c])), [w, c])) {
+        if (
+          v > bestV &&
+          bootsAfter(P, a, withSpares(spare, w, sW, c, sC), new Map(items.map((k, i) => [k, mask & (1 << i) ? w : c])), [w, c])
+        ) {
           bestV = v;
           bestSplit = { c, items, mask };
         }

@@ -21,7 +21,11 @@ import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./typ
  * - kv/unpinned-shared-card: a seat without a byte pin shares its card with nobody, i.e. spare ≥
  *   total − reserve − its footprint (no other footprint on the card).
  */
-export function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number; cudaTotalBytes?: number }, contextBytes: number): number {
+export function bootFloor(
+  seat: VllmSeat,
+  card: { totalBytes: number; reserveBytes: number; cudaTotalBytes?: number },
+  contextBytes: number,
+): number {
   const footprint = seatFootprint(seat, card);
   // kv/boot-check's condition, asked ≤ CUDA total − neighbours − the seat's own CUDA context, as a
   // spare: vLLM asks utilization × what CUDA reports (cuda_total), and only that is there to give.
@@ -50,7 +54,14 @@ export function planInputForHost(state: FleetState, policy: Policy, pack: RulesP
       if (seat.cards.length > 1 && !pinned) notes.push(`${seat.name} spans gpus ${seat.cards.join(",")} (TP ${seat.tp}): kept where it is`);
       for (const i of seat.cards) {
         const card = cardsFull.find((c) => c.index === i);
-        if (card) fixed.push({ name: seat.name, kind: "seat", card: i, bytes: seatFootprint(seat, card), boot_floor: bootFloor(seat, card, policy.vllm.context_overhead_bytes) });
+        if (card)
+          fixed.push({
+            name: seat.name,
+            kind: "seat",
+            card: i,
+            bytes: seatFootprint(seat, card),
+            boot_floor: bootFloor(seat, card, policy.vllm.context_overhead_bytes),
+          });
       }
       continue;
     }
@@ -65,9 +76,16 @@ export function planInputForHost(state: FleetState, policy: Policy, pack: RulesP
   }
   for (const t of state.tenants) {
     // A tenant named like a seat is that seat (counted once, as the seat: fleet/tenant-is-service).
-    if (t.host !== host || radiance.has(t.gpu) || items.some((i) => i.kind === "seat" && i.name === t.name) || fixed.some((f) => f.kind === "seat" && f.name === t.name)) continue;
+    if (
+      t.host !== host ||
+      radiance.has(t.gpu) ||
+      items.some((i) => i.kind === "seat" && i.name === t.name) ||
+      fixed.some((f) => f.kind === "seat" && f.name === t.name)
+    )
+      continue;
     if (t.pin) fixed.push({ name: t.name, kind: "tenant", card: t.gpu, bytes: t.vramBytes });
-    else items.push({ name: t.name, kind: "tenant", current: listed.has(t.gpu) ? t.gpu : null, footprints: cardsFull.map(() => t.vramBytes) });
+    else
+      items.push({ name: t.name, kind: "tenant", current: listed.has(t.gpu) ? t.gpu : null, footprints: cardsFull.map(() => t.vramBytes) });
   }
   return { input: { host, cards, items, fixed }, notes };
 }

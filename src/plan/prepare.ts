@@ -73,7 +73,9 @@ export function prepare(input: PlanInput): Prepared {
   const hasFloors = fl.some((v) => v.some((x) => x !== -Infinity)) || fixedFloor.some((x) => x !== -Infinity);
   const remMin = new Array<number>(n + 1).fill(0);
   for (let k = n - 1; k >= 0; k--) remMin[k] = (remMin[k + 1] as number) + Math.min(...(f[k] as number[]));
-  const identicalPrev = f.map((v, k) => k > 0 && sameVector(v, f[k - 1] as number[]) && sameVector(fl[k] as number[], fl[k - 1] as number[]));
+  const identicalPrev = f.map(
+    (v, k) => k > 0 && sameVector(v, f[k - 1] as number[]) && sameVector(fl[k] as number[], fl[k - 1] as number[]),
+  );
   const col: number[] = [];
   for (let c = 0; c < C; c++) {
     let found = c;

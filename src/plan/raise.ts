@@ -72,15 +72,29 @@ function candidatesOf(seats: VllmSeat[], cards: Card[], round: number, kept: Rai
     const native = seat.model?.max_context ?? null;
     if (native === null || seat.maxModelLen === null || seat.maxModelLenAuto || seat.maxModelLen >= native) continue;
     const keep = (reason: string) => kept.push({ name: seat.name, max_model_len: seat.maxModelLen as number, native_max: native, reason });
-    if (seat.ownerPinned) { keep("its pin is the owner's (kv.seats): raise it there"); continue; }
+    if (seat.ownerPinned) {
+      keep("its pin is the owner's (kv.seats): raise it there");
+      continue;
+    }
     const required = requiredAt(seat, native, round);
-    if (required === null) { keep("the KV its maximum needs cannot be worked out"); continue; }
+    if (required === null) {
+      keep("the KV its maximum needs cannot be worked out");
+      continue;
+    }
     if (seat.pinned === null) {
-      if (!cards.some((c) => (estimateOn(seat, c) ?? -1) >= required)) { keep(`no card's profiler estimate holds the ${required} bytes its maximum needs: pin it`); continue; }
+      if (!cards.some((c) => (estimateOn(seat, c) ?? -1) >= required)) {
+        keep(`no card's profiler estimate holds the ${required} bytes its maximum needs: pin it`);
+        continue;
+      }
       out.push({ seat, native, required, raised: { ...seat, maxModelLen: native, required } });
     } else {
       const pin = Math.max(seat.pinned, required);
-      out.push({ seat, native, required, raised: { ...seat, maxModelLen: native, required, pinned: pin, utilization: utilizationFor(seat, pin, cards) } });
+      out.push({
+        seat,
+        native,
+        required,
+        raised: { ...seat, maxModelLen: native, required, pinned: pin, utilization: utilizationFor(seat, pin, cards) },
+      });
     }
   }
   return out;
@@ -96,7 +110,9 @@ function inputFor(base: PlanInput, cards: Card[], set: Candidate[], context: num
     if (!c) return it;
     return {
       ...it,
-      footprints: cards.map((card) => (c.raised.pinned === null && (estimateOn(c.seat, card) ?? -1) < c.required ? NOWHERE : seatFootprint(c.raised, card))),
+      footprints: cards.map((card) =>
+        c.raised.pinned === null && (estimateOn(c.seat, card) ?? -1) < c.required ? NOWHERE : seatFootprint(c.raised, card),
+      ),
       boot_floors: cards.map((card) => bootFloor(c.raised, card, context)),
     };
   });
@@ -129,8 +145,10 @@ function* subsets(n: number, k: number): Generator<number[]> {
 
 function fixesOf(pack: RulesPack, c: Candidate): ValueFix[] {
   const fixes = [settingFix(pack, c.seat.service, "max_model_len", c.native)];
-  if (c.seat.pinned !== null && c.raised.pinned !== c.seat.pinned) fixes.push(settingFix(pack, c.seat.service, "kv_pin", c.raised.pinned as number));
-  if (c.raised.utilization !== c.seat.utilization) fixes.push(settingFix(pack, c.seat.service, "gpu_memory_utilization", c.raised.utilization));
+  if (c.seat.pinned !== null && c.raised.pinned !== c.seat.pinned)
+    fixes.push(settingFix(pack, c.seat.service, "kv_pin", c.raised.pinned as number));
+  if (c.raised.utilization !== c.seat.utilization)
+    fixes.push(settingFix(pack, c.seat.service, "gpu_memory_utilization", c.raised.utilization));
   return fixes.filter((f): f is ValueFix => f !== null);
 }
 
@@ -152,37 +170,59 @@ export function raiseContextsForHost(state: FleetState, policy: Policy, pack: Ru
     search: for (let k = cands.length; k >= 1; k--) {
       let found: { set: Candidate[]; result: PlanResult } | null = null;
       for (const pick of subsets(cands.length, k)) {
-        if (++tried > MAX_SETS) { exhaustive = false; break search; }
+        if (++tried > MAX_SETS) {
+          exhaustive = false;
+          break search;
+        }
         const set = pick.map((i) => cands[i] as Candidate);
         const r = solvePlan(inputFor(base, cards, set, context), SET_LIMITS);
         if (holds(r) && better(r, found?.result ?? null)) found = { set, result: r };
       }
-      if (found) { best = found; break; }
+      if (found) {
+        best = found;
+        break;
+      }
     }
     if (!exhaustive) {
       // Greedy: add candidates one at a time, the smallest growth first, keeping each that still holds.
       let set: Candidate[] = [];
       let result = today;
-      for (const c of [...cands].sort((a, b) => (a.raised.pinned ?? 0) - (a.seat.pinned ?? 0) - ((b.raised.pinned ?? 0) - (b.seat.pinned ?? 0)))) {
+      for (const c of [...cands].sort(
+        (a, b) => (a.raised.pinned ?? 0) - (a.seat.pinned ?? 0) - ((b.raised.pinned ?? 0) - (b.seat.pinned ?? 0)),
+      )) {
         const r = solvePlan(inputFor(base, cards, [...set, c], context), SET_LIMITS);
-        if (holds(r)) { set = [...set, c]; result = r; }
+        if (holds(r)) {
+          set = [...set, c];
+          result = r;
+        }
       }
       if (set.length > best.set.length) best = { set, result };
     }
   }
   const chosen = new Set(best?.set.map((c) => c.seat.name) ?? []);
   for (const c of cands) {
-    if (!chosen.has(c.seat.name)) kept.push({ name: c.seat.name, max_model_len: c.seat.maxModelLen as number, native_max: c.native, reason: best === null ? "no layout of today's settings passes gpu/fits and kv/boot-check: fix that first (kvgate plan)" : "no layout holds it at its maximum together with the seats raised (every card keeping its reserve)" });
+    if (!chosen.has(c.seat.name))
+      kept.push({
+        name: c.seat.name,
+        max_model_len: c.seat.maxModelLen as number,
+        native_max: c.native,
+        reason:
+          best === null
+            ? "no layout of today's settings passes gpu/fits and kv/boot-check: fix that first (kvgate plan)"
+            : "no layout holds it at its maximum together with the seats raised (every card keeping its reserve)",
+      });
   }
   kept.sort((a, b) => (a.name < b.name ? -1 : 1));
-  const raised: RaisedSeat[] = (best?.set ?? []).map((c) => ({
-    name: c.seat.name,
-    from_tokens: c.seat.maxModelLen as number,
-    to_tokens: c.native,
-    kv_from_bytes: c.seat.pinned ?? c.seat.estimate?.bytes ?? 0,
-    kv_to_bytes: c.seat.pinned === null ? c.required : (c.raised.pinned as number),
-    kv_source: c.seat.pinned === null ? ("estimated" as const) : ("pinned" as const),
-    fixes: fixesOf(pack, c),
-  })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const raised: RaisedSeat[] = (best?.set ?? [])
+    .map((c) => ({
+      name: c.seat.name,
+      from_tokens: c.seat.maxModelLen as number,
+      to_tokens: c.native,
+      kv_from_bytes: c.seat.pinned ?? c.seat.estimate?.bytes ?? 0,
+      kv_to_bytes: c.seat.pinned === null ? c.required : (c.raised.pinned as number),
+      kv_source: c.seat.pinned === null ? ("estimated" as const) : ("pinned" as const),
+      fixes: fixesOf(pack, c),
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
   return { host, layout: withNotes(best?.result ?? today), raised, kept, exhaustive };
 }

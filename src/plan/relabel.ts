@@ -49,7 +49,10 @@ function permuteAlikeCards(P: Prepared, out: number[], group: number[]): void {
   const { C, n } = P;
   const alike: number[][] = [];
   for (let c = 0; c < C; c++) {
-    const home = alike.find((cl) => P.col[cl[0] as number] === P.col[c] && P.base[cl[0] as number] === P.base[c] && P.fixedFloor[cl[0] as number] === P.fixedFloor[c]);
+    const home = alike.find(
+      (cl) =>
+        P.col[cl[0] as number] === P.col[c] && P.base[cl[0] as number] === P.base[c] && P.fixedFloor[cl[0] as number] === P.fixedFloor[c],
+    );
     if (home) home.push(c);
     else alike.push([c]);
   }
@@ -106,13 +109,16 @@ function bootsWith(P: Prepared, out: number[], k: number, c1: number, s1: number
 function moveBack(P: Prepared, out: number[], worst: number): void {
   const { n, f } = P;
   const spare = sparesOf(P, out);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (let k = 0; k < n; k++) {
       const home = P.current[k];
       const at = out[k] as number;
       if (home === null || home === undefined || home === at) continue;
-      if ((spare[home] as number) - (f[k]![home] as number) >= worst && bootsWith(P, out, k, home, (spare[home] as number) - (f[k]![home] as number))) {
+      if (
+        (spare[home] as number) - (f[k]![home] as number) >= worst &&
+        bootsWith(P, out, k, home, (spare[home] as number) - (f[k]![home] as number))
+      ) {
         spare[home] = (spare[home] as number) - (f[k]![home] as number);
         spare[at] = (spare[at] as number) + (f[k]![at] as number);
         out[k] = home;

@@ -87,7 +87,7 @@ function makeBounder(P: Prepared, limit: number): Bounder {
     let acc = 0;
     let open = 0;
     let openCap = 0;
-    for (let j = k; j < n; ) {
+    for (let j = k; j < n;) {
       const sz = f[j]![0] as number;
       const end = sizeEnd[j] as number;
       acc += sz * (end - j);

@@ -64,10 +64,16 @@ export function solvePlan(input: PlanInput, limits: Partial<PlanLimits> = {}): P
   const spare = input.cards.length === 0 ? [] : sparesOf(P, assign);
   const worst = input.cards.length === 0 ? 0 : Math.min(...spare);
   const notes: string[] = [];
-  if (boots && input.cards.length > 0 && (worst < outcome.worst || !bootsOk(P, assign))) notes.push("internal: relabelling lowered the worst spare");
+  if (boots && input.cards.length > 0 && (worst < outcome.worst || !bootsOk(P, assign)))
+    notes.push("internal: relabelling lowered the worst spare");
   // Complete: nothing reaches worst + resolution. Stopped: the bound's own figure.
   const bound = !boots ? worst : outcome.complete ? worst + resolution - step : Math.max(worst, rootBound(P, worst));
-  if (!boots) notes.push(outcome.complete ? "no layout lets every vLLM seat boot last behind its neighbours (kv/boot-check): lower GPU_MEMORY_UTILIZATION of the seats that share a card, or move a seat to another host" : `search stopped after ${outcome.nodes} nodes without a layout that lets every vLLM seat boot last (kv/boot-check)`);
+  if (!boots)
+    notes.push(
+      outcome.complete
+        ? "no layout lets every vLLM seat boot last behind its neighbours (kv/boot-check): lower GPU_MEMORY_UTILIZATION of the seats that share a card, or move a seat to another host"
+        : `search stopped after ${outcome.nodes} nodes without a layout that lets every vLLM seat boot last (kv/boot-check)`,
+    );
   else if (!outcome.complete) notes.push(`search stopped after ${outcome.nodes} nodes: the best layout found is shown, not proven optimal`);
 
   const assignment: Record<string, number | number[]> = {};

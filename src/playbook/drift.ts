@@ -110,5 +110,9 @@ function same(key: string, a: string | null, b: string | null): boolean {
 }
 
 function norm(list: string): string {
-  return list.split(",").map((s) => s.trim()).filter((s) => s !== "").join(",");
+  return list
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .join(",");
 }

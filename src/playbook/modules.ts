@@ -101,7 +101,12 @@ function destination(r: PlaybookWalk, call: ModuleCall, args: Map<string, Arg>, 
   const base = raw.split("/").pop() ?? raw;
   if (!base.includes("{{") && !base.includes("{%")) return targetOfEnvPath(r, base);
   if (/\.env["']?\s*$/.test(raw)) {
-    problem(r, { kind: "unresolved", file: call.file.path, line: lineFor(call, arg), message: `${call.module} destination ${raw}: ${rendered.reason}; kvgate cannot tell which service this task deploys` });
+    problem(r, {
+      kind: "unresolved",
+      file: call.file.path,
+      line: lineFor(call, arg),
+      message: `${call.module} destination ${raw}: ${rendered.reason}; kvgate cannot tell which service this task deploys`,
+    });
   }
   return null;
 }
@@ -145,7 +150,16 @@ export function keyOfRegexp(re: string): string | null {
 }
 
 /** `KEY=VALUE` text (one line or many) as set edits; `exact` maps the text's lines onto the file's. */
-function envTextEdits(r: PlaybookWalk, call: ModuleCall, t: Target, text: string, start: number, exact: boolean, file: string, renderIt: boolean): void {
+function envTextEdits(
+  r: PlaybookWalk,
+  call: ModuleCall,
+  t: Target,
+  text: string,
+  start: number,
+  exact: boolean,
+  file: string,
+  renderIt: boolean,
+): void {
   const lines = text.split(/\r?\n/);
   const rendered: string[] = [];
   let statementsSeen = false;
@@ -170,10 +184,17 @@ function envTextEdits(r: PlaybookWalk, call: ModuleCall, t: Target, text: string
     rendered.push("");
   });
   if (statementsSeen) {
-    problem(r, { kind: "unresolved", file, line: start, message: `${file} uses Jinja statements ({% %}); kvgate reads every line as if each branch were taken`, service: t.service });
+    problem(r, {
+      kind: "unresolved",
+      file,
+      line: start,
+      message: `${file} uses Jinja statements ({% %}); kvgate reads every line as if each branch were taken`,
+      service: t.service,
+    });
   }
   const parsed = parseEnv(rendered.join("\n"), file);
-  for (const e of parsed.all) emit(r, t.service, t.envFile, { kind: "set", key: e.key, value: e.value, line: exact ? start + e.line - 1 : start, file });
+  for (const e of parsed.all)
+    emit(r, t.service, t.envFile, { kind: "set", key: e.key, value: e.value, line: exact ? start + e.line - 1 : start, file });
 }
 
 function lineinfile(r: PlaybookWalk, call: ModuleCall): void {
@@ -190,7 +211,13 @@ function lineinfile(r: PlaybookWalk, call: ModuleCall): void {
     let key = reKey;
     if (key === null && lineArg) key = keyOfLine(renderArg(r, call, lineArg, t) ?? "");
     if (key === null) {
-      problem(r, { kind: "unresolved", file, line: lineFor(call, reArg ?? lineArg), message: `lineinfile state: absent on ${t.envFile}: kvgate cannot tell which key ${reText ?? "it"} removes; start the regexp with ^KEY=`, service: t.service });
+      problem(r, {
+        kind: "unresolved",
+        file,
+        line: lineFor(call, reArg ?? lineArg),
+        message: `lineinfile state: absent on ${t.envFile}: kvgate cannot tell which key ${reText ?? "it"} removes; start the regexp with ^KEY=`,
+        service: t.service,
+      });
       return;
     }
     emit(r, t.service, t.envFile, { kind: "remove", key, line: lineFor(call, reArg ?? lineArg), file });
@@ -235,7 +262,13 @@ function copy(r: PlaybookWalk, call: ModuleCall): void {
   const src = args.get("src");
   if (!src) return;
   if (/^(true|yes|1)$/i.test(asText(args.get("remote_src")?.raw ?? ""))) {
-    problem(r, { kind: "unresolved", file: call.file.path, line: lineFor(call, src), message: `copy remote_src to ${t.envFile}: the source is on the host, so what it writes is unknown to kvgate; the committed env file is checked instead`, service: t.service });
+    problem(r, {
+      kind: "unresolved",
+      file: call.file.path,
+      line: lineFor(call, src),
+      message: `copy remote_src to ${t.envFile}: the source is on the host, so what it writes is unknown to kvgate; the committed env file is checked instead`,
+      service: t.service,
+    });
     return;
   }
   // copy does not template its src: the file is written as it is.
@@ -255,7 +288,13 @@ function fromRepoFile(r: PlaybookWalk, call: ModuleCall, t: Target, src: Arg, su
   const path = locate(r, call.file.path, rel, subdirs);
   const text = path === null ? null : r.read(path);
   if (path === null || text === null) {
-    problem(r, { kind: "unresolved", file: call.file.path, line: lineFor(call, src), message: `${call.module} src ${rel} is not in the repository; what it writes to ${t.envFile} is unknown to kvgate`, service: t.service });
+    problem(r, {
+      kind: "unresolved",
+      file: call.file.path,
+      line: lineFor(call, src),
+      message: `${call.module} src ${rel} is not in the repository; what it writes to ${t.envFile} is unknown to kvgate`,
+      service: t.service,
+    });
     return;
   }
   if (!r.out.files.includes(path)) r.out.files.push(path);
@@ -294,7 +333,12 @@ function dockerContainer(r: PlaybookWalk, call: ModuleCall): void {
     const rendered = render(asText(nameArg.raw), call.scope);
     if (rendered.ok) t = serviceOfContainer(r, asText(rendered.value));
     else if (["env", "command", "device_requests"].some((k) => args.has(k))) {
-      problem(r, { kind: "unresolved", file: call.file.path, line: lineFor(call, nameArg), message: `docker_container name ${asText(nameArg.raw)}: ${rendered.reason}; kvgate cannot tell which service this container runs` });
+      problem(r, {
+        kind: "unresolved",
+        file: call.file.path,
+        line: lineFor(call, nameArg),
+        message: `docker_container name ${asText(nameArg.raw)}: ${rendered.reason}; kvgate cannot tell which service this container runs`,
+      });
     }
   }
   if (!t) return;
@@ -310,7 +354,8 @@ function dockerContainer(r: PlaybookWalk, call: ModuleCall): void {
     } else {
       const rendered = renderValue(env.raw, call.scope);
       if (rendered.ok && rendered.value !== null && typeof rendered.value === "object" && !Array.isArray(rendered.value)) {
-        for (const [key, v] of Object.entries(rendered.value)) emit(r, t.service, t.envFile, { kind: "set", key, value: asText(v), line: lineFor(call, env), file });
+        for (const [key, v] of Object.entries(rendered.value))
+          emit(r, t.service, t.envFile, { kind: "set", key, value: asText(v), line: lineFor(call, env), file });
       } else renderArg(r, call, env, t, "env");
     }
   }
@@ -322,8 +367,16 @@ function dockerContainer(r: PlaybookWalk, call: ModuleCall): void {
       const list = Array.isArray(rendered.value) ? rendered.value.map(asText) : null;
       const value = list ? shellJoin(list) : asText(rendered.value);
       // A list command keeps each word's line, so a finding about `--max-model-len` points at that item.
-      const words = list && call.itemLine === null ? itemsOf(call.file, command.node).map((n) => lineOf(call.file, n, command.line)) : undefined;
-      emit(r, t.service, t.envFile, { kind: "flags", key: "COMMAND", value, line: lineFor(call, command), file, ...(words ? { wordLines: words } : {}) });
+      const words =
+        list && call.itemLine === null ? itemsOf(call.file, command.node).map((n) => lineOf(call.file, n, command.line)) : undefined;
+      emit(r, t.service, t.envFile, {
+        kind: "flags",
+        key: "COMMAND",
+        value,
+        line: lineFor(call, command),
+        file,
+        ...(words ? { wordLines: words } : {}),
+      });
     }
   }
   const requests = args.get("device_requests");
@@ -348,6 +401,13 @@ function gpusOf(r: PlaybookWalk, call: ModuleCall, t: Target, requests: Arg): vo
   }
   if (ids.length > 0) emit(r, t.service, t.envFile, { kind: "gpus", value: ids.join(","), line, file: call.file.path });
   else if (isSequence(call.file, requests.node)) {
-    problem(r, { kind: "unresolved", file: call.file.path, line, message: `device_requests of ${t.service} name no device_ids (count: -1 gives every card); kvgate keeps the env file's GPU`, service: t.service, key: "GPU" });
+    problem(r, {
+      kind: "unresolved",
+      file: call.file.path,
+      line,
+      message: `device_requests of ${t.service} name no device_ids (count: -1 gives every card); kvgate keeps the env file's GPU`,
+      service: t.service,
+      key: "GPU",
+    });
   }
 }

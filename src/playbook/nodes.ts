@@ -43,7 +43,7 @@ function hostileShape(doc: Document.Parsed, lines: LineCounter): { line: number;
     return r ? lines.linePos(r[0]).line : 1;
   };
   const children = (n: unknown): unknown[] => {
-    if (isMap(n)) return (n).items.flatMap((p) => (isPair(p) ? [p.key, p.value] : []));
+    if (isMap(n)) return n.items.flatMap((p) => (isPair(p) ? [p.key, p.value] : []));
     if (isSeq(n)) return n.items;
     return [];
   };
@@ -52,7 +52,8 @@ function hostileShape(doc: Document.Parsed, lines: LineCounter): { line: number;
   while (stack.length > 0) {
     const top = stack[stack.length - 1] as { node: unknown; depth: number; entered: boolean };
     const target = isAlias(top.node) ? top.node.resolve(doc) : top.node;
-    if (top.depth > MAX_DEPTH) return { line: lineAt(target), message: `nested more than ${MAX_DEPTH} levels deep; flatten it (kvgate does not read it)` };
+    if (top.depth > MAX_DEPTH)
+      return { line: lineAt(target), message: `nested more than ${MAX_DEPTH} levels deep; flatten it (kvgate does not read it)` };
     if (target === undefined || target === null || size.has(target) || (!isMap(target) && !isSeq(target))) {
       if (!size.has(target)) size.set(target, 1);
       stack.pop();
@@ -61,12 +62,17 @@ function hostileShape(doc: Document.Parsed, lines: LineCounter): { line: number;
     if (!top.entered) {
       // An alias inside its own anchor would loop: it only deepens, and the depth cap ends it.
       top.entered = true;
-      for (const c of children(target)) if (!size.has(isAlias(c) ? c.resolve(doc) : c)) stack.push({ node: c, depth: top.depth + 1, entered: false });
+      for (const c of children(target))
+        if (!size.has(isAlias(c) ? c.resolve(doc) : c)) stack.push({ node: c, depth: top.depth + 1, entered: false });
       continue;
     }
     let total = 1;
     for (const c of children(target)) total += size.get(isAlias(c) ? c.resolve(doc) : c) ?? 1;
-    if (total > MAX_EXPANDED) return { line: lineAt(target), message: `its aliases expand to more than ${MAX_EXPANDED.toLocaleString("en-US")} nodes (an alias bomb); kvgate does not read it` };
+    if (total > MAX_EXPANDED)
+      return {
+        line: lineAt(target),
+        message: `its aliases expand to more than ${MAX_EXPANDED.toLocaleString("en-US")} nodes (an alias bomb); kvgate does not read it`,
+      };
     size.set(target, total);
     stack.pop();
   }
@@ -105,10 +111,14 @@ export function pairsOf(file: YamlFile, node: unknown): [string, unknown, unknow
   const out: [string, unknown, unknown][] = [];
   const seen = new Set<string>();
   const merged: [string, unknown, unknown][] = [];
-  for (const pair of (map).items) {
+  for (const pair of map.items) {
     if (!isPair(pair)) continue;
     // With merge keys on, `<<` parses as a Symbol-valued scalar.
-    const key = isScalar(pair.key) ? (typeof pair.key.value === "symbol" ? (pair.key.source ?? "<<") : String(pair.key.value)) : String(pair.key);
+    const key = isScalar(pair.key)
+      ? typeof pair.key.value === "symbol"
+        ? (pair.key.source ?? "<<")
+        : String(pair.key.value)
+      : String(pair.key);
     if (key === "<<") {
       const src = deref(file, pair.value);
       const sources = isSeq(src) ? src.items : [src];

@@ -87,7 +87,10 @@ function setEntry(env: ParsedEnv, key: string, value: string, line: number, file
 }
 
 /** Finds each flag's or positional's word, in order, and answers with that word's line. */
-function wordLinesOf(value: string, wordLines: readonly number[] | undefined): (word: string, flagValue?: string | null) => number | undefined {
+function wordLinesOf(
+  value: string,
+  wordLines: readonly number[] | undefined,
+): (word: string, flagValue?: string | null) => number | undefined {
   if (!wordLines) return () => undefined;
   let words: string[] = [];
   try {

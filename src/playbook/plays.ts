@@ -20,7 +20,8 @@ export function readPlaybook(path: string, files: ReadonlyMap<string, string> | 
   const file = load(r, path);
   if (!file) return out;
   if (file.errors.length > 0) {
-    for (const e of file.errors) out.problems.push({ kind: "parse", file: path, line: e.line, message: `${path} is not valid YAML: ${e.message}` });
+    for (const e of file.errors)
+      out.problems.push({ kind: "parse", file: path, line: e.line, message: `${path} is not valid YAML: ${e.message}` });
     return out;
   }
   if (!isPlayList(file, file.doc.contents)) return out;
@@ -77,7 +78,12 @@ function varsFiles(r: PlaybookWalk, file: YamlFile, node: unknown, scope: Scope)
       if (raw === null) continue;
       const rendered = render(raw, scope);
       if (!rendered.ok) {
-        problem(r, { kind: "unresolved", file: file.path, line: lineOf(file, choice), message: `vars_files entry ${raw}: ${rendered.reason}; its variables are not read` });
+        problem(r, {
+          kind: "unresolved",
+          file: file.path,
+          line: lineOf(file, choice),
+          message: `vars_files entry ${raw}: ${rendered.reason}; its variables are not read`,
+        });
         found = true;
         break;
       }
@@ -89,7 +95,12 @@ function varsFiles(r: PlaybookWalk, file: YamlFile, node: unknown, scope: Scope)
       break;
     }
     if (!found) {
-      problem(r, { kind: "unresolved", file: file.path, line: lineOf(file, entry), message: `vars_files: ${scalarText(file, choices[0]) ?? "the entry"} is not in the repository; the variables it defines are unknown to kvgate` });
+      problem(r, {
+        kind: "unresolved",
+        file: file.path,
+        line: lineOf(file, entry),
+        message: `vars_files: ${scalarText(file, choices[0]) ?? "the entry"} is not in the repository; the variables it defines are unknown to kvgate`,
+      });
     }
   }
   return layers;
@@ -110,7 +121,9 @@ function asVars(v: unknown): Vars {
 }
 
 function walkRoleRef(r: PlaybookWalk, file: YamlFile, ref: unknown, scope: Scope, stack: string[]): void {
-  const name = isMapping(file, ref) ? scalarText(file, pairsOf(file, ref).find(([k]) => k === "role" || k === "name")?.[1]) : scalarText(file, ref);
+  const name = isMapping(file, ref)
+    ? scalarText(file, pairsOf(file, ref).find(([k]) => k === "role" || k === "name")?.[1])
+    : scalarText(file, ref);
   if (name === null) return;
   const roleVars = isMapping(file, ref) ? asVars(toJs(file, pairsOf(file, ref).find(([k]) => k === "vars")?.[1])) : {};
   walkRole(r, file, name, lineOf(file, ref), [roleVars, ...scope], stack);
@@ -118,9 +131,18 @@ function walkRoleRef(r: PlaybookWalk, file: YamlFile, ref: unknown, scope: Scope
 
 function walkRole(r: PlaybookWalk, file: YamlFile, name: string, line: number, scope: Scope, stack: string[]): void {
   const base = [`roles/${name}`, `../roles/${name}`];
-  const tasks = firstFound(r, file, base.flatMap((b) => [`${b}/tasks/main.yml`, `${b}/tasks/main.yaml`]));
+  const tasks = firstFound(
+    r,
+    file,
+    base.flatMap((b) => [`${b}/tasks/main.yml`, `${b}/tasks/main.yaml`]),
+  );
   if (!tasks) {
-    problem(r, { kind: "unresolved", file: file.path, line, message: `role ${name} is not in the repository (looked for roles/${name}/tasks/main.yml); its tasks are not read` });
+    problem(r, {
+      kind: "unresolved",
+      file: file.path,
+      line,
+      message: `role ${name} is not in the repository (looked for roles/${name}/tasks/main.yml); its tasks are not read`,
+    });
     return;
   }
   const roleDir = posix.dirname(posix.dirname(tasks));
@@ -151,18 +173,36 @@ function includeTarget(r: PlaybookWalk, file: YamlFile, node: unknown, scope: Sc
   if (raw === null) return null;
   const rendered = render(raw, scope);
   if (!rendered.ok) {
-    problem(r, { kind: "unresolved", file: file.path, line, message: `${what} ${raw}: ${rendered.reason}; the included tasks are not read` });
+    problem(r, {
+      kind: "unresolved",
+      file: file.path,
+      line,
+      message: `${what} ${raw}: ${rendered.reason}; the included tasks are not read`,
+    });
     return null;
   }
   const target = locate(r, file.path, String(rendered.value));
   if (!target) {
-    problem(r, { kind: "unresolved", file: file.path, line, message: `${what} ${String(rendered.value)} is not in the repository; the included tasks are not read` });
+    problem(r, {
+      kind: "unresolved",
+      file: file.path,
+      line,
+      message: `${what} ${String(rendered.value)} is not in the repository; the included tasks are not read`,
+    });
   }
   return target;
 }
 
 /** Enters an included file once per chain; a file that includes itself is reported, not followed. */
-function follow(r: PlaybookWalk, file: YamlFile, target: string, line: number, stack: string[], isStatic: boolean, walk: (f: YamlFile, stack: string[]) => void): void {
+function follow(
+  r: PlaybookWalk,
+  file: YamlFile,
+  target: string,
+  line: number,
+  stack: string[],
+  isStatic: boolean,
+  walk: (f: YamlFile, stack: string[]) => void,
+): void {
   if (stack.includes(target)) {
     const chain = [...stack.slice(stack.indexOf(target)), target].join(" → ");
     problem(r, {
@@ -178,7 +218,8 @@ function follow(r: PlaybookWalk, file: YamlFile, target: string, line: number, s
   const f = load(r, target);
   if (!f) return;
   if (f.errors.length > 0) {
-    for (const e of f.errors) problem(r, { kind: "parse", file: target, line: e.line, message: `${target} is not valid YAML: ${e.message}` });
+    for (const e of f.errors)
+      problem(r, { kind: "parse", file: target, line: e.line, message: `${target} is not valid YAML: ${e.message}` });
     return;
   }
   walk(f, [...stack, target]);
@@ -199,7 +240,8 @@ function walkTasks(r: PlaybookWalk, file: YamlFile, node: unknown, scope: Scope,
     if (include) {
       const target = includeTarget(r, file, include[1], taskScope, shortName(include[0]));
       const isStatic = shortName(include[0]) === "import_tasks";
-      if (target) follow(r, file, target, lineOf(file, include[1]), stack, isStatic, (f, st) => walkTasks(r, f, f.doc.contents, taskScope, st));
+      if (target)
+        follow(r, file, target, lineOf(file, include[1]), stack, isStatic, (f, st) => walkTasks(r, f, f.doc.contents, taskScope, st));
       continue;
     }
     const role = pairs.find(([k]) => INCLUDE_ROLE.has(shortName(k)));
@@ -212,14 +254,21 @@ function walkTasks(r: PlaybookWalk, file: YamlFile, node: unknown, scope: Scope,
       const module = moduleNameOf(key);
       const handler = module ? moduleHandler(module) : undefined;
       if (!module || !handler) continue;
-      for (const call of calls(r, file, { module, node: value, line: lineOf(file, keyNode), args: get("args") }, get, taskScope)) handler(r, call);
+      for (const call of calls(r, file, { module, node: value, line: lineOf(file, keyNode), args: get("args") }, get, taskScope))
+        handler(r, call);
       break;
     }
   }
 }
 
 /** One module call per loop item (`loop`/`with_items`/`with_list`), each with `item` bound. */
-function calls(r: PlaybookWalk, file: YamlFile, base: { module: string; node: unknown; line: number; args: unknown }, get: (k: string) => unknown, scope: Scope): ModuleCall[] {
+function calls(
+  r: PlaybookWalk,
+  file: YamlFile,
+  base: { module: string; node: unknown; line: number; args: unknown },
+  get: (k: string) => unknown,
+  scope: Scope,
+): ModuleCall[] {
   const loopNode = get("loop") ?? get("with_items") ?? get("with_list");
   const call = (s: Scope, itemLine: number | null): ModuleCall => ({ ...base, file, scope: s, itemLine });
   if (loopNode === undefined) return [call(scope, null)];
@@ -232,7 +281,12 @@ function calls(r: PlaybookWalk, file: YamlFile, base: { module: string; node: un
   if (!rendered || !rendered.ok || !Array.isArray(rendered.value)) {
     // Only worth a notice when the task may write an env file (a backup to `x.env.bak` is not one).
     if (!/\.env\b(?!\.)/.test(JSON.stringify(toJs(file, base.node) ?? "") + JSON.stringify(toJs(file, base.args) ?? ""))) return [];
-    problem(r, { kind: "unresolved", file: file.path, line: lineOf(file, loopNode), message: `loop ${raw ?? ""}: ${rendered && !rendered.ok ? rendered.reason : "not a list kvgate can read"}; the task is skipped` });
+    problem(r, {
+      kind: "unresolved",
+      file: file.path,
+      line: lineOf(file, loopNode),
+      message: `loop ${raw ?? ""}: ${rendered && !rendered.ok ? rendered.reason : "not a list kvgate can read"}; the task is skipped`,
+    });
     return [];
   }
   return (rendered.value as unknown[]).map((v) => call([{ [loopVar]: v }, ...scope], lineOf(file, loopNode)));

@@ -119,7 +119,8 @@ function primary(text: string, scope: Scope, depth: number): Value {
   }
   for (const key of rest) {
     if (v === UNDEFINED) break;
-    v = v !== null && typeof v === "object" && Object.prototype.hasOwnProperty.call(v, key) ? (v as Record<string, unknown>)[key] : UNDEFINED;
+    v =
+      v !== null && typeof v === "object" && Object.prototype.hasOwnProperty.call(v, key) ? (v as Record<string, unknown>)[key] : UNDEFINED;
   }
   if (v === UNDEFINED) return UNDEFINED;
   // A variable's value may itself be a template (`ctx: "{{ base_ctx | int }}"`).

@@ -9,7 +9,14 @@ export type EnvEdit =
   /** The key's line is deleted (lineinfile `state: absent`, or a lineinfile whose regexp names another key). */
   | { kind: "remove"; key: string; line: number; file: string }
   /** The service's whole command line (a docker_container `command`): it replaces every flag key of the env file. */
-  | { kind: "flags"; key: string; value: string; line: number; file: string; /** The line of each shell word (a YAML list command). */ wordLines?: number[] }
+  | {
+      kind: "flags";
+      key: string;
+      value: string;
+      line: number;
+      file: string;
+      /** The line of each shell word (a YAML list command). */ wordLines?: number[];
+    }
   /** The cards the service gets (docker_container `device_requests[].device_ids`), e.g. `0,1`. */
   | { kind: "gpus"; value: string; line: number; file: string }
   /** The env file is written whole from here on (copy content/src, template): what it held before is gone. */

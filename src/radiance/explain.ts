@@ -31,7 +31,10 @@ function factsOf(side: RadianceSide | null, fallback?: LedgerFacts): LedgerFacts
   return e?.ok ? e.facts : fallback;
 }
 
-export function fundingSides(after: RadianceSide, before: RadianceSide | null): { before: Funding | null; after: Funding | null; missing: string[] } {
+export function fundingSides(
+  after: RadianceSide,
+  before: RadianceSide | null,
+): { before: Funding | null; after: Funding | null; missing: string[] } {
   const afterFacts = factsOf(after);
   const a = fundingInputsOf(after.service);
   const fAfter = afterFacts && a.ok ? fundingFromInputs(a.inputs, afterFacts) : null;
@@ -49,7 +52,10 @@ export function explainRadiance(after: RadianceSide, before: RadianceSide | null
   const text: string[] = [];
   const entry = after.ledger;
   const ledgerFile = entry?.file ?? ledgerPathOf(policy.ledgers, after.service.name);
-  if (!entry) problems.push(`no ledger facts file ${ledgerFile}: write it from the last boot ledger to see the funding (README#rule-radiance-ledger-facts)`);
+  if (!entry)
+    problems.push(
+      `no ledger facts file ${ledgerFile}: write it from the last boot ledger to see the funding (README#rule-radiance-ledger-facts)`,
+    );
   else if (!entry.ok) problems.push(...entry.problems.map((p) => formatLedgerProblem(entry.file, p)));
 
   const f = fundingSides(after, before);
@@ -67,7 +73,10 @@ export function explainRadiance(after: RadianceSide, before: RadianceSide | null
     const b: TtmLedger | null = tBefore?.ok ? tBefore.ledger : null;
     ttm = { ...ttmJson(tAfter.ledger), ...(b ? { before: ttmJson(b) } : {}) };
     text.push(renderTtm(b, tAfter.ledger));
-  } else problems.push(`${after.service.file}: set ${tAfter.missing.join(", ")} (CHECKPOINT_SLOTS auto counts MAX_SEQS) to compute the TTM pin ledger`);
+  } else
+    problems.push(
+      `${after.service.file}: set ${tAfter.missing.join(", ")} (CHECKPOINT_SLOTS auto counts MAX_SEQS) to compute the TTM pin ledger`,
+    );
 
   if (problems.length > 0) text.push(problems.map((p) => `note: ${p}`).join("\n"));
   return { ttm, funding, problems, text: text.join("\n\n") };
@@ -77,7 +86,12 @@ export function explainRadiance(after: RadianceSide, before: RadianceSide | null
  * The explain view of one radiance service of a fleet state; `before` (another FleetState, e.g. HEAD
  * when explaining the working tree) adds the before column where the service exists there.
  */
-export function explainRadianceService(service: Service, fleet: FleetState, policy: Policy, before: FleetState | null = null): RadianceExplain {
+export function explainRadianceService(
+  service: Service,
+  fleet: FleetState,
+  policy: Policy,
+  before: FleetState | null = null,
+): RadianceExplain {
   const was = before?.services.find((s) => s.name === service.name && s.engine === service.engine);
   return explainRadiance(
     { service, ledger: ledgerEntry(fleet, service.name) },

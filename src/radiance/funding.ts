@@ -103,7 +103,14 @@ export function fundingFromInputs(inputs: FundingInputs, facts: LedgerFacts): Fu
   const kvCap = demand * bpt;
   const cards: CardFunding[] = facts.cards.map((c) => {
     const capacity =
-      c.card_total_mib - c.already_held_mib - c.drift_mib - inputs.gpu_headroom_mib - c.arena_mib - c.step_staging_mib - c.hw_queues_mib - c.prefetch_mib;
+      c.card_total_mib -
+      c.already_held_mib -
+      c.drift_mib -
+      inputs.gpu_headroom_mib -
+      c.arena_mib -
+      c.step_staging_mib -
+      c.hw_queues_mib -
+      c.prefetch_mib;
     const elastic = capacity - c.static_weights_mib;
     // A floor above elastic leaves the cache nothing; the engine would not boot a negative cache.
     const supply = Math.max(0, Math.floor((elastic - floor) * MiB));

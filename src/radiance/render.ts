@@ -10,7 +10,12 @@ const pct = (r: number): string => `${(r * 100).toFixed(1)} %`;
 function table(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ").trimEnd());
+  return rows.map((r) =>
+    r
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 function columns(before: unknown): string[] {
@@ -41,17 +46,62 @@ export function renderFunding(before: Funding | null, after: Funding, options: R
     // A card the before side did not list shows "—" in the before column.
     const cell = (pick: (c: CardFunding) => number): number | null => (before === null ? null : was ? pick(was) : NaN);
     const tag = `card ${card.index}${card.index === after.budget_card ? " (budget)" : ""}`;
-    rows.push(row(`${tag} total`, cell((c) => c.card_total_mib), card.card_total_mib, mib));
-    rows.push(row("  capacity", cell((c) => c.capacity_mib), card.capacity_mib, mib));
-    rows.push(row("  elastic", cell((c) => c.elastic_mib), card.elastic_mib, mib));
-    rows.push(row("  elastic − floor (MiB)", cell((c) => c.supply_bytes), card.supply_bytes, bytesAsMib));
-    rows.push(row("  kv (MiB)", cell((c) => c.kv_bytes), card.kv_bytes, bytesAsMib));
-    rows.push(row("  tokens", cell((c) => c.tokens), card.tokens, (v) => n(v, 0)));
+    rows.push(
+      row(
+        `${tag} total`,
+        cell((c) => c.card_total_mib),
+        card.card_total_mib,
+        mib,
+      ),
+    );
+    rows.push(
+      row(
+        "  capacity",
+        cell((c) => c.capacity_mib),
+        card.capacity_mib,
+        mib,
+      ),
+    );
+    rows.push(
+      row(
+        "  elastic",
+        cell((c) => c.elastic_mib),
+        card.elastic_mib,
+        mib,
+      ),
+    );
+    rows.push(
+      row(
+        "  elastic − floor (MiB)",
+        cell((c) => c.supply_bytes),
+        card.supply_bytes,
+        bytesAsMib,
+      ),
+    );
+    rows.push(
+      row(
+        "  kv (MiB)",
+        cell((c) => c.kv_bytes),
+        card.kv_bytes,
+        bytesAsMib,
+      ),
+    );
+    rows.push(
+      row(
+        "  tokens",
+        cell((c) => c.tokens),
+        card.tokens,
+        (v) => n(v, 0),
+      ),
+    );
   }
   rows.push(row("tokens", before?.tokens ?? null, after.tokens, (v) => n(v, 0)));
   rows.push(row("demand (MAX_SEQS × MAX_MODEL_LEN)", before?.demand_tokens ?? null, after.demand_tokens, (v) => n(v, 0)));
   rows.push(row("funded", before?.funded ?? null, after.funded, pct));
-  const lines = ["funding (radiance, MiB unless said; the smallest card is the budget)", ...table(rows).map((l) => "  " + l.replace(/NaN/g, "—"))];
+  const lines = [
+    "funding (radiance, MiB unless said; the smallest card is the budget)",
+    ...table(rows).map((l) => "  " + l.replace(/NaN/g, "—")),
+  ];
   lines.push("levers:", ...levers(after, options).map((l) => "  " + l));
   return lines.join("\n");
 }
@@ -70,11 +120,16 @@ function levers(f: Funding, options: RenderOptions): string[] {
   }
   if (f.underfunded) {
     const need = f.pool_for_full_funding_mib;
-    if (need === null) out.push("The pool alone cannot fund the whole demand: lower GPU_HEADROOM_MIB toward the floor, or accept the funded share.");
+    if (need === null)
+      out.push("The pool alone cannot fund the whole demand: lower GPU_HEADROOM_MIB toward the floor, or accept the funded share.");
     else {
       const step = options.pool_step_mib;
-      const steps = step ? ` (${Math.ceil(need / step)} step${Math.ceil(need / step) === 1 ? "" : "s"} of ${n(step)}: +${n(Math.ceil(need / step) * step)})` : "";
-      out.push(`To fund the whole demand: raise HOST_POOL_MIB by ${n(need)} MiB${steps}, one knob per deploy, and raise TTM_MIN_MIB with it.`);
+      const steps = step
+        ? ` (${Math.ceil(need / step)} step${Math.ceil(need / step) === 1 ? "" : "s"} of ${n(step)}: +${n(Math.ceil(need / step) * step)})`
+        : "";
+      out.push(
+        `To fund the whole demand: raise HOST_POOL_MIB by ${n(need)} MiB${steps}, one knob per deploy, and raise TTM_MIN_MIB with it.`,
+      );
     }
   }
   out.push("--gpu-headroom-mib: every MiB lowered goes to the cache (48 is the first rung measured decode-neutral).");
@@ -86,7 +141,14 @@ export function renderTtm(before: TtmLedger | null, after: TtmLedger): string {
   const rows: string[][] = [columns(before)];
   const mib = (v: number) => n(v);
   const opt = (v: number | null) => (v === null ? "unset" : n(v));
-  rows.push(row(`TP × HOST_POOL_MIB`, before ? `${before.tp} × ${n(before.host_pool_mib)}` : null, `${after.tp} × ${n(after.host_pool_mib)}`, (v) => v));
+  rows.push(
+    row(
+      `TP × HOST_POOL_MIB`,
+      before ? `${before.tp} × ${n(before.host_pool_mib)}` : null,
+      `${after.tp} × ${n(after.host_pool_mib)}`,
+      (v) => v,
+    ),
+  );
   rows.push(row("  = pool", before?.pool_mib ?? null, after.pool_mib, mib));
   rows.push(row("PLE_TABLE_MIB", before?.ple_table_mib ?? null, after.ple_table_mib, mib));
   rows.push(row("PREFIX_CACHE_MIB", before?.prefix_cache_mib ?? null, after.prefix_cache_mib, mib));

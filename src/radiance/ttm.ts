@@ -122,14 +122,24 @@ export type TtmData = {
   ttm_target_mib: number | null;
   slack_mib: number;
   terms: string;
-}
+};
 
 /** `2 × 44,928 pool + 0 PLE + 4,096 prefix + 2,048 statics + 16 slots × 111.98` */
 function termsText(l: TtmLedger): string {
-  const slots = l.slots_mode === "auto" ? `${formatInt(l.slots)} slots (auto: ${l.max_seqs ?? "?"} × (1 + ${l.checkpoint_retain}))` : `${formatInt(l.slots)} slots`;
+  const slots =
+    l.slots_mode === "auto"
+      ? `${formatInt(l.slots)} slots (auto: ${l.max_seqs ?? "?"} × (1 + ${l.checkpoint_retain}))`
+      : `${formatInt(l.slots)} slots`;
   return `${l.tp} × ${formatInt(l.host_pool_mib)} pool + ${formatInt(l.ple_table_mib)} PLE + ${formatInt(l.prefix_cache_mib)} prefix + ${formatInt(l.statics_mib)} statics + ${slots} × ${l.slot_mib}`;
 }
 
 export function ttmData(l: TtmLedger): TtmData {
-  return { ledger_mib: l.ledger_mib, required_mib: l.required_mib, ttm_min_mib: l.ttm_min_mib, ttm_target_mib: l.ttm_target_mib, slack_mib: l.slack_mib, terms: termsText(l) };
+  return {
+    ledger_mib: l.ledger_mib,
+    required_mib: l.required_mib,
+    ttm_min_mib: l.ttm_min_mib,
+    ttm_target_mib: l.ttm_target_mib,
+    slack_mib: l.slack_mib,
+    terms: termsText(l),
+  };
 }

@@ -23,7 +23,13 @@ function row(e: CardEntry, seatW: number): string[] {
   const name = e.kind === "seat" ? e.name : e.kind === "tenant" ? `${e.name} (tenant)` : `${e.name} (${e.engine ?? "service"})`;
   if (e.kind === "seat") {
     const kv = e.pinned ? size(e.kv_bytes) : `~${size(e.kv_bytes)} util ${e.seat.utilization}`;
-    return [name.padEnd(seatW), e.weights_bytes === null ? "?" : size(e.weights_bytes), kv, size(e.overhead_bytes), size(e.footprint_bytes)];
+    return [
+      name.padEnd(seatW),
+      e.weights_bytes === null ? "?" : size(e.weights_bytes),
+      kv,
+      size(e.overhead_bytes),
+      size(e.footprint_bytes),
+    ];
   }
   if (e.kind === "tenant") return [name.padEnd(seatW), "", "", "", size(e.footprint_bytes)];
   return [name.padEnd(seatW), "", "", "", "not counted"];
@@ -34,7 +40,9 @@ export function renderCardTable(usages: CardUsage[], opts: { color: boolean }): 
   const out: string[] = [];
   const heads = ["", "weights", "KV", "overhead", "footprint"];
   for (const l of usages) {
-    out.push(`${p.bold(`${l.host} gpu ${l.index}`)}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.ledgerSized ? p.dim("  (radiance: sized by its ledger)") : ""}`);
+    out.push(
+      `${p.bold(`${l.host} gpu ${l.index}`)}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.ledgerSized ? p.dim("  (radiance: sized by its ledger)") : ""}`,
+    );
     const seatW = Math.max(12, ...l.entries.map((e) => e.name.length + 12));
     const rows = l.entries.map((e) => row(e, seatW));
     const widths = heads.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
@@ -49,9 +57,12 @@ export function renderCardTable(usages: CardUsage[], opts: { color: boolean }): 
     out.push(`  ${bar(l, p)}`);
     const boot = worstBootOrder(l);
     if (boot) {
-      const verdict = boot.margin_bytes < 0 ? p.red(`short by ${size(-boot.margin_bytes)}: it fails to boot`) : `${size(boot.margin_bytes)} to spare`;
+      const verdict =
+        boot.margin_bytes < 0 ? p.red(`short by ${size(-boot.margin_bytes)}: it fails to boot`) : `${size(boot.margin_bytes)} to spare`;
       const uncounted = boot.uncounted.length > 0 ? p.dim(` (${boot.uncounted.join(", ")} not counted)`) : "";
-      out.push(`  worst boot order: ${boot.order.join(" → ")}: ${boot.last} boots with ${size(boot.free_bytes)} free for the ${size(boot.asked_bytes)} it asks, ${verdict}${uncounted}`);
+      out.push(
+        `  worst boot order: ${boot.order.join(" → ")}: ${boot.last} boots with ${size(boot.free_bytes)} free for the ${size(boot.asked_bytes)} it asks, ${verdict}${uncounted}`,
+      );
     }
     out.push("");
   }

@@ -10,7 +10,14 @@ export interface Paint {
 
 const wrap = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
 
-export const COLORS: Paint = { red: wrap(31, 39), yellow: wrap(33, 39), cyan: wrap(36, 39), dim: wrap(2, 22), bold: wrap(1, 22), green: wrap(32, 39) };
+export const COLORS: Paint = {
+  red: wrap(31, 39),
+  yellow: wrap(33, 39),
+  cyan: wrap(36, 39),
+  dim: wrap(2, 22),
+  bold: wrap(1, 22),
+  green: wrap(32, 39),
+};
 const id = (s: string) => s;
 export const PLAIN: Paint = { red: id, yellow: id, cyan: id, dim: id, bold: id, green: id };
 

@@ -86,14 +86,20 @@ export function formatGithubCommands(result: CheckResult): string {
     notice: (m, p) => lines.push(workflowCommand("notice", p, m)),
   };
   const plan = formatGithub(result, sink);
-  if (plan.omitted > 0) lines.push(`kvgate: ${plan.omitted} more open finding${plan.omitted === 1 ? "" : "s"} not annotated (GitHub shows ${ANNOTATIONS_PER_SEVERITY} per severity); see the job summary or --format text`);
+  if (plan.omitted > 0)
+    lines.push(
+      `kvgate: ${plan.omitted} more open finding${plan.omitted === 1 ? "" : "s"} not annotated (GitHub shows ${ANNOTATIONS_PER_SEVERITY} per severity); see the job summary or --format text`,
+    );
   lines.push(verdictLine(result));
   return lines.join("\n") + "\n";
 }
 
 export function verdictLine(result: CheckResult): string {
   const c = result.counts;
-  const extra = (["exempt", "allowed", "waived"] as const).filter((k) => c[k] > 0).map((k) => `, ${c[k]} ${k}`).join("");
+  const extra = (["exempt", "allowed", "waived"] as const)
+    .filter((k) => c[k] > 0)
+    .map((k) => `, ${c[k]} ${k}`)
+    .join("");
   return `kvgate ${result.mode}: ${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s)${extra} — ${result.verdict === "pass" ? "PASS" : "REFUSED"}`;
 }
 
@@ -147,7 +153,9 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
   out.push("");
   const c = result.counts;
   const units = result.units.length === 1 ? `unit \`${cell(shortId(result.units[0] ?? ""))}\`` : `${result.units.length} deploy units`;
-  out.push(`${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s); ${c.exempt} exempt, ${c.allowed} allowed, ${c.waived} waived — ${units}, ${result.filesChecked} file(s) changed, failing at \`${result.failOn}\`.`);
+  out.push(
+    `${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s); ${c.exempt} exempt, ${c.allowed} allowed, ${c.waived} waived — ${units}, ${result.filesChecked} file(s) changed, failing at \`${result.failOn}\`.`,
+  );
   out.push("");
   if (result.findings.length === 0) {
     out.push("No findings.");
@@ -158,7 +166,9 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
     const ordered = [...result.findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
     for (const f of ordered) {
       const reason = f.reason ? ` — _${cell(f.reason)}_` : "";
-      out.push(`| ${statusCell(f)} | ${ruleLink(f.rule)} | ${where(f)} | ${cell(f.message)}${reason} | ${f.commit ? `\`${f.commit.slice(0, SHORT_SHA)}\`` : "—"} |`);
+      out.push(
+        `| ${statusCell(f)} | ${ruleLink(f.rule)} | ${where(f)} | ${cell(f.message)}${reason} | ${f.commit ? `\`${f.commit.slice(0, SHORT_SHA)}\`` : "—"} |`,
+      );
     }
   }
   if (cards && cards.length > 0) {
@@ -175,7 +185,9 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
       const spare = card.spare_bytes !== null && card.spare_bytes < 0 ? `**${bytes(card.spare_bytes)}**` : bytes(card.spare_bytes);
       const p = card.plateau_free_bytes;
       const plateau = observed ? ` ${typeof p === "number" && p < (card.reserve_bytes ?? 0) ? `**${bytes(p)}**` : bytes(p)} |` : "";
-      out.push(`| ${cell(card.host)} | ${card.index} | ${bytes(card.total_bytes)} | ${bytes(card.reserve_bytes)} | ${bytes(card.used_bytes)} | ${spare} |${plateau} ${card.tenants?.map(cell).join(", ") ?? ""} |`);
+      out.push(
+        `| ${cell(card.host)} | ${card.index} | ${bytes(card.total_bytes)} | ${bytes(card.reserve_bytes)} | ${bytes(card.used_bytes)} | ${spare} |${plateau} ${card.tenants?.map(cell).join(", ") ?? ""} |`,
+      );
     }
   }
   return out.join("\n") + "\n";

@@ -16,7 +16,8 @@ function gpuKeyOf(service: Service | undefined): string {
 /** The compose deploy that places the seat: the last compose file that sets its cards (as deployState lays them). */
 function composeDeployOf(state: FleetState, name: string): ComposeDeploy | null {
   let found: ComposeDeploy | null = null;
-  for (const r of state.composes ?? []) for (const d of r.deploys) if (d.service === name && (d.cards !== null || found === null)) found = d;
+  for (const r of state.composes ?? [])
+    for (const d of r.deploys) if (d.service === name && (d.cards !== null || found === null)) found = d;
   return found;
 }
 
@@ -54,13 +55,18 @@ export function seatMoveText(name: string, to: number, state: FleetState, writte
     const env = written?.services.find((s) => s.name === name);
     const envGpu = env?.origins.gpus;
     const same = envGpu?.file === deploy.cards.file && envGpu.line === deploy.cards.line;
-    const also = envGpu && envGpu.file === env.file && !same ? ` (and ${gpuKeyOf(env)}=${to} at ${envGpu.file}:${envGpu.line}, which it deploys)` : "";
+    const also =
+      envGpu && envGpu.file === env.file && !same ? ` (and ${gpuKeyOf(env)}=${to} at ${envGpu.file}:${envGpu.line}, which it deploys)` : "";
     return `${edit}${also}`;
   }
   const origin = service?.origins.gpus;
   // A request kvgate cannot place (count, all, the whole host): Docker picks the card, so name it there too.
   const request = deploy?.gpu;
-  const pick = !request ? "" : request.source === "NVIDIA_VISIBLE_DEVICES" || request.source === "runtime" ? `NVIDIA_VISIBLE_DEVICES=${to}` : `device_ids: ["${to}"] in place of its ${request.count === "all" ? "request for every card" : `count: ${request.count}`}`;
+  const pick = !request
+    ? ""
+    : request.source === "NVIDIA_VISIBLE_DEVICES" || request.source === "runtime"
+      ? `NVIDIA_VISIBLE_DEVICES=${to}`
+      : `device_ids: ["${to}"] in place of its ${request.count === "all" ? "request for every card" : `count: ${request.count}`}`;
   const named = request && pick ? ` (and ${pick} at ${request.file}:${request.line}, so Docker gives it that card)` : "";
   if (origin) return `set ${gpuKeyOf(service)}=${to} at ${origin.file}:${origin.line}${named}`;
   // Nothing names its card yet: the env file is where the gate reads it.

@@ -6,7 +6,6 @@ import { size } from "../kv/format.js";
 import { COLORS, PLAIN } from "./color.js";
 import { seatMoveText } from "./plan-move.js";
 
-
 /** A gap in GiB, however small ("0.004 GiB", "under 0.001 GiB", never "1 bytes"): spares are read in GiB. */
 export function gapGiB(bytes: number): string {
   const g = bytes / 2 ** 30;
@@ -24,16 +23,30 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
     : result.optimal
       ? `proven optimal${result.resolution_bytes > 1 ? ` to ${size(result.resolution_bytes)}` : ""} (${result.nodes.toLocaleString("en-US")} nodes)`
       : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${gapGiB(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
-  out.push(`${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`);
+  out.push(
+    `${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`,
+  );
   for (const c of result.cards) {
     const spare = c.spare_bytes < 0 ? p.red(`over by ${size(-c.spare_bytes)}`) : `spare ${size(c.spare_bytes)}`;
-    out.push(`  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`);
+    out.push(
+      `  gpu ${c.index}: ${size(c.used_bytes)} of ${size(c.total_bytes - c.reserve_bytes)}, ${spare}  ${p.dim(c.occupants.join(", "))}`,
+    );
   }
-  if (result.moves.length === 0) out.push(!result.boots ? "  no moves" : result.optimal ? "  no moves: today's layout is already optimal" : "  no moves: nothing better than today's layout was found");
+  if (result.moves.length === 0)
+    out.push(
+      !result.boots
+        ? "  no moves"
+        : result.optimal
+          ? "  no moves: today's layout is already optimal"
+          : "  no moves: nothing better than today's layout was found",
+    );
   else {
     out.push("  moves:");
     for (const m of result.moves) {
-      const how = m.kind === "seat" ? seatMoveText(m.name, m.to, state, opts.written ?? null) : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
+      const how =
+        m.kind === "seat"
+          ? seatMoveText(m.name, m.to, state, opts.written ?? null)
+          : `set gpu: ${m.to} for tenant ${m.name} in kvgate.yaml`;
       out.push(`    ${m.name}: gpu ${m.from ?? "?"} → ${m.to}  ${p.dim(how)}`);
     }
   }
@@ -46,14 +59,24 @@ export function renderRaise(plan: RaisePlan, state: FleetState, opts: { color: b
   const p = opts.color ? COLORS : PLAIN;
   const out: string[] = [];
   const total = plan.raised.length + plan.kept.length;
-  out.push(`${p.bold(`raise contexts on ${plan.host}`)}: ${plan.raised.length} of ${total} seat${total === 1 ? "" : "s"} below their model's maximum can run at it${plan.exhaustive ? "" : " (too many candidates to try every set: added one at a time)"}`);
+  out.push(
+    `${p.bold(`raise contexts on ${plan.host}`)}: ${plan.raised.length} of ${total} seat${total === 1 ? "" : "s"} below their model's maximum can run at it${plan.exhaustive ? "" : " (too many candidates to try every set: added one at a time)"}`,
+  );
   for (const r of plan.raised) {
-    const kv = r.kv_source === "pinned" ? `KV ${size(r.kv_from_bytes)} → ${size(r.kv_to_bytes)}` : `KV estimate ${size(r.kv_from_bytes)} holds the ${size(r.kv_to_bytes)} required`;
+    const kv =
+      r.kv_source === "pinned"
+        ? `KV ${size(r.kv_from_bytes)} → ${size(r.kv_to_bytes)}`
+        : `KV estimate ${size(r.kv_from_bytes)} holds the ${size(r.kv_to_bytes)} required`;
     const how = r.fixes.map((f) => `${f.key}=${f.value}`).join(", ");
     const file = r.fixes[0]?.file ?? "";
-    out.push(`  ${r.name}: ${r.from_tokens.toLocaleString("en-US")} → ${r.to_tokens.toLocaleString("en-US")} tokens, ${kv}  ${p.dim(`set ${how} in ${file}`)}`);
+    out.push(
+      `  ${r.name}: ${r.from_tokens.toLocaleString("en-US")} → ${r.to_tokens.toLocaleString("en-US")} tokens, ${kv}  ${p.dim(`set ${how} in ${file}`)}`,
+    );
   }
-  for (const k of plan.kept) out.push(`  ${k.name}: stays at ${k.max_model_len.toLocaleString("en-US")} of ${k.native_max.toLocaleString("en-US")} tokens: ${k.reason}`);
+  for (const k of plan.kept)
+    out.push(
+      `  ${k.name}: stays at ${k.max_model_len.toLocaleString("en-US")} of ${k.native_max.toLocaleString("en-US")} tokens: ${k.reason}`,
+    );
   out.push(renderPlan(plan.layout, state, opts).trimEnd());
   return out.join("\n") + "\n";
 }

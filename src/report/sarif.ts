@@ -74,7 +74,8 @@ function fixesOfFinding(f: Finding, files: ReadonlyMap<string, string> | undefin
     const r = text === undefined ? null : fixReplacement(text, fix);
     if (!r) return undefined;
     const deletedRegion: Sarif.Region = { charOffset: r.charOffset, charLength: r.charLength };
-    if (r.startLine !== undefined) Object.assign(deletedRegion, { startLine: r.startLine, startColumn: r.startColumn, endColumn: r.endColumn });
+    if (r.startLine !== undefined)
+      Object.assign(deletedRegion, { startLine: r.startLine, startColumn: r.startColumn, endColumn: r.endColumn });
     const forFile = changes.get(fix.file) ?? [];
     forFile.push({ deletedRegion, insertedContent: { text: r.text } });
     changes.set(fix.file, forFile);
@@ -82,7 +83,10 @@ function fixesOfFinding(f: Finding, files: ReadonlyMap<string, string> | undefin
   return [
     {
       description: { text: `set ${list.map(showFix).join(", ")}` },
-      artifactChanges: [...changes].map(([file, replacements]) => ({ artifactLocation: { uri: pathToUri(file), uriBaseId: "%SRCROOT%" }, replacements })),
+      artifactChanges: [...changes].map(([file, replacements]) => ({
+        artifactLocation: { uri: pathToUri(file), uriBaseId: "%SRCROOT%" },
+        replacements,
+      })),
     },
   ];
 }

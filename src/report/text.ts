@@ -55,7 +55,11 @@ export function formatText(result: CheckResult, opts: ReportContext): string {
   if (allowed.length > 0) {
     const name = opts.overrideName;
     lines.push("");
-    lines.push(p.yellow(`${name}=1 let ${plural(allowed.length, "secret finding")} through. The commit records each (Kvgate-Allowed-Secret trailers) so \`kvgate audit\` can re-check it; if a value is real, rotate it.`));
+    lines.push(
+      p.yellow(
+        `${name}=1 let ${plural(allowed.length, "secret finding")} through. The commit records each (Kvgate-Allowed-Secret trailers) so \`kvgate audit\` can re-check it; if a value is real, rotate it.`,
+      ),
+    );
   }
   lines.push("");
   if (result.verdict === "fail") {

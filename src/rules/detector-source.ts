@@ -23,4 +23,3 @@ function leftBoundary(charset: string): string {
 export function compiledSource(spec: DetectorSourceSpec): string {
   return spec.left_boundary ? `${leftBoundary(spec.charset)}(?:${spec.regex})` : spec.regex;
 }
-

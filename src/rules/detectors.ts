@@ -5,22 +5,30 @@ import type { Severity } from "./severity.js";
 import { rulesData, validateYamlText } from "./data.js";
 import { compiledSource } from "./detector-source.js";
 
-
-
-const regexSource = z.string().min(1).refine((s) => {
-  try {
-    new RegExp(s);
-    return true;
-  } catch {
-    return false;
-  }
-}, "not a valid regular expression");
+const regexSource = z
+  .string()
+  .min(1)
+  .refine((s) => {
+    try {
+      new RegExp(s);
+      return true;
+    } catch {
+      return false;
+    }
+  }, "not a valid regular expression");
 
 const DetectorSpec = z.strictObject({
   id: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "lowercase words joined by -"),
   title: z.string().min(1),
   severity: z.enum(["error", "warning", "notice"]),
-  keywords: z.array(z.string().min(1).refine((k) => k === k.toLowerCase(), "keywords are lowercase")).min(1),
+  keywords: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((k) => k === k.toLowerCase(), "keywords are lowercase"),
+    )
+    .min(1),
   regex: regexSource,
   flags: z.enum(["i"]).optional(),
   charset: z.string().min(1),
@@ -31,7 +39,15 @@ const DetectorSpec = z.strictObject({
   entropy: z.number().positive().optional(),
   ignore: z.array(regexSource).optional(),
   name_ignore: z.array(regexSource).optional(),
-  file_context: z.array(z.string().min(1).refine((k) => k === k.toLowerCase(), "file_context entries are lowercase")).min(1).optional(),
+  file_context: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((k) => k === k.toLowerCase(), "file_context entries are lowercase"),
+    )
+    .min(1)
+    .optional(),
   block_end: z.string().min(1).optional(),
   generic: z.boolean().optional(),
 });

@@ -21,7 +21,10 @@ export const VersionFact = z.strictObject({
   fact: VersionFactName,
   value: z.union([z.number(), z.boolean(), z.string(), z.array(z.string()), z.record(z.string(), z.number())]),
   /** First version the value holds for; null: newer than every pinned entry, release not pinned. */
-  since: z.string().regex(/^\d+(\.\d+)*$/).nullable(),
+  since: z
+    .string()
+    .regex(/^\d+(\.\d+)*$/)
+    .nullable(),
   cite: z.string().min(1),
   note: z.string().optional(),
 });

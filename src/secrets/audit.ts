@@ -5,7 +5,14 @@ import type { Finding } from "../model/types.js";
 import type { Report } from "../model/rule.js";
 import type { Trailer } from "../git/types.js";
 import { secretFingerprint } from "./redact.js";
-import { ALLOWED_TRAILER, VERDICT_TRAILER, parseAllowedTrailer, parseVerdictTrailer, trailersOfMessage, type TrailerVerdict } from "./trailers.js";
+import {
+  ALLOWED_TRAILER,
+  VERDICT_TRAILER,
+  parseAllowedTrailer,
+  parseVerdictTrailer,
+  trailersOfMessage,
+  type TrailerVerdict,
+} from "./trailers.js";
 
 export type Classification = "clean" | "exempt-only" | "secret-landed" | "bypass" | "verdict-mismatch";
 
@@ -46,8 +53,14 @@ export function classifyCommit(input: ClassifyInput): ClassifyResult {
   // The git layer's parsed trailers, plus the message's own last paragraph in case it parsed none.
   const trailers = [...input.trailers, ...trailersOfMessage(input.message)];
   const is = (t: { key: string }, key: string): boolean => t.key.toLowerCase() === key.toLowerCase();
-  const verdicts = trailers.filter((t) => is(t, VERDICT_TRAILER)).map((t) => parseVerdictTrailer(t.value)).filter((v) => v !== null);
-  const allowedTrailers = trailers.filter((t) => is(t, ALLOWED_TRAILER)).map((t) => parseAllowedTrailer(t.value)).filter((v) => v !== null);
+  const verdicts = trailers
+    .filter((t) => is(t, VERDICT_TRAILER))
+    .map((t) => parseVerdictTrailer(t.value))
+    .filter((v) => v !== null);
+  const allowedTrailers = trailers
+    .filter((t) => is(t, ALLOWED_TRAILER))
+    .map((t) => parseAllowedTrailer(t.value))
+    .filter((v) => v !== null);
   const verdict = verdicts[0]?.verdict ?? null;
   const namesOverride = new RegExp(`(?<![A-Za-z0-9_])${escapeRegex(name)}=1(?![0-9])`).test(input.message);
   const override = verdict === "allowed" || allowedTrailers.length > 0 || namesOverride;
@@ -71,21 +84,36 @@ export function classifyCommit(input: ClassifyInput): ClassifyResult {
   if (real.length === 0) {
     const reports: AuditReport[] = [];
     if (override) {
-      reports.push(report("audit/override-unneeded", exempt.length > 0 ? "exempt" : "nothing", null, { exempt: exempt.length, fingerprints: exempt.map((f) => f.fingerprint) }));
+      reports.push(
+        report("audit/override-unneeded", exempt.length > 0 ? "exempt" : "nothing", null, {
+          exempt: exempt.length,
+          fingerprints: exempt.map((f) => f.fingerprint),
+        }),
+      );
     }
     return { classification: exempt.length > 0 ? "exempt-only" : "clean", override, verdict, reports };
   }
 
   if (override) {
-    const reports = real.map((f) => report("audit/secret-landed", "landed", f, { secret_rule: f.rule, secret_fingerprint: f.fingerprint, recorded: recordedFps.has(f.fingerprint) }));
+    const reports = real.map((f) =>
+      report("audit/secret-landed", "landed", f, {
+        secret_rule: f.rule,
+        secret_fingerprint: f.fingerprint,
+        recorded: recordedFps.has(f.fingerprint),
+      }),
+    );
     return { classification: "secret-landed", override, verdict, reports };
   }
 
   if (verdict === "pass") {
-    const reports = real.map((f) => report("audit/verdict-mismatch", "mismatch", f, { secret_rule: f.rule, secret_fingerprint: f.fingerprint, trailer_verdict: "pass" }));
+    const reports = real.map((f) =>
+      report("audit/verdict-mismatch", "mismatch", f, { secret_rule: f.rule, secret_fingerprint: f.fingerprint, trailer_verdict: "pass" }),
+    );
     return { classification: "verdict-mismatch", override, verdict, reports };
   }
 
-  const reports = real.map((f) => report("audit/bypass", "bypass", f, { secret_rule: f.rule, secret_fingerprint: f.fingerprint, trailer_verdict: verdict }));
+  const reports = real.map((f) =>
+    report("audit/bypass", "bypass", f, { secret_rule: f.rule, secret_fingerprint: f.fingerprint, trailer_verdict: verdict }),
+  );
   return { classification: "bypass", override, verdict, reports };
 }

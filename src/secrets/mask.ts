@@ -31,7 +31,8 @@ export function createMasker(set: DetectorSet, policy: Policy): Masker {
   const clean = (s: string, found: readonly string[], keys?: KeyWindows, byShape = true): string =>
     maskKeyBodies(found.length === 0 ? s : scrubText(s, found), keys, byShape);
   // Scanned before escaping (the detectors read the text as the file had it), escaped last.
-  const line = (s: string, found: readonly string[], keys?: KeyWindows, byShape = true): string => escapeControls(clean(s, found, keys, byShape));
+  const line = (s: string, found: readonly string[], keys?: KeyWindows, byShape = true): string =>
+    escapeControls(clean(s, found, keys, byShape));
   const data = (v: unknown, found: readonly string[], keys?: KeyWindows): unknown => {
     if (typeof v === "string") return line(v, found, keys);
     if (Array.isArray(v)) return v.map((x) => data(x, found, keys));

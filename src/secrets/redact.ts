@@ -49,7 +49,12 @@ export function redactFinding<F extends { message: string; data: Record<string, 
   secret: string,
 ): F {
   const secrets = [secret];
-  const out: F = { ...finding, message: scrubText(finding.message, secrets), data: scrubData(finding.data, secrets), fingerprint: secretFingerprint(secret) };
+  const out: F = {
+    ...finding,
+    message: scrubText(finding.message, secrets),
+    data: scrubData(finding.data, secrets),
+    fingerprint: secretFingerprint(secret),
+  };
   if (finding.reason !== undefined) out.reason = scrubText(finding.reason, secrets);
   return out;
 }

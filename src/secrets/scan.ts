@@ -30,7 +30,9 @@ function inSet(table: Uint8Array, code: number): boolean {
 }
 
 function isNameChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45 || code === 46;
+  return (
+    (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45 || code === 46
+  );
 }
 
 /** The whole key name a generic match's keyword sits in: walked back from the keyword, forward in the match. */
@@ -100,7 +102,12 @@ const prefilters = new WeakMap<DetectorSet, RegExp>();
 function keywordPrefilter(set: DetectorSet): RegExp {
   let re = prefilters.get(set);
   if (!re) {
-    re = new RegExp(secretKeywords(set).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "i");
+    re = new RegExp(
+      secretKeywords(set)
+        .map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+        .join("|"),
+      "i",
+    );
     prefilters.set(set, re);
   }
   return re;

@@ -136,7 +136,10 @@ export function parseAllowedTrailer(value: string): ParsedAllowedTrailer | null 
 
 /** The trailers of the message's last paragraph, for callers that have only the message text. */
 export function trailersOfMessage(message: string): { key: string; value: string }[] {
-  const lines = message.replace(/\r\n/g, "\n").split("\n").filter((l) => !l.startsWith("#"));
+  const lines = message
+    .replace(/\r\n/g, "\n")
+    .split("\n")
+    .filter((l) => !l.startsWith("#"));
   while (lines.length > 0 && (lines[lines.length - 1] ?? "").trim() === "") lines.pop();
   let start = lines.length;
   while (start > 0 && (lines[start - 1] ?? "").trim() !== "") start--;

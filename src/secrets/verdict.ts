@@ -41,7 +41,10 @@ export function verdictFile(dir: string, tree: string): string {
 
 /** The record of one gate run over the staged tree: the run's verdict and its allowed secret findings. */
 export function verdictRecordOf(
-  result: { verdict: "pass" | "fail"; findings: readonly { rule: string; status: string; fingerprint: string; file: string | null; line: number | null }[] },
+  result: {
+    verdict: "pass" | "fail";
+    findings: readonly { rule: string; status: string; fingerprint: string; file: string | null; line: number | null }[];
+  },
   tree: string,
   now: Date = new Date(),
 ): VerdictRecord {

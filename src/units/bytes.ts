@@ -10,11 +10,23 @@ export const TiB = 1024 ** 4;
 
 const UNIT_BYTES: Record<string, number> = {
   B: 1,
-  KIB: KiB, MIB: MiB, GIB: GiB, TIB: TiB,
-  KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12,
+  KIB: KiB,
+  MIB: MiB,
+  GIB: GiB,
+  TIB: TiB,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
   // vLLM's one-letter forms as the gate reads them in env keys: `22G` is what vLLM would read.
-  K: KiB, M: MiB, G: GiB, T: TiB,
-  k: 1e3, m: 1e6, g: 1e9, t: 1e12,
+  K: KiB,
+  M: MiB,
+  G: GiB,
+  T: TiB,
+  k: 1e3,
+  m: 1e6,
+  g: 1e9,
+  t: 1e12,
 };
 
 export type UnitResult = { ok: true; value: number } | { ok: false; message: string };
@@ -84,7 +96,10 @@ export function parseVllmInt(text: string): UnitResult {
   const binary: Record<string, number> = { K: KiB, M: MiB, G: GiB, T: TiB };
   if (suffix in binary) {
     if (!Number.isInteger(num)) {
-      return { ok: false, message: `"${text}": vLLM accepts binary suffixes (K/M/G/T) on integers only; write ${Math.round(num * (binary[suffix] as number))} or use ${suffix.toLowerCase()}` };
+      return {
+        ok: false,
+        message: `"${text}": vLLM accepts binary suffixes (K/M/G/T) on integers only; write ${Math.round(num * (binary[suffix] as number))} or use ${suffix.toLowerCase()}`,
+      };
     }
     return inRange(text, num * (binary[suffix] as number));
   }

@@ -6,7 +6,17 @@ import { TokenHistogram } from "./histogram.js";
 import { InflightPeak, REORDER_WINDOW_MS } from "./inflight.js";
 import { keyAliasOf, type SpendRow } from "./row.js";
 import type { ServiceMap } from "./services.js";
-import { PROBLEM_LIST, RUNAWAY_LIST, byKeyOrder, byRunawayOrder, type KeyTally, type RowCounts, type RowProblem, type RunawayRow, type ServiceFigures } from "./figures.js";
+import {
+  PROBLEM_LIST,
+  RUNAWAY_LIST,
+  byKeyOrder,
+  byRunawayOrder,
+  type KeyTally,
+  type RowCounts,
+  type RowProblem,
+  type RunawayRow,
+  type ServiceFigures,
+} from "./figures.js";
 
 export interface AggregateOptions {
   services: ServiceMap;
@@ -38,7 +48,11 @@ class ServiceAcc {
   /** Set by a second pass when the rows were not in start order (see ./spill.ts). */
   exactPeaks: { all: number; sans: number } | null = null;
 
-  constructor(readonly name: string, readonly threshold: number, windowMs: number) {
+  constructor(
+    readonly name: string,
+    readonly threshold: number,
+    windowMs: number,
+  ) {
     this.inflight = new InflightPeak(windowMs);
   }
 
@@ -65,7 +79,14 @@ class ServiceAcc {
     } else {
       this.keys.set(r.apiKey, { api_key: r.apiKey, alias, count: 1, max_completion_tokens: r.completion });
     }
-    this.runaways.push({ request_id: r.requestId, api_key: r.apiKey, alias, prompt_tokens: r.prompt, completion_tokens: r.completion, start_ms: r.start });
+    this.runaways.push({
+      request_id: r.requestId,
+      api_key: r.apiKey,
+      alias,
+      prompt_tokens: r.prompt,
+      completion_tokens: r.completion,
+      start_ms: r.start,
+    });
     if (this.runaways.length > 2 * RUNAWAY_LIST) this.trim();
   }
 
@@ -83,7 +104,8 @@ class ServiceAcc {
     const swept = this.exactPeaks === null ? this.inflight.finish() : null;
     const peakAll = this.exactPeaks?.all ?? swept?.all;
     const peakSans = this.exactPeaks?.sans ?? swept?.withoutRunaways;
-    if (peakAll === undefined || peakSans === undefined) throw new Error(`in-flight peak of ${this.name}: rows out of order and no second pass ran`);
+    if (peakAll === undefined || peakSans === undefined)
+      throw new Error(`in-flight peak of ${this.name}: rows out of order and no second pass ran`);
     return {
       name: this.name,
       calls: this.calls,

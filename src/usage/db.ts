@@ -6,11 +6,22 @@ import type { Client as PgClient } from "pg";
 import { GateError, UsageError } from "../errors.js";
 import { scrubText } from "../secrets/redact.js";
 import { AGGREGATE_SQL, COLUMNS_SQL, PROBLEMS_SQL, REQUIRED_DB_COLUMNS, RUNAWAYS_SQL, sqlValues, type SqlParams } from "./sql.js";
-import { PROBLEM_LIST, RUNAWAY_LIST, byKeyOrder, byRunawayOrder, type KeyTally, type RowCounts, type RowProblem, type RunawayRow, type ServiceFigures } from "./figures.js";
+import {
+  PROBLEM_LIST,
+  RUNAWAY_LIST,
+  byKeyOrder,
+  byRunawayOrder,
+  type KeyTally,
+  type RowCounts,
+  type RowProblem,
+  type RunawayRow,
+  type ServiceFigures,
+} from "./figures.js";
 import type { ServiceMap } from "./services.js";
 import { parseTimestamp } from "./timestamps.js";
 
-const DB_USAGE = "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--since T] [--until T] [--format text|json]";
+const DB_USAGE =
+  "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--since T] [--until T] [--format text|json]";
 
 export interface DbTarget {
   url: string;
@@ -27,7 +38,10 @@ export function dbTarget(url: string): DbTarget {
   try {
     u = new URL(url);
   } catch {
-    throw new UsageError("--litellm-db is not a URL: write postgresql://USER:PASSWORD@HOST:PORT/DATABASE (LiteLLM's DATABASE_URL)", DB_USAGE);
+    throw new UsageError(
+      "--litellm-db is not a URL: write postgresql://USER:PASSWORD@HOST:PORT/DATABASE (LiteLLM's DATABASE_URL)",
+      DB_USAGE,
+    );
   }
   if (u.protocol !== "postgresql:" && u.protocol !== "postgres:") {
     throw new UsageError(`--litellm-db must be a postgresql:// URL (got ${u.protocol}//…)`, DB_USAGE);
@@ -51,7 +65,9 @@ function dbError(e: unknown, t: DbTarget): GateError {
   const where = t.shown;
   switch (err.code) {
     case "ECONNREFUSED":
-      return new GateError(`cannot connect to PostgreSQL at ${where}: connection refused`, { hint: "start the server, or fix the host and port in --litellm-db" });
+      return new GateError(`cannot connect to PostgreSQL at ${where}: connection refused`, {
+        hint: "start the server, or fix the host and port in --litellm-db",
+      });
     case "ENOTFOUND":
     case "EAI_AGAIN":
       return new GateError(`cannot connect to PostgreSQL at ${where}: unknown host`, { hint: "fix the host name in --litellm-db" });
@@ -59,15 +75,22 @@ function dbError(e: unknown, t: DbTarget): GateError {
       return new GateError(`cannot connect to PostgreSQL at ${where}: timed out`, { hint: "check the host, the port and the firewall" });
     case "28P01":
     case "28000":
-      return new GateError(`PostgreSQL at ${where} refused the login: ${said}`, { hint: "fix the user and password in --litellm-db (or set PGPASSWORD)" });
+      return new GateError(`PostgreSQL at ${where} refused the login: ${said}`, {
+        hint: "fix the user and password in --litellm-db (or set PGPASSWORD)",
+      });
     case "3D000":
-      return new GateError(`PostgreSQL at ${where}: ${said}`, { hint: "name LiteLLM's database in --litellm-db (the path of the proxy's DATABASE_URL)" });
+      return new GateError(`PostgreSQL at ${where}: ${said}`, {
+        hint: "name LiteLLM's database in --litellm-db (the path of the proxy's DATABASE_URL)",
+      });
     case "42P01":
-      return new GateError(`PostgreSQL at ${where}: no table "LiteLLM_SpendLogs"`, { hint: "point --litellm-db at LiteLLM's database (the proxy's DATABASE_URL); spend logs must be on (disable_spend_logs: false)" });
+      return new GateError(`PostgreSQL at ${where}: no table "LiteLLM_SpendLogs"`, {
+        hint: "point --litellm-db at LiteLLM's database (the proxy's DATABASE_URL); spend logs must be on (disable_spend_logs: false)",
+      });
     case "42501":
       return new GateError(`PostgreSQL at ${where}: ${said}`, { hint: 'grant the user SELECT on "LiteLLM_SpendLogs"' });
     default:
-      if (/timeout/i.test(said)) return new GateError(`cannot connect to PostgreSQL at ${where}: ${said}`, { hint: "check the host, the port and the firewall" });
+      if (/timeout/i.test(said))
+        return new GateError(`cannot connect to PostgreSQL at ${where}: ${said}`, { hint: "check the host, the port and the firewall" });
       return new GateError(`PostgreSQL at ${where}: ${said}`, { hint: "check --litellm-db and that the server is LiteLLM's" });
   }
 }
@@ -102,8 +125,20 @@ interface AggregateRow {
   skipped: number;
   outside: number;
   services: {
-    name: string; calls: number; p50p: number; p99p: number; maxp: number; p50c: number; p99c: number; maxc: number;
-    c_sans: number | null; runaways: number; peak_all: number; peak_sans: number; first: string; last: string;
+    name: string;
+    calls: number;
+    p50p: number;
+    p99p: number;
+    maxp: number;
+    p50c: number;
+    p99c: number;
+    maxc: number;
+    c_sans: number | null;
+    runaways: number;
+    peak_all: number;
+    peak_sans: number;
+    first: string;
+    last: string;
   }[];
 }
 
@@ -114,7 +149,11 @@ interface RunawaysRow {
 
 export async function usageFromDb(o: DbUsageOptions): Promise<DbUsage> {
   const pg = (await import("pg")).default;
-  const client: PgClient = new pg.Client({ connectionString: o.target.url, connectionTimeoutMillis: 15_000, application_name: "kvgate usage" });
+  const client: PgClient = new pg.Client({
+    connectionString: o.target.url,
+    connectionTimeoutMillis: 15_000,
+    application_name: "kvgate usage",
+  });
   // An idle client's socket error (the server going away) would otherwise be an unhandled event.
   client.on("error", () => {});
   try {
@@ -128,7 +167,9 @@ export async function usageFromDb(o: DbUsageOptions): Promise<DbUsage> {
     if (cols.length === 0) throw Object.assign(new Error("no table"), { code: "42P01" });
     const missing = REQUIRED_DB_COLUMNS.filter((c) => !cols.includes(c));
     if (missing.length > 0) {
-      throw new GateError(`PostgreSQL at ${o.target.shown}: "LiteLLM_SpendLogs" lacks ${missing.join(", ")}`, { hint: "this is not LiteLLM's spend-log table, or it is from a LiteLLM too old for kvgate (model_group came in 2024)" });
+      throw new GateError(`PostgreSQL at ${o.target.shown}: "LiteLLM_SpendLogs" lacks ${missing.join(", ")}`, {
+        hint: "this is not LiteLLM's spend-log table, or it is from a LiteLLM too old for kvgate (model_group came in 2024)",
+      });
     }
     const threshold = [...o.thresholds.entries()];
     const params: SqlParams = {
@@ -144,17 +185,24 @@ export async function usageFromDb(o: DbUsageOptions): Promise<DbUsage> {
     const smallest = Math.min(o.defaultThreshold, ...threshold.map(([, t]) => t));
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     const agg = (await client.query<{ result: AggregateRow }>(AGGREGATE_SQL, values)).rows[0]?.result as AggregateRow;
-    const run = (await client.query<{ result: RunawaysRow }>(RUNAWAYS_SQL, [...values, RUNAWAY_LIST, smallest])).rows[0]?.result as RunawaysRow;
+    const run = (await client.query<{ result: RunawaysRow }>(RUNAWAYS_SQL, [...values, RUNAWAY_LIST, smallest])).rows[0]
+      ?.result as RunawaysRow;
     const problems: RowProblem[] =
       agg.skipped > 0
-        ? (await client.query<{ request_id: string; reason: string }>(PROBLEMS_SQL, [params.names, params.services, PROBLEM_LIST])).rows.map((r) => ({
+        ? (
+            await client.query<{ request_id: string; reason: string }>(PROBLEMS_SQL, [params.names, params.services, PROBLEM_LIST])
+          ).rows.map((r) => ({
             file: "LiteLLM_SpendLogs",
             line: null,
             reason: `request ${r.request_id}: ${r.reason}`,
           }))
         : [];
     await client.query("COMMIT");
-    return { figures: figuresOf(agg, run, o), counts: { read: agg.read, used: agg.read - agg.skipped - agg.outside, skipped: agg.skipped, outside: agg.outside }, problems };
+    return {
+      figures: figuresOf(agg, run, o),
+      counts: { read: agg.read, used: agg.read - agg.skipped - agg.outside, skipped: agg.skipped, outside: agg.outside },
+      problems,
+    };
   } catch (e) {
     if (e instanceof GateError) throw e;
     throw dbError(e, o.target);
@@ -171,7 +219,14 @@ function figuresOf(agg: AggregateRow, run: RunawaysRow, o: DbUsageOptions): Serv
   const lists = new Map<string, RunawayRow[]>();
   for (const r of run.list) {
     const l = lists.get(r.service) ?? [];
-    l.push({ request_id: r.request_id, api_key: r.api_key, alias: r.alias, prompt_tokens: r.p, completion_tokens: r.c, start_ms: time(r.st) });
+    l.push({
+      request_id: r.request_id,
+      api_key: r.api_key,
+      alias: r.alias,
+      prompt_tokens: r.p,
+      completion_tokens: r.c,
+      start_ms: time(r.st),
+    });
     lists.set(r.service, l);
   }
   const keys = new Map<string, KeyTally[]>();

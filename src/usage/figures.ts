@@ -63,9 +63,15 @@ export const PROBLEM_LIST = 20;
 
 /** Largest reply first; then the earliest; then by request id: the order SQL uses too. */
 export function byRunawayOrder(a: RunawayRow, b: RunawayRow): number {
-  return b.completion_tokens - a.completion_tokens || a.start_ms - b.start_ms || (a.request_id < b.request_id ? -1 : a.request_id > b.request_id ? 1 : 0);
+  return (
+    b.completion_tokens - a.completion_tokens ||
+    a.start_ms - b.start_ms ||
+    (a.request_id < b.request_id ? -1 : a.request_id > b.request_id ? 1 : 0)
+  );
 }
 
 export function byKeyOrder(a: KeyTally, b: KeyTally): number {
-  return b.count - a.count || b.max_completion_tokens - a.max_completion_tokens || (a.api_key < b.api_key ? -1 : a.api_key > b.api_key ? 1 : 0);
+  return (
+    b.count - a.count || b.max_completion_tokens - a.max_completion_tokens || (a.api_key < b.api_key ? -1 : a.api_key > b.api_key ? 1 : 0)
+  );
 }

@@ -31,7 +31,13 @@ export interface FileUsage {
 }
 
 export async function usageFromFiles(o: FileUsageOptions): Promise<FileUsage> {
-  const agg = new UsageAggregator({ services: o.services, runawayThreshold: o.runawayThreshold, since: o.since, until: o.until, ...(o.windowMs === undefined ? {} : { windowMs: o.windowMs }) });
+  const agg = new UsageAggregator({
+    services: o.services,
+    runawayThreshold: o.runawayThreshold,
+    since: o.since,
+    until: o.until,
+    ...(o.windowMs === undefined ? {} : { windowMs: o.windowMs }),
+  });
   // One row object for every row: the aggregator copies what it keeps.
   const scratch = emptyRow();
   for (const file of o.files) {

@@ -6,7 +6,10 @@ export class RecordHeap {
   private n = 0;
 
   /** `width` fields per record; field 0 is the key the heap orders by (ties: field 1, then 2, ...). */
-  constructor(private readonly width: 1 | 2 | 3, initial = 256) {
+  constructor(
+    private readonly width: 1 | 2 | 3,
+    initial = 256,
+  ) {
     this.data = new Float64Array(initial * width);
   }
 

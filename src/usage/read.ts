@@ -23,13 +23,17 @@ export interface RowSink {
 // frees, and a 3 GB file would pile them up faster than it collects them.
 const CHUNK = 4 * 1024 * 1024;
 const TEXT_CHUNK = 64 * 1024;
-const FORMATS_HINT = "export LiteLLM_SpendLogs rows as JSON lines (one object per line), a JSON array of row objects, or CSV with the column names in the first line";
+const FORMATS_HINT =
+  "export LiteLLM_SpendLogs rows as JSON lines (one object per line), a JSON array of row objects, or CSV with the column names in the first line";
 
 function cannotRead(file: string, e: unknown): GateError {
   const code = (e as NodeJS.ErrnoException).code;
-  return new GateError(`cannot read ${file}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "a folder, not a file" : ((e as Error).message ?? String(e))}`, {
-    hint: "name a readable LiteLLM spend-log export",
-  });
+  return new GateError(
+    `cannot read ${file}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "a folder, not a file" : ((e as Error).message ?? String(e))}`,
+    {
+      hint: "name a readable LiteLLM spend-log export",
+    },
+  );
 }
 
 async function openFile(file: string): Promise<FileHandle> {
@@ -80,7 +84,10 @@ async function detectFormat(file: string): Promise<SpendFormat> {
   try {
     const buf = Buffer.alloc(64 * 1024);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const head = buf.subarray(0, bytesRead).toString("utf8").replace(/^\uFEFF/, "");
+    const head = buf
+      .subarray(0, bytesRead)
+      .toString("utf8")
+      .replace(/^\uFEFF/, "");
     const m = /\S/.exec(head);
     if (!m) throw new GateError(`${file} is empty`, { hint: FORMATS_HINT });
     if (m[0] === "[") return "json";
@@ -249,7 +256,10 @@ async function readCsv(file: string, sink: RowSink, onBytes: (n: number) => void
   input.on("error", (e) => parser.destroy(cannotRead(file, e)));
   input.pipe(parser);
   try {
-    for await (const item of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; invalid_field_length: number } }>) {
+    for await (const item of parser as AsyncIterable<{
+      record: Record<string, string>;
+      info: { lines: number; invalid_field_length: number };
+    }>) {
       sink.record(item.record, item.info.lines);
       lastLine = item.info.lines;
     }
@@ -260,7 +270,7 @@ async function readCsv(file: string, sink: RowSink, onBytes: (n: number) => void
   }
   if (unclosed !== null) {
     throw new GateError(`${file}:${lastLine + 1}: a quote opened on this line is never closed: every line after it would be one field`, {
-      hint: "fix or remove that row (a field with a quote in it is written \"...\"\" ...\" in CSV), or export as JSON lines",
+      hint: 'fix or remove that row (a field with a quote in it is written "..."" ..." in CSV), or export as JSON lines',
     });
   }
 }

@@ -40,18 +40,25 @@ export function recommend(f: ServiceFigures, seat: SeatView): Recommendation {
   const contextNeed = f.prompt.max + cap;
   const maxModelLen = Math.ceil(contextNeed / CONTEXT_STEP) * CONTEXT_STEP;
   const b = seat.bytesPerToken;
-  const kv = (tokens: number): number | null => (b === null ? null : requiredKv({ factor: seat.factor, maxModelLen: tokens, bytesPerToken: b, roundBytes: seat.roundBytes }));
+  const kv = (tokens: number): number | null =>
+    b === null ? null : requiredKv({ factor: seat.factor, maxModelLen: tokens, bytesPerToken: b, roundBytes: seat.roundBytes });
   const forPeak = kv(f.peakWithoutRunaways);
   const forContext = kv(maxModelLen);
   const kvBytes = forPeak === null || forContext === null ? null : Math.max(forPeak, forContext);
-  if (b === null) notes.push("the model's KV bytes per token are unknown (add it to kvgate.yaml models or set KV_BYTES_PER_TOKEN): no KV figure");
+  if (b === null)
+    notes.push("the model's KV bytes per token are unknown (add it to kvgate.yaml models or set KV_BYTES_PER_TOKEN): no KV figure");
   if (seat.modelMaxContext !== null && maxModelLen > seat.modelMaxContext) {
-    notes.push(`max_model_len ${maxModelLen} is above the model's native ${seat.modelMaxContext}: lower the output cap, or accept that the largest prompts get shorter replies`);
+    notes.push(
+      `max_model_len ${maxModelLen} is above the model's native ${seat.modelMaxContext}: lower the output cap, or accept that the largest prompts get shorter replies`,
+    );
   }
   if (seat.ownerPinned !== null && kvBytes !== null && kvBytes !== seat.ownerPinned.bytes) {
-    notes.push(`the KV is owner-pinned${seat.ownerPinned.by ? ` by ${seat.ownerPinned.by}` : ""} (kv.seats.${seat.name}.pinned): a different pin is theirs to decide`);
+    notes.push(
+      `the KV is owner-pinned${seat.ownerPinned.by ? ` by ${seat.ownerPinned.by}` : ""} (kv.seats.${seat.name}.pinned): a different pin is theirs to decide`,
+    );
   }
-  if (seat.outputCap === null && f.runawayCount > 0) notes.push(`no output cap today: ${f.runawayCount} runaway replies ran to ${f.completion.max} tokens`);
+  if (seat.outputCap === null && f.runawayCount > 0)
+    notes.push(`no output cap today: ${f.runawayCount} runaway replies ran to ${f.completion.max} tokens`);
   return {
     max_model_len: maxModelLen,
     kv_bytes: kvBytes,

@@ -90,8 +90,18 @@ function serviceUsage(f: ServiceFigures, seat: SeatView | undefined): ServiceUsa
     peak_inflight_tokens_without_runaways: f.peakWithoutRunaways,
     runaway_threshold_tokens: f.runawayThreshold,
     runaway_count: f.runawayCount,
-    runaways: f.runaways.map((r) => ({ request_id: r.request_id, ...redactKey(r.api_key, r.alias), prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, start: isoOf(r.start_ms) })),
-    runaway_keys: f.runawayKeys.map((k) => ({ ...redactKey(k.api_key, k.alias), count: k.count, max_completion_tokens: k.max_completion_tokens })),
+    runaways: f.runaways.map((r) => ({
+      request_id: r.request_id,
+      ...redactKey(r.api_key, r.alias),
+      prompt_tokens: r.prompt_tokens,
+      completion_tokens: r.completion_tokens,
+      start: isoOf(r.start_ms),
+    })),
+    runaway_keys: f.runawayKeys.map((k) => ({
+      ...redactKey(k.api_key, k.alias),
+      count: k.count,
+      max_completion_tokens: k.max_completion_tokens,
+    })),
     recommended: vllm ? recommend(f, vllm) : null,
     current: vllm ? { max_model_len: vllm.maxModelLen, kv_pinned_bytes: vllm.pinnedBytes, output_cap: vllm.outputCap } : null,
   };

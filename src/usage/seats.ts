@@ -26,7 +26,18 @@ export function seatViews(fleet: FleetState, policy: Policy, pack: RulesPack): M
   const out = new Map<string, SeatView>();
   for (const service of fleet.services) {
     if (service.engine !== "vllm") {
-      out.set(service.name, { name: service.name, engine: service.engine, bytesPerToken: null, factor: policy.kv.factor, roundBytes: policy.kv.round_bytes, maxModelLen: null, pinnedBytes: null, ownerPinned: null, outputCap: null, modelMaxContext: null });
+      out.set(service.name, {
+        name: service.name,
+        engine: service.engine,
+        bytesPerToken: null,
+        factor: policy.kv.factor,
+        roundBytes: policy.kv.round_bytes,
+        maxModelLen: null,
+        pinnedBytes: null,
+        ownerPinned: null,
+        outputCap: null,
+        modelMaxContext: null,
+      });
       continue;
     }
     const seat = seatOf(service, policy, pack);

@@ -134,7 +134,17 @@ ORDER BY x.st NULLS FIRST, x.request_id COLLATE "C"
 LIMIT $3::int`;
 
 /** The columns `usage` reads; a table without them is not LiteLLM's (or is from a version too old). */
-export const REQUIRED_DB_COLUMNS = ["request_id", "api_key", "model", "model_group", "prompt_tokens", "completion_tokens", "startTime", "endTime", "metadata"] as const;
+export const REQUIRED_DB_COLUMNS = [
+  "request_id",
+  "api_key",
+  "model",
+  "model_group",
+  "prompt_tokens",
+  "completion_tokens",
+  "startTime",
+  "endTime",
+  "metadata",
+] as const;
 
 export const COLUMNS_SQL = `
 SELECT column_name FROM information_schema.columns

@@ -32,7 +32,11 @@ describe("the layers of src/", () => {
   });
 
   test("every file is in a layer", () => {
-    expect(walk(SRC).map((f) => relative(SRC, f)).filter((f) => layerOf(f) === undefined)).toEqual([]);
+    expect(
+      walk(SRC)
+        .map((f) => relative(SRC, f))
+        .filter((f) => layerOf(f) === undefined),
+    ).toEqual([]);
   });
 
   test("no import runs back up the layers", () => {

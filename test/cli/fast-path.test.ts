@@ -31,22 +31,61 @@ interface Row {
 const ROWS: Row[] = [
   { name: "a docs edit", change: (r) => r.write("README.md", "fleet config\nmore words. a task.\n"), fast: true, code: 0 },
   { name: "nothing staged", change: () => {}, fast: true, code: 0 },
-  { name: "a new text file with dots and 'token' but no value", change: (r) => r.write("notes/todo.txt", "the token rotation is documented. see https://example.com/docs\n"), fast: true, code: 0 },
+  {
+    name: "a new text file with dots and 'token' but no value",
+    change: (r) => r.write("notes/todo.txt", "the token rotation is documented. see https://example.com/docs\n"),
+    fast: true,
+    code: 0,
+  },
   { name: "a deleted docs file", change: (r) => r.remove("docs/a.md"), fast: true, code: 0 },
   { name: "a renamed docs file", change: (r) => r.git("mv", "docs/a.md", "docs/b.md"), fast: true, code: 0 },
-  { name: "an unstaged kvgate.yaml edit beside a docs edit", base: { "kvgate.yaml": "version: 1\n" }, change: (r) => { r.write("README.md", "x\n"); r.stage(["README.md"]); r.write("kvgate.yaml", "version: 1\nservices: other/*.env\n"); }, stagesItself: true, fast: true, code: 0 },
-  { name: "a docs edit over a fleet already broken at HEAD", brokenBase: { "scripts/r.env": RADIANCE_BAD }, change: (r) => r.write("README.md", "y\n"), fast: true, code: 0 },
+  {
+    name: "an unstaged kvgate.yaml edit beside a docs edit",
+    base: { "kvgate.yaml": "version: 1\n" },
+    change: (r) => {
+      r.write("README.md", "x\n");
+      r.stage(["README.md"]);
+      r.write("kvgate.yaml", "version: 1\nservices: other/*.env\n");
+    },
+    stagesItself: true,
+    fast: true,
+    code: 0,
+  },
+  {
+    name: "a docs edit over a fleet already broken at HEAD",
+    brokenBase: { "scripts/r.env": RADIANCE_BAD },
+    change: (r) => r.write("README.md", "y\n"),
+    fast: true,
+    code: 0,
+  },
   { name: "a clean env edit", change: (r) => r.write("scripts/x.env", `${GOOD_ENV}# note\n`), fast: false, code: 0 },
   { name: "a refused env file", change: (r) => r.write("scripts/r.env", RADIANCE_BAD), fast: false, code: 1 },
   { name: "a playbook edit", change: (r) => r.write("playbooks/site.yml", `${PLAYBOOK}# note\n`), fast: false, code: 0 },
   { name: "a kvgate.yaml edit", change: (r) => r.write("kvgate.yaml", "version: 1\n"), fast: false, code: 0 },
   { name: "a compose file", change: (r) => r.write("deploy/compose.yaml", "services: {}\n"), fast: false, code: 0 },
   { name: "an env file moved out of the services glob", change: (r) => r.git("mv", "scripts/x.env", "docs/x.env"), fast: false, code: 0 },
-  { name: "a services glob of kvgate.yaml's own", base: { "kvgate.yaml": "version: 1\nservices: fleet/*.env\n" }, change: (r) => r.write("fleet/y.env", GOOD_ENV), fast: false, code: 0 },
+  {
+    name: "a services glob of kvgate.yaml's own",
+    base: { "kvgate.yaml": "version: 1\nservices: fleet/*.env\n" },
+    change: (r) => r.write("fleet/y.env", GOOD_ENV),
+    fast: false,
+    code: 0,
+  },
   { name: "an AWS key in a docs file", change: (r) => r.write("docs/keys.md", `id: ${KEY}\n`), fast: false, code: 1 },
-  { name: "a password in a new file", change: (r) => r.write("app/settings.py", 'DB_PASSWORD = "q8Vr2LxZ7mKp4TnW9sYb"\n'), fast: false, code: 1 },
+  {
+    name: "a password in a new file",
+    change: (r) => r.write("app/settings.py", 'DB_PASSWORD = "q8Vr2LxZ7mKp4TnW9sYb"\n'),
+    fast: false,
+    code: 1,
+  },
   { name: "a binary file", change: (r) => r.write("img/logo.bin", Buffer.from([0, 1, 2, 0, 255, 0])), fast: false, code: 0 },
-  { name: "a file under secrets.exclude", base: { "kvgate.yaml": "version: 1\nsecrets:\n  exclude: [\"vendor/**\"]\n" }, change: (r) => r.write("vendor/lib.js", "x = 1\n"), fast: false, code: 0 },
+  {
+    name: "a file under secrets.exclude",
+    base: { "kvgate.yaml": 'version: 1\nsecrets:\n  exclude: ["vendor/**"]\n' },
+    change: (r) => r.write("vendor/lib.js", "x = 1\n"),
+    fast: false,
+    code: 0,
+  },
   { name: "a symlink", change: (r) => r.symlink("README.md", "link.md"), fast: false, code: 0 },
 ];
 
@@ -96,7 +135,13 @@ function run(r: TempRepo, fast: boolean): Outcome {
   writeFileSync(msgFile, "subject\n\nbody\n");
   const hook = kvgate(["hook", "prepare-commit-msg", msgFile, "message"], { cwd: r.dir });
   expect(hook.code, hook.stderr).toBe(0);
-  return { code: check.code, stdout: check.stdout, record, message: readFileSync(msgFile, "utf8"), taken: check.stderr.includes("fast path: taken") };
+  return {
+    code: check.code,
+    stdout: check.stdout,
+    record,
+    message: readFileSync(msgFile, "utf8"),
+    taken: check.stderr.includes("fast path: taken"),
+  };
 }
 
 describe("the fast path decides as the full path does", () => {
@@ -117,7 +162,9 @@ describe("the fast path decides as the full path does", () => {
     expect(fast.taken).toBe(row.fast);
     expect(full.code).toBe(row.code);
     expect(fast).toEqual({ ...full, taken: row.fast });
-    expect(fast.message).toMatch(row.code === 0 ? /Kvgate-Verdict: pass tree=[0-9a-f]{40}/ : /Kvgate-Verdict: not-run|Kvgate-Verdict: fail/);
+    expect(fast.message).toMatch(
+      row.code === 0 ? /Kvgate-Verdict: pass tree=[0-9a-f]{40}/ : /Kvgate-Verdict: not-run|Kvgate-Verdict: fail/,
+    );
   });
 });
 
@@ -130,7 +177,20 @@ describe("the fast path trusts nothing it cannot check", () => {
     expect(first.stdout).toBe("kvgate staged: pass (1 file checked, no findings)\n");
     const stored = JSON.parse(readFileSync(key, "utf8")) as Record<string, unknown>;
     expect(stored).toMatchObject({ version: 1, names: ["kvgate.yaml", ".kvgate.yaml"], config: "", exclude: [] });
-    expect(stored.fleet).toEqual(["scripts/*.env", "scripts/**", "playbooks/**/*.{yml,yaml}", "**/{docker-compose,compose}*.{yml,yaml}", "models/**/config.json", "models/**/model.safetensors.index.json", "**/.env", "**/.env.*", "**/*.env", ".kvgateignore", "kvgate.yaml", ".kvgate.yaml"]);
+    expect(stored.fleet).toEqual([
+      "scripts/*.env",
+      "scripts/**",
+      "playbooks/**/*.{yml,yaml}",
+      "**/{docker-compose,compose}*.{yml,yaml}",
+      "models/**/config.json",
+      "models/**/model.safetensors.index.json",
+      "**/.env",
+      "**/.env.*",
+      "**/*.env",
+      ".kvgateignore",
+      "kvgate.yaml",
+      ".kvgate.yaml",
+    ]);
     expect(kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } }).stderr).toContain("fast path: taken");
     for (const bad of ["{", JSON.stringify({ ...stored, build: "another" }), JSON.stringify({ ...stored, fleet: "scripts/*.env" })]) {
       writeFileSync(key, bad);

@@ -3,11 +3,19 @@
 import { describe, expect, test } from "vitest";
 import { CF, flags, lines, problems, read } from "./helpers.js";
 
-const svc = (...body: string[]): Record<string, string> => ({ [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body) });
+const svc = (...body: string[]): Record<string, string> => ({
+  [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body),
+});
 
 describe("command", () => {
   test.each([
-    ["a plain string: every word on its line", ["    command: --model Qwen/Qwen3-8B --max-model-len 32768"], "--model Qwen/Qwen3-8B --max-model-len 32768", 4, [4, 4, 4, 4]],
+    [
+      "a plain string: every word on its line",
+      ["    command: --model Qwen/Qwen3-8B --max-model-len 32768"],
+      "--model Qwen/Qwen3-8B --max-model-len 32768",
+      4,
+      [4, 4, 4, 4],
+    ],
     [
       "a folded block: each word on the line it is written",
       ["    command: >", "      --model Qwen/Qwen3-8B", "      --max-model-len 32768", "      --kv-cache-memory-bytes 8589934592"],
@@ -32,18 +40,25 @@ describe("command", () => {
     ],
     [
       "a list item with spaces is one word, quoted back",
-      ["    command:", "      - --override-generation-config", '      - \'{"max_new_tokens": 512}\''],
+      ["    command:", "      - --override-generation-config", "      - '{\"max_new_tokens\": 512}'"],
       `--override-generation-config '{"max_new_tokens": 512}'`,
       5,
       [5, 6],
     ],
   ])("%s", (_name, body, value, line, wordLines) => {
-    expect(flags(read(svc(...(body))), "coder")).toEqual({ value, line, file: CF, wordLines });
+    expect(flags(read(svc(...body)), "coder")).toEqual({ value, line, file: CF, wordLines });
   });
 
   test("entrypoint words come before command words", () => {
-    const r = read(svc("    entrypoint: [vllm, serve]", "    command:", "      - Qwen/Qwen3-8B", "      - --max-model-len", "      - '32768'"));
-    expect(flags(r, "coder")).toEqual({ value: "vllm serve Qwen/Qwen3-8B --max-model-len 32768", line: 6, file: CF, wordLines: [4, 4, 6, 7, 8] });
+    const r = read(
+      svc("    entrypoint: [vllm, serve]", "    command:", "      - Qwen/Qwen3-8B", "      - --max-model-len", "      - '32768'"),
+    );
+    expect(flags(r, "coder")).toEqual({
+      value: "vllm serve Qwen/Qwen3-8B --max-model-len 32768",
+      line: 6,
+      file: CF,
+      wordLines: [4, 4, 6, 7, 8],
+    });
   });
 
   test("an entrypoint string alone is the command line", () => {
@@ -62,15 +77,32 @@ describe("command", () => {
   });
 
   test.each([
-    ["sh -c with one plain command is opened", ['    command: sh -c "exec vllm serve m --max-model-len 8192"'], "vllm serve m --max-model-len 8192", [4, 4, 4, 4, 4]],
-    ["bash -c as a list", ["    entrypoint: [/bin/bash, -c]", "    command:", "      - >-", "        vllm serve m", "        --max-model-len 8192"], "vllm serve m --max-model-len 8192", [7, 7, 7, 8, 8]],
-    ["a script with && is kept whole", ['    command: bash -c "pip install x && vllm serve m --max-model-len 8192"'], "bash -c 'pip install x && vllm serve m --max-model-len 8192'", [4, 4, 4]],
+    [
+      "sh -c with one plain command is opened",
+      ['    command: sh -c "exec vllm serve m --max-model-len 8192"'],
+      "vllm serve m --max-model-len 8192",
+      [4, 4, 4, 4, 4],
+    ],
+    [
+      "bash -c as a list",
+      ["    entrypoint: [/bin/bash, -c]", "    command:", "      - >-", "        vllm serve m", "        --max-model-len 8192"],
+      "vllm serve m --max-model-len 8192",
+      [7, 7, 7, 8, 8],
+    ],
+    [
+      "a script with && is kept whole",
+      ['    command: bash -c "pip install x && vllm serve m --max-model-len 8192"'],
+      "bash -c 'pip install x && vllm serve m --max-model-len 8192'",
+      [4, 4, 4],
+    ],
   ])("%s", (_name, body, value, wordLines) => {
-    expect(flags(read(svc(...(body))), "coder")).toMatchObject({ value, wordLines });
+    expect(flags(read(svc(...body)), "coder")).toMatchObject({ value, wordLines });
   });
 
   test("$$ in a command is a literal $ (left to the container's shell)", () => {
-    expect(flags(read(svc("    command: sh -c 'echo $$HOSTNAME; vllm serve m'")), "coder")?.value).toBe("sh -c 'echo $HOSTNAME; vllm serve m'");
+    expect(flags(read(svc("    command: sh -c 'echo $$HOSTNAME; vllm serve m'")), "coder")?.value).toBe(
+      "sh -c 'echo $HOSTNAME; vllm serve m'",
+    );
   });
 
   test("an unresolved variable skips the whole command line (a notice at its line), never a partial one", () => {

@@ -3,7 +3,12 @@
 import { describe, expect, test } from "vitest";
 import { CF, edits, lines, problems, read, sets } from "./helpers.js";
 
-const KNOWN = { services: new Map([["coder", "scripts/coder.env"], ["voices", "scripts/voices.env"]]) };
+const KNOWN = {
+  services: new Map([
+    ["coder", "scripts/coder.env"],
+    ["voices", "scripts/voices.env"],
+  ]),
+};
 
 describe("environment", () => {
   test("map form: each value at its own line; numbers and booleans as written", () => {
@@ -117,7 +122,14 @@ describe("env_file", () => {
   });
 
   test("the env_file that is the service's own env file is the base, not edits; it names the service", () => {
-    const r = read({ [CF]: lines("services:", "  seat-1:", "    env_file: ../scripts/coder.env", "    image: vllm/vllm-openai:v0.10.2"), "scripts/coder.env": common }, CF, KNOWN);
+    const r = read(
+      {
+        [CF]: lines("services:", "  seat-1:", "    env_file: ../scripts/coder.env", "    image: vllm/vllm-openai:v0.10.2"),
+        "scripts/coder.env": common,
+      },
+      CF,
+      KNOWN,
+    );
     const d = r.deploys[0];
     expect([d?.service, d?.envFile, d?.matchedBy, d?.composeService]).toEqual(["coder", "scripts/coder.env", "env_file", "seat-1"]);
     expect(edits(r, "coder")).toEqual([["set", "IMAGE", "vllm/vllm-openai:v0.10.2", 4]]);
@@ -127,7 +139,14 @@ describe("env_file", () => {
     const r = read({
       [CF]: lines("services:", "  a:", "    env_file:", "      - x.env", "      - path: raw.env", "        format: raw"),
       "deploy/.env": "LEN=32768\nTOKEN_FROM_DOTENV=t\n",
-      "deploy/x.env": lines("MAX_MODEL_LEN=${LEN}", "CTX=${MAX_MODEL_LEN}", "TOKEN_FROM_DOTENV", "LIT='${LEN}'", "UNKNOWN=${NOPE}", "MODEL: Qwen/Qwen3-8B"),
+      "deploy/x.env": lines(
+        "MAX_MODEL_LEN=${LEN}",
+        "CTX=${MAX_MODEL_LEN}",
+        "TOKEN_FROM_DOTENV",
+        "LIT='${LEN}'",
+        "UNKNOWN=${NOPE}",
+        "MODEL: Qwen/Qwen3-8B",
+      ),
       "deploy/raw.env": "RAW=${LEN}\n",
     });
     expect(sets(r, "a")).toEqual({
@@ -142,14 +161,20 @@ describe("env_file", () => {
   });
 
   test("a broken line of an env_file is a parse problem at its line, without echoing the line", () => {
-    const r = read({ [CF]: lines("services:", "  a:", "    env_file: x.env"), "deploy/x.env": lines("A=1", "hf_secretvalue12345 token", "B=2") });
+    const r = read({
+      [CF]: lines("services:", "  a:", "    env_file: x.env"),
+      "deploy/x.env": lines("A=1", "hf_secretvalue12345 token", "B=2"),
+    });
     expect(problems(r)).toEqual([["parse", "deploy/x.env", 2]]);
     expect(r.problems[0]?.message).not.toContain("secretvalue");
     expect(sets(r, "a")).toEqual({ A: ["1", 1, "deploy/x.env"], B: ["2", 3, "deploy/x.env"] });
   });
 
   test("an env_file outside the repository or absolute is a notice, not a read", () => {
-    const r = read({ [CF]: lines("services:", "  a:", "    env_file:", "      - ../../etc/x.env", "      - /opt/fleet/a.env"), "../etc/x.env": "A=1\n" });
+    const r = read({
+      [CF]: lines("services:", "  a:", "    env_file:", "      - ../../etc/x.env", "      - /opt/fleet/a.env"),
+      "../etc/x.env": "A=1\n",
+    });
     expect(problems(r)).toEqual([
       ["unresolved", CF, 4],
       ["unresolved", CF, 5],

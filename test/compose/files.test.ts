@@ -18,7 +18,15 @@ const common = lines(
 describe("extends with file:", () => {
   test("the base comes from the other file, its relative paths from that file's folder, its variables from this project", () => {
     const r = read({
-      [CF]: lines("services:", "  coder:", "    extends:", "      file: common/vllm.yaml", "      service: vllm", "    environment:", "      MAX_MODEL_LEN: 32768"),
+      [CF]: lines(
+        "services:",
+        "  coder:",
+        "    extends:",
+        "      file: common/vllm.yaml",
+        "      service: vllm",
+        "    environment:",
+        "      MAX_MODEL_LEN: 32768",
+      ),
       [COMMON]: common,
       "deploy/common/vllm.env": "TP=1\n",
       "deploy/.env": "VLLM_TAG=v0.10.2\n",
@@ -40,7 +48,10 @@ describe("extends with file:", () => {
     ["a remote file", "https://example.com/compose.yaml", "unresolved"],
     ["a file not in the repository", "missing.yaml", "parse"],
   ])("%s: a %s problem at the file: line, and the service is read without its base", (_name, path, kind) => {
-    const r = read({ [CF]: lines("services:", "  coder:", "    image: x", "    extends:", `      file: ${path}`, "      service: vllm"), "../etc/compose.yaml": common });
+    const r = read({
+      [CF]: lines("services:", "  coder:", "    image: x", "    extends:", `      file: ${path}`, "      service: vllm"),
+      "../etc/compose.yaml": common,
+    });
     expect(problems(r)).toEqual([[kind, CF, 5]]);
     expect(sets(r, "coder")).toEqual({ IMAGE: ["x", 3] });
     expect(r.files).toEqual([CF]);
@@ -93,7 +104,12 @@ describe("include", () => {
   });
 
   test("the including project's .env wins over the included one's; env_file of the include replaces its .env", () => {
-    const files = { "deploy/gpu/compose.yaml": gpuStack, "deploy/gpu/.env": "TAG=v0.9.0\n", "deploy/gpu/other.env": "TAG=v0.8.0\n", "deploy/.env": "TAG=v0.10.2\n" };
+    const files = {
+      "deploy/gpu/compose.yaml": gpuStack,
+      "deploy/gpu/.env": "TAG=v0.9.0\n",
+      "deploy/gpu/other.env": "TAG=v0.8.0\n",
+      "deploy/.env": "TAG=v0.10.2\n",
+    };
     const r1 = read({ [CF]: lines("include: [gpu/compose.yaml]"), ...files });
     expect(sets(r1, "voices", "deploy/gpu/compose.yaml").IMAGE).toEqual(["vllm/vllm-openai:v0.10.2", 3]);
     const { "deploy/.env": _, ...noParentEnv } = files;
@@ -102,7 +118,10 @@ describe("include", () => {
   });
 
   test("an included file that includes the first is a cycle: a parse error", () => {
-    const r = read({ [CF]: lines("include: [gpu/compose.yaml]", "services: {}"), "deploy/gpu/compose.yaml": lines("include: [../compose.yaml]", "services: {}") });
+    const r = read({
+      [CF]: lines("include: [gpu/compose.yaml]", "services: {}"),
+      "deploy/gpu/compose.yaml": lines("include: [../compose.yaml]", "services: {}"),
+    });
     expect(problems(r)).toEqual([["parse", "deploy/gpu/compose.yaml", 1]]);
   });
 
@@ -117,7 +136,10 @@ describe("include", () => {
   });
 
   test("an included service with the name of one defined here is not merged: a notice, this file's one is read", () => {
-    const r = read({ [CF]: lines("include: [gpu/compose.yaml]", "services:", "  voices:", "    image: mine"), "deploy/gpu/compose.yaml": gpuStack });
+    const r = read({
+      [CF]: lines("include: [gpu/compose.yaml]", "services:", "  voices:", "    image: mine"),
+      "deploy/gpu/compose.yaml": gpuStack,
+    });
     expect(problems(r)).toEqual([["unresolved", "deploy/gpu/compose.yaml", 2]]);
     expect(edits(r, "voices")).toEqual([["set", "IMAGE", "mine", 4]]);
   });
@@ -143,7 +165,9 @@ describe("readComposeFiles", () => {
   });
 
   test("two files that include each other are both kept (both report the cycle)", () => {
-    const files = new Map(Object.entries({ "a/compose.yaml": lines("include: [../b/compose.yaml]"), "b/compose.yaml": lines("include: [../a/compose.yaml]") }));
+    const files = new Map(
+      Object.entries({ "a/compose.yaml": lines("include: [../b/compose.yaml]"), "b/compose.yaml": lines("include: [../a/compose.yaml]") }),
+    );
     const reads = readComposeFiles([...files.keys()], files);
     expect(reads.map((r) => [r.path, r.problems.map((p) => p.kind)])).toEqual([
       ["a/compose.yaml", ["parse"]],

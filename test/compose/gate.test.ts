@@ -68,9 +68,18 @@ describe("a compose deploy through the gate", () => {
     // At the compose service's key (the deploy is what changed); the env file's pin line in data.
     expect(kv).toMatchObject({ file: CF, line: 5, service: "coder", severity: "error", status: "open", data: { env_file_line: 5 } });
     // 1.25 × 32,768 × 147,456 B = 5.625 GiB → 6 GiB required; the env file pins 2 GiB.
-    expect(kv?.data).toMatchObject({ max_model_len: 32768, bytes_per_token: 147456, required_bytes: 6 * 2 ** 30, pinned_bytes: 2 * 2 ** 30 });
+    expect(kv?.data).toMatchObject({
+      max_model_len: 32768,
+      bytes_per_token: 147456,
+      required_bytes: 6 * 2 ** 30,
+      pinned_bytes: 2 * 2 ** 30,
+    });
     // The compose file and the env file it loads now say different things: drift, at the compose line.
-    expect(found.find((f) => f.rule === "playbook/drift")).toMatchObject({ file: CF, line: 10, data: { key: "--max-model-len", playbook_value: "32768", committed_value: "8192" } });
+    expect(found.find((f) => f.rule === "playbook/drift")).toMatchObject({
+      file: CF,
+      line: 10,
+      data: { key: "--max-model-len", playbook_value: "32768", committed_value: "8192" },
+    });
   });
 
   test("a device_ids move onto a full card fails gpu/fits at the device_ids line", async () => {

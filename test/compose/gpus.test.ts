@@ -3,24 +3,76 @@
 import { describe, expect, test } from "vitest";
 import { CF, gpus, lines, read, sets } from "./helpers.js";
 
-const svc = (...body: string[]): Record<string, string> => ({ [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body) });
-const reservation = (...device: string[]): string[] => ["    deploy:", "      resources:", "        reservations:", "          devices:", ...device];
+const svc = (...body: string[]): Record<string, string> => ({
+  [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body),
+});
+const reservation = (...device: string[]): string[] => [
+  "    deploy:",
+  "      resources:",
+  "        reservations:",
+  "          devices:",
+  ...device,
+];
 
 describe("placed: a gpus edit", () => {
   test.each([
-    ["device_ids with capabilities [gpu]", reservation("            - driver: nvidia", "              device_ids: ['0', '3']", "              capabilities: [gpu]"), "0,3", 9],
-    ["device_ids as numbers, block list", reservation("            - capabilities: [gpu]", "              device_ids:", "                - 1"), "1", 10],
+    [
+      "device_ids with capabilities [gpu]",
+      reservation("            - driver: nvidia", "              device_ids: ['0', '3']", "              capabilities: [gpu]"),
+      "0,3",
+      9,
+    ],
+    [
+      "device_ids as numbers, block list",
+      reservation("            - capabilities: [gpu]", "              device_ids:", "                - 1"),
+      "1",
+      10,
+    ],
     ["driver nvidia without capabilities", reservation("            - driver: nvidia", "              device_ids: ['2']"), "2", 9],
-    ["two requests: their ids together", reservation("            - capabilities: [gpu]", "              device_ids: ['0']", "            - capabilities: [gpu]", "              device_ids: ['1']"), "0,1", 9],
+    [
+      "two requests: their ids together",
+      reservation(
+        "            - capabilities: [gpu]",
+        "              device_ids: ['0']",
+        "            - capabilities: [gpu]",
+        "              device_ids: ['1']",
+      ),
+      "0,1",
+      9,
+    ],
     ["service-level gpus with device_ids", ["    gpus:", "      - driver: nvidia", "        device_ids: ['1']"], "1", 6],
-    ["CDI device names in devices:", ["    devices:", "      - nvidia.com/gpu=0", '      - "nvidia.com/gpu=1"', "      - /dev/fuse:/dev/fuse"], "0,1", 5],
-    ["NVIDIA_VISIBLE_DEVICES alone (nvidia runtime)", ["    runtime: nvidia", "    environment:", "      NVIDIA_VISIBLE_DEVICES: 2,3"], "2,3", 6],
+    [
+      "CDI device names in devices:",
+      ["    devices:", "      - nvidia.com/gpu=0", '      - "nvidia.com/gpu=1"', "      - /dev/fuse:/dev/fuse"],
+      "0,1",
+      5,
+    ],
+    [
+      "NVIDIA_VISIBLE_DEVICES alone (nvidia runtime)",
+      ["    runtime: nvidia", "    environment:", "      NVIDIA_VISIBLE_DEVICES: 2,3"],
+      "2,3",
+      6,
+    ],
     ["CUDA_VISIBLE_DEVICES alone names host cards", ["    environment:", "      - CUDA_VISIBLE_DEVICES=1"], "1", 5],
     // Inside the container the reserved cards are numbered from 0: CUDA_VISIBLE_DEVICES=1 of ['2','3'] is card 3.
-    ["CUDA_VISIBLE_DEVICES picks among the reserved cards", ["    environment:", "      CUDA_VISIBLE_DEVICES: '1'", ...reservation("            - capabilities: [gpu]", "              device_ids: ['2', '3']")], "3", 5],
-    ["CUDA_VISIBLE_DEVICES among NVIDIA_VISIBLE_DEVICES", ["    environment:", "      NVIDIA_VISIBLE_DEVICES: 4,5,6", "      CUDA_VISIBLE_DEVICES: 2,0"], "6,4", 6],
+    [
+      "CUDA_VISIBLE_DEVICES picks among the reserved cards",
+      [
+        "    environment:",
+        "      CUDA_VISIBLE_DEVICES: '1'",
+        ...reservation("            - capabilities: [gpu]", "              device_ids: ['2', '3']"),
+      ],
+      "3",
+      5,
+    ],
+    [
+      "CUDA_VISIBLE_DEVICES among NVIDIA_VISIBLE_DEVICES",
+      ["    environment:", "      NVIDIA_VISIBLE_DEVICES: 4,5,6", "      CUDA_VISIBLE_DEVICES: 2,0"],
+      "6,4",
+      6,
+    ],
   ])("%s → %s at line %s", (_name, body, value, line) => {
-    const r = read(svc(...(body)));
+    const r = read(svc(...body));
     expect(gpus(r, "coder")).toEqual([value, line, CF]);
     expect(r.problems).toEqual([]);
     // The card keys become the gpus edit, never a second setting that could disagree with it.
@@ -28,12 +80,23 @@ describe("placed: a gpus edit", () => {
   });
 
   test("the request is described on the deploy", () => {
-    const r = read(svc(...reservation("            - driver: nvidia", "              device_ids: ['0', '3']", "              capabilities: [gpu]")));
-    expect(r.deploys[0]?.gpu).toEqual({ deviceIds: ["0", "3"], count: null, source: "deploy.resources.reservations.devices", file: CF, line: 9 });
+    const r = read(
+      svc(...reservation("            - driver: nvidia", "              device_ids: ['0', '3']", "              capabilities: [gpu]")),
+    );
+    expect(r.deploys[0]?.gpu).toEqual({
+      deviceIds: ["0", "3"],
+      count: null,
+      source: "deploy.resources.reservations.devices",
+      file: CF,
+      line: 9,
+    });
   });
 
   test("CUDA_VISIBLE_DEVICES from an env_file counts (environment wins over it)", () => {
-    const files = { ...svc("    env_file: gpu.env", ...reservation("            - capabilities: [gpu]", "              device_ids: ['4', '5']")), "deploy/gpu.env": "CUDA_VISIBLE_DEVICES=1\n" };
+    const files = {
+      ...svc("    env_file: gpu.env", ...reservation("            - capabilities: [gpu]", "              device_ids: ['4', '5']")),
+      "deploy/gpu.env": "CUDA_VISIBLE_DEVICES=1\n",
+    };
     expect(gpus(read(files), "coder")).toEqual(["5", 1, "deploy/gpu.env"]);
   });
 });
@@ -41,16 +104,35 @@ describe("placed: a gpus edit", () => {
 describe("not placed: a notice (key GPU), the env file's GPU stays", () => {
   test.each([
     ["count: 2", reservation("            - capabilities: [gpu]", "              count: 2"), 9, { deviceIds: null, count: 2 }],
-    ["count: all", reservation("            - driver: nvidia", "              count: all", "              capabilities: [gpu]"), 9, { deviceIds: null, count: "all" }],
+    [
+      "count: all",
+      reservation("            - driver: nvidia", "              count: all", "              capabilities: [gpu]"),
+      9,
+      { deviceIds: null, count: "all" },
+    ],
     ["neither count nor device_ids (every card)", reservation("            - capabilities: [gpu]"), 8, { deviceIds: null, count: "all" }],
     ["gpus: all", ["    gpus: all"], 4, { deviceIds: null, count: "all" }],
     ["devices: nvidia.com/gpu=all", ["    devices: [nvidia.com/gpu=all]"], 4, { deviceIds: null, count: "all" }],
     ["runtime: nvidia without NVIDIA_VISIBLE_DEVICES", ["    runtime: nvidia"], 4, { deviceIds: null, count: "all" }],
     ["NVIDIA_VISIBLE_DEVICES=all", ["    environment:", "      NVIDIA_VISIBLE_DEVICES: all"], 5, { deviceIds: null, count: "all" }],
-    ["a UUID", reservation("            - capabilities: [gpu]", "              device_ids: ['GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7']"), 9, { deviceIds: ["GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7"], count: null }],
-    ["CUDA_VISIBLE_DEVICES past the reserved cards", ["    environment:", "      CUDA_VISIBLE_DEVICES: '2'", ...reservation("            - capabilities: [gpu]", "              device_ids: ['0', '1']")], 5, { deviceIds: ["0", "1"], count: null }],
+    [
+      "a UUID",
+      reservation("            - capabilities: [gpu]", "              device_ids: ['GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7']"),
+      9,
+      { deviceIds: ["GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7"], count: null },
+    ],
+    [
+      "CUDA_VISIBLE_DEVICES past the reserved cards",
+      [
+        "    environment:",
+        "      CUDA_VISIBLE_DEVICES: '2'",
+        ...reservation("            - capabilities: [gpu]", "              device_ids: ['0', '1']"),
+      ],
+      5,
+      { deviceIds: ["0", "1"], count: null },
+    ],
   ])("%s", (_name, body, line, request) => {
-    const r = read(svc(...(body)));
+    const r = read(svc(...body));
     expect(gpus(r, "coder")).toBeNull();
     expect(r.problems.map((p) => [p.kind, p.line, p.key])).toEqual([["unresolved", line, "GPU"]]);
     expect(r.deploys[0]?.gpu).toMatchObject(request);
@@ -80,7 +162,10 @@ describe("not placed: a notice (key GPU), the env file's GPU stays", () => {
   });
 
   test("resolved from the .env it is placed", () => {
-    const r = read({ ...svc(...reservation("            - capabilities: [gpu]", "              device_ids: ['${CARD}']")), "deploy/.env": "CARD=1\n" });
+    const r = read({
+      ...svc(...reservation("            - capabilities: [gpu]", "              device_ids: ['${CARD}']")),
+      "deploy/.env": "CARD=1\n",
+    });
     expect(gpus(r, "coder")).toEqual(["1", 9, CF]);
   });
 });

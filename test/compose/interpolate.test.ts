@@ -9,7 +9,11 @@ const vars: Record<string, string> = { SET: "v", EMPTY: "", TAG: "v0.10.2", LEN:
 const lookup: Lookup = (n) => (n in vars ? { state: "set", value: vars[n] as string } : { state: "unset" });
 const show = (text: string): string => {
   const r = interpolate(text, lookup);
-  return r.ok ? r.value : r.kind === "invalid" ? "INVALID" : `UNRESOLVED ${r.vars.join(",")}${r.required !== undefined ? ` (${r.required})` : ""}`;
+  return r.ok
+    ? r.value
+    : r.kind === "invalid"
+      ? "INVALID"
+      : `UNRESOLVED ${r.vars.join(",")}${r.required !== undefined ? ` (${r.required})` : ""}`;
 };
 
 // Columns: the spec's "VAR has value" (SET), "VAR is empty" (EMPTY), "VAR has nonexist" (NOPE); a
@@ -45,7 +49,7 @@ test.each([
   ["${NOPE:-${LEN}}-${SET}", "32768-v"],
   ["${NOPE:-a}${NOPE:-b}", "ab"],
   ["${NOPE:-}", ""],
-  ["${NOPE:-{\"k\": 1\\}}", '{"k": 1\\}'],
+  ['${NOPE:-{"k": 1\\}}', '{"k": 1\\}'],
   ["${NOPE?$SET}", "UNRESOLVED NOPE (v)"],
   ["${SET:-${NOPE}}", "v"],
   ["${NOPE:-${NOPE2}}", "UNRESOLVED NOPE2"],
@@ -93,7 +97,12 @@ describe("in a compose file, from the .env beside it", () => {
 
   test("without a .env: defaults resolve; the rest is a notice naming the variable, file and line, and is skipped", () => {
     const r = read({ [CF]: compose });
-    expect(sets(r, "coder")).toEqual({ KV_CACHE_MEMORY_BYTES: ["4G", 6], HF_HOME: ["$HOME/models", 8], TP: ["1", 9], IMAGE: ["vllm/vllm-openai:v0.9.0", 3] });
+    expect(sets(r, "coder")).toEqual({
+      KV_CACHE_MEMORY_BYTES: ["4G", 6],
+      HF_HOME: ["$HOME/models", 8],
+      TP: ["1", 9],
+      IMAGE: ["vllm/vllm-openai:v0.9.0", 3],
+    });
     expect(r.problems.map((p) => [p.kind, p.file, p.line, p.key])).toEqual([
       ["unresolved", CF, 5, "MAX_MODEL_LEN"],
       ["unresolved", CF, 7, "GPU_MEMORY_UTILIZATION"],

@@ -32,7 +32,11 @@ describe("compose/parse problems", () => {
 
   test("a non-UTF-8 env_file or .env is a parse problem too, and the rest is still read", () => {
     const r = readCompose(CF, (p) =>
-      p === CF ? lines("services:", "  a:", "    image: x", "    env_file: a.env") : p === "deploy/a.env" || p === "deploy/.env" ? { text: null, problem: "the file is not valid UTF-8" } : null,
+      p === CF
+        ? lines("services:", "  a:", "    image: x", "    env_file: a.env")
+        : p === "deploy/a.env" || p === "deploy/.env"
+          ? { text: null, problem: "the file is not valid UTF-8" }
+          : null,
     );
     expect(problems(r)).toEqual([
       ["parse", "deploy/.env", 1],
@@ -42,7 +46,10 @@ describe("compose/parse problems", () => {
   });
 
   test("a broken .env line is a parse problem at its line; its good lines still resolve", () => {
-    const r = read({ [CF]: lines("services:", "  a:", "    image: vllm/vllm-openai:${TAG}"), "deploy/.env": lines("TAG=v0.10.2", "not an assignment = x y") });
+    const r = read({
+      [CF]: lines("services:", "  a:", "    image: vllm/vllm-openai:${TAG}"),
+      "deploy/.env": lines("TAG=v0.10.2", "not an assignment = x y"),
+    });
     expect(problems(r)).toEqual([["parse", "deploy/.env", 2]]);
     expect(r.deploys[0]?.edits).toEqual([{ kind: "set", key: "IMAGE", value: "vllm/vllm-openai:v0.10.2", line: 3, file: CF }]);
   });
@@ -77,7 +84,17 @@ describe("not a compose file: no deploy, no problem", () => {
   });
 
   test("unknown keys are ignored", () => {
-    const r = read({ [CF]: lines("services:", "  a:", "    image: x", "    healthcheck: { test: [CMD, true] }", "    frobnicate: 7", "x-notes: hi", "networks: { n: {} }") });
+    const r = read({
+      [CF]: lines(
+        "services:",
+        "  a:",
+        "    image: x",
+        "    healthcheck: { test: [CMD, true] }",
+        "    frobnicate: 7",
+        "x-notes: hi",
+        "networks: { n: {} }",
+      ),
+    });
     expect([r.problems, r.deploys[0]?.edits.length]).toEqual([[], 1]);
   });
 });

@@ -27,7 +27,7 @@ const CASES: Record<string, Case> = {
     sets: { TZ: ["utc", 5], PORT: ["8080", 10], IMAGE: ["busybox", 3] },
   },
   "the same with array syntax": {
-    spec: "services.md § extends › Mappings: \"The same output is produced if array syntax is used\"",
+    spec: 'services.md § extends › Mappings: "The same output is produced if array syntax is used"',
     base: ["    image: busybox", "    environment:", "      - TZ=utc", "      - PORT=80"],
     cli: ["    environment:", "      - PORT=8080"],
     sets: { TZ: ["utc", 5], PORT: ["8080", 10], IMAGE: ["busybox", 3] },
@@ -45,7 +45,7 @@ const CASES: Record<string, Case> = {
     sets: { IMAGE: ["vllm/vllm-openai:v0.10.2", 6] },
   },
   "a key the main service does not set is inherited, at the base's line": {
-    spec: "services.md § extends › Mappings: \"Keys that aren't overridden are included as is\"",
+    spec: 'services.md § extends › Mappings: "Keys that aren\'t overridden are included as is"',
     base: ["    image: vllm/vllm-openai:v0.10.2", "    command: --max-model-len 8192"],
     cli: ["    environment:", "      TP: 1"],
     sets: { TP: ["1", 8], IMAGE: ["vllm/vllm-openai:v0.10.2", 3] },
@@ -77,13 +77,34 @@ const CASES: Record<string, Case> = {
   },
   "sequences append (a second GPU request adds its cards)": {
     spec: "merge.md § Sequence; services.md § extends › Sequences (referenced items first)",
-    base: ["    deploy:", "      resources:", "        reservations:", "          devices:", "            - capabilities: [gpu]", "              device_ids: ['0']"],
-    cli: ["    deploy:", "      resources:", "        reservations:", "          devices:", "            - capabilities: [gpu]", "              device_ids: ['1']"],
+    base: [
+      "    deploy:",
+      "      resources:",
+      "        reservations:",
+      "          devices:",
+      "            - capabilities: [gpu]",
+      "              device_ids: ['0']",
+    ],
+    cli: [
+      "    deploy:",
+      "      resources:",
+      "        reservations:",
+      "          devices:",
+      "            - capabilities: [gpu]",
+      "              device_ids: ['1']",
+    ],
     gpus: ["0,1", 8],
   },
   "nested mappings merge key by key (deploy.resources)": {
     spec: "merge.md § Mapping (applied at every level)",
-    base: ["    deploy:", "      resources:", "        reservations:", "          devices:", "            - capabilities: [gpu]", "              device_ids: ['2']"],
+    base: [
+      "    deploy:",
+      "      resources:",
+      "        reservations:",
+      "          devices:",
+      "            - capabilities: [gpu]",
+      "              device_ids: ['2']",
+    ],
     cli: ["    deploy:", "      resources:", "        limits:", "          memory: 64g"],
     gpus: ["2", 8],
   },
@@ -94,7 +115,7 @@ const CASES: Record<string, Case> = {
     sets: { TP: ["2", 1, "deploy/b.env"], HOST: ["fv-ml1", 2, "deploy/a.env"] },
   },
   "the same env_file twice is read once": {
-    spec: "compose-go appendWithoutDuplicates (\"the same env_file applied twice\")",
+    spec: 'compose-go appendWithoutDuplicates ("the same env_file applied twice")',
     base: ["    env_file: a.env"],
     cli: ["    env_file: a.env"],
     sets: { TP: ["1", 1, "deploy/a.env"], HOST: ["fv-ml1", 2, "deploy/a.env"] },
@@ -137,7 +158,17 @@ describe("extends: the spec's merge cases", () => {
   test("a chain is merged to the end (base → common → cli)", () => {
     // services.md § extends: cli gets `user` from common, which gets it from base.
     const r = read({
-      [CF]: lines("services:", "  base:", "    image: busybox", "    environment: { TP: 1 }", "  common:", "    extends: base", "    environment: { HOST: h }", "  cli:", "    extends: { service: common }"),
+      [CF]: lines(
+        "services:",
+        "  base:",
+        "    image: busybox",
+        "    environment: { TP: 1 }",
+        "  common:",
+        "    extends: base",
+        "    environment: { HOST: h }",
+        "  cli:",
+        "    extends: { service: common }",
+      ),
     });
     expect(sets(r, "cli")).toEqual({ TP: ["1", 4], HOST: ["h", 7], IMAGE: ["busybox", 3] });
   });
@@ -227,7 +258,12 @@ describe("YAML anchors, aliases and merge keys", () => {
 
   test("an alias bomb is a parse problem, not a hang", () => {
     const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-    for (let i = 1; i < 8; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill("*" + String.fromCharCode(96 + i)).join(", ")}]`);
+    for (let i = 1; i < 8; i++)
+      bomb.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill("*" + String.fromCharCode(96 + i))
+          .join(", ")}]`,
+      );
     const r = read({ [CF]: lines(...bomb, "services:", "  s:", "    image: x", "    environment: *h") });
     expect(r.problems.map((p) => p.kind)).toEqual(["parse"]);
     expect(r.deploys).toEqual([]);
@@ -238,7 +274,20 @@ describe("several YAML documents in one file", () => {
   // compose-go loader (TestLoadMultiDocumentYaml): each document is a layer, merged in order; a
   // trailing `---` is an empty document and skipped.
   test("documents merge in order, each value at its own line", () => {
-    const r = read({ [CF]: lines("services:", "  a:", "    image: x", "    environment: { A: 1, B: 1 }", "---", "services:", "  a:", "    environment:", "      B: 2", "---") });
+    const r = read({
+      [CF]: lines(
+        "services:",
+        "  a:",
+        "    image: x",
+        "    environment: { A: 1, B: 1 }",
+        "---",
+        "services:",
+        "  a:",
+        "    environment:",
+        "      B: 2",
+        "---",
+      ),
+    });
     expect(sets(r, "a")).toEqual({ A: ["1", 4], B: ["2", 9], IMAGE: ["x", 3] });
     expect(r.problems).toEqual([]);
   });

@@ -5,21 +5,64 @@ import { CF, lines, read } from "./helpers.js";
 import { seatMoveText } from "../../src/report/plan-move.js";
 import type { FleetState } from "../../src/model/types.js";
 
-const svc = (...body: string[]): Record<string, string> => ({ [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body) });
-const reservation = (...device: string[]): string[] => ["    deploy:", "      resources:", "        reservations:", "          devices:", ...device];
-const fleetOf = (files: Record<string, string>): FleetState => ({ services: [], tenants: [], cards: [], ledgerFacts: {}, paths: [], composes: [read(files)] });
+const svc = (...body: string[]): Record<string, string> => ({
+  [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body),
+});
+const reservation = (...device: string[]): string[] => [
+  "    deploy:",
+  "      resources:",
+  "        reservations:",
+  "          devices:",
+  ...device,
+];
+const fleetOf = (files: Record<string, string>): FleetState => ({
+  services: [],
+  tenants: [],
+  cards: [],
+  ledgerFacts: {},
+  paths: [],
+  composes: [read(files)],
+});
 
 describe("a compose seat moves at its compose line", () => {
   test.each([
-    ["device_ids under deploy", reservation("            - capabilities: [gpu]", "              device_ids: ['0']"), `set device_ids: ["3"] at ${CF}:9`],
+    [
+      "device_ids under deploy",
+      reservation("            - capabilities: [gpu]", "              device_ids: ['0']"),
+      `set device_ids: ["3"] at ${CF}:9`,
+    ],
     ["device_ids under gpus:", ["    gpus:", "      - device_ids: ['1']"], `set device_ids: ["3"] at ${CF}:5`],
     ["a CDI devices: name", ["    devices:", "      - nvidia.com/gpu=0"], `set nvidia.com/gpu=3 at ${CF}:5`],
-    ["NVIDIA_VISIBLE_DEVICES in environment", ["    runtime: nvidia", "    environment:", "      NVIDIA_VISIBLE_DEVICES: 2"], `set NVIDIA_VISIBLE_DEVICES=3 at ${CF}:6`],
-    ["CUDA_VISIBLE_DEVICES alone (host card numbers)", ["    environment:", "      - CUDA_VISIBLE_DEVICES=1"], `set CUDA_VISIBLE_DEVICES=3 at ${CF}:5`],
+    [
+      "NVIDIA_VISIBLE_DEVICES in environment",
+      ["    runtime: nvidia", "    environment:", "      NVIDIA_VISIBLE_DEVICES: 2"],
+      `set NVIDIA_VISIBLE_DEVICES=3 at ${CF}:6`,
+    ],
+    [
+      "CUDA_VISIBLE_DEVICES alone (host card numbers)",
+      ["    environment:", "      - CUDA_VISIBLE_DEVICES=1"],
+      `set CUDA_VISIBLE_DEVICES=3 at ${CF}:5`,
+    ],
     // device_ids ['2','3'] are cards 0 and 1 inside the container: card 3 is CUDA_VISIBLE_DEVICES=1 there.
-    ["CUDA_VISIBLE_DEVICES among given cards that hold the target", ["    environment:", "      CUDA_VISIBLE_DEVICES: '0'", ...reservation("            - capabilities: [gpu]", "              device_ids: ['2', '3']")], `set CUDA_VISIBLE_DEVICES=1 at ${CF}:5`],
+    [
+      "CUDA_VISIBLE_DEVICES among given cards that hold the target",
+      [
+        "    environment:",
+        "      CUDA_VISIBLE_DEVICES: '0'",
+        ...reservation("            - capabilities: [gpu]", "              device_ids: ['2', '3']"),
+      ],
+      `set CUDA_VISIBLE_DEVICES=1 at ${CF}:5`,
+    ],
     // The target is not among the given cards: give the container card 3, and pick it (0 inside).
-    ["CUDA_VISIBLE_DEVICES among given cards without the target", ["    environment:", "      CUDA_VISIBLE_DEVICES: '1'", ...reservation("            - capabilities: [gpu]", "              device_ids: ['0', '1']")], `set device_ids: ["3"] at ${CF}:11 and CUDA_VISIBLE_DEVICES=0 at ${CF}:5`],
+    [
+      "CUDA_VISIBLE_DEVICES among given cards without the target",
+      [
+        "    environment:",
+        "      CUDA_VISIBLE_DEVICES: '1'",
+        ...reservation("            - capabilities: [gpu]", "              device_ids: ['0', '1']"),
+      ],
+      `set device_ids: ["3"] at ${CF}:11 and CUDA_VISIBLE_DEVICES=0 at ${CF}:5`,
+    ],
   ])("%s", (_name, body, expected) => {
     const files = svc(...body);
     expect(read(files).problems).toEqual([]);
@@ -27,25 +70,44 @@ describe("a compose seat moves at its compose line", () => {
   });
 
   test("the compose file's edit, made, puts the seat on card 3", () => {
-    const files = svc("    environment:", "      CUDA_VISIBLE_DEVICES: '1'", ...reservation("            - capabilities: [gpu]", "              device_ids: ['0', '1']"));
-    const moved = files[CF]!.replace("device_ids: ['0', '1']", 'device_ids: ["3"]').replace("CUDA_VISIBLE_DEVICES: '1'", "CUDA_VISIBLE_DEVICES: '0'");
+    const files = svc(
+      "    environment:",
+      "      CUDA_VISIBLE_DEVICES: '1'",
+      ...reservation("            - capabilities: [gpu]", "              device_ids: ['0', '1']"),
+    );
+    const moved = files[CF]!.replace("device_ids: ['0', '1']", 'device_ids: ["3"]').replace(
+      "CUDA_VISIBLE_DEVICES: '1'",
+      "CUDA_VISIBLE_DEVICES: '0'",
+    );
     const d = read({ [CF]: moved }).deploys[0];
     expect(d?.edits.find((e) => e.kind === "gpus")).toMatchObject({ value: "3" });
   });
 
   test("a request for every card (runtime: nvidia): the env file's GPU line and the NVIDIA_VISIBLE_DEVICES to add", () => {
     const state = fleetOf(svc("    runtime: nvidia"));
-    const service = { name: "coder", file: "scripts/coder.env", origins: { gpus: { file: "scripts/coder.env", line: 4, source: "env", name: "GPU" } } };
+    const service = {
+      name: "coder",
+      file: "scripts/coder.env",
+      origins: { gpus: { file: "scripts/coder.env", line: 4, source: "env", name: "GPU" } },
+    };
     state.services.push(service as unknown as FleetState["services"][number]);
-    expect(seatMoveText("coder", 3, state, null)).toBe(`set GPU=3 at scripts/coder.env:4 (and NVIDIA_VISIBLE_DEVICES=3 at ${CF}:4, so Docker gives it that card)`);
+    expect(seatMoveText("coder", 3, state, null)).toBe(
+      `set GPU=3 at scripts/coder.env:4 (and NVIDIA_VISIBLE_DEVICES=3 at ${CF}:4, so Docker gives it that card)`,
+    );
   });
 
   test("a count request places nothing: the env file's GPU line is the move, and the count becomes device_ids", () => {
     const files = svc(...reservation("            - capabilities: [gpu]", "              count: 1"));
     const state = fleetOf(files);
     expect(state.composes?.[0]?.deploys[0]?.cards).toBeNull();
-    const service = { name: "coder", file: "scripts/coder.env", origins: { gpus: { file: "scripts/coder.env", line: 4, source: "env", name: "GPU" } } };
+    const service = {
+      name: "coder",
+      file: "scripts/coder.env",
+      origins: { gpus: { file: "scripts/coder.env", line: 4, source: "env", name: "GPU" } },
+    };
     state.services.push(service as unknown as FleetState["services"][number]);
-    expect(seatMoveText("coder", 3, state, null)).toBe(`set GPU=3 at scripts/coder.env:4 (and device_ids: ["3"] in place of its count: 1 at ${CF}:9, so Docker gives it that card)`);
+    expect(seatMoveText("coder", 3, state, null)).toBe(
+      `set GPU=3 at scripts/coder.env:4 (and device_ids: ["3"] in place of its count: 1 at ${CF}:9, so Docker gives it that card)`,
+    );
   });
 });

@@ -58,8 +58,21 @@ const compose = lines(
 const files = {
   [CF]: compose,
   "hosts/fv-ml1/.env": "VOICES_LEN=40960\n",
-  "scripts/coder.env": lines("ENGINE=vllm", "HOST=fv-ml1", "GPU=0", "MODEL=Qwen/Qwen3-8B", 'SERVE_ARGS="--max-model-len 16384 --kv-cache-memory-bytes 4G"'),
-  "scripts/voices.env": lines("ENGINE=vllm", "HOST=fv-ml1", "GPU=1", "MODEL=Qwen/Qwen3-4B", "MAX_MODEL_LEN=32768", "KV_CACHE_MEMORY_BYTES=6G"),
+  "scripts/coder.env": lines(
+    "ENGINE=vllm",
+    "HOST=fv-ml1",
+    "GPU=0",
+    "MODEL=Qwen/Qwen3-8B",
+    'SERVE_ARGS="--max-model-len 16384 --kv-cache-memory-bytes 4G"',
+  ),
+  "scripts/voices.env": lines(
+    "ENGINE=vllm",
+    "HOST=fv-ml1",
+    "GPU=1",
+    "MODEL=Qwen/Qwen3-4B",
+    "MAX_MODEL_LEN=32768",
+    "KV_CACHE_MEMORY_BYTES=6G",
+  ),
 };
 const services = new Map([
   ["coder", "scripts/coder.env"],
@@ -103,7 +116,11 @@ describe("coder: list command over the env file it loads", () => {
       ["--gpu-memory-utilization", "0.45", 22, CF],
     ]);
     // vLLM's image runs `vllm serve` as its entrypoint: the command's first word is the model it serves.
-    expect(env.positionals.map((p) => [p.word, p.line])).toEqual([["vllm", 17], ["serve", 17], ["Qwen/Qwen3-8B", 17]]);
+    expect(env.positionals.map((p) => [p.word, p.line])).toEqual([
+      ["vllm", 17],
+      ["serve", 17],
+      ["Qwen/Qwen3-8B", 17],
+    ]);
     expect(env.problems).toEqual([]);
   });
 

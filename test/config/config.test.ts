@@ -20,7 +20,18 @@ function problems(text: string): string[] {
 
 describe("kvgate.yaml validation", () => {
   test("every problem is reported at once, with its path and line", () => {
-    const details = problems(["version: 1", "kv:", "  seats:", "    voices: { factor: high }", "fleet:", "  hosts:", "    h: { gpus: [ { index: 0, total: 96 gigs } ] }", "bogus: 1"].join("\n"));
+    const details = problems(
+      [
+        "version: 1",
+        "kv:",
+        "  seats:",
+        "    voices: { factor: high }",
+        "fleet:",
+        "  hosts:",
+        "    h: { gpus: [ { index: 0, total: 96 gigs } ] }",
+        "bogus: 1",
+      ].join("\n"),
+    );
     expect(details).toHaveLength(3);
     expect(details.some((d) => /^kv\.seats\.voices\.factor: .*expected number.* \(kvgate\.yaml:4\)$/.test(d))).toBe(true);
     expect(details.some((d) => /^fleet\.hosts\.h\.gpus\.0\.total: .*\(kvgate\.yaml:7\)$/.test(d))).toBe(true);
@@ -65,15 +76,26 @@ describe("resolved policy", () => {
     expect(resolvePolicy(DEFAULTS, {})).toEqual(loadPolicy(null, "kvgate.yaml", pack));
   });
   test("user values merge over defaults and byte quantities resolve", () => {
-    const p = loadPolicy("kv: { factor: 1.5, seats: { m: { pinned: 22GiB, by: Prime } } }\nfleet: { hosts: { h: { gpus: [{ index: 0, total: 96GiB, reserve: 512MiB }] } } }", "kvgate.yaml", pack);
+    const p = loadPolicy(
+      "kv: { factor: 1.5, seats: { m: { pinned: 22GiB, by: Prime } } }\nfleet: { hosts: { h: { gpus: [{ index: 0, total: 96GiB, reserve: 512MiB }] } } }",
+      "kvgate.yaml",
+      pack,
+    );
     expect(p.kv.factor).toBe(1.5);
     expect(p.kv.round_bytes).toBe(GiB / 2);
     expect(p.kv.seats.m).toEqual({ pinned_bytes: 22 * GiB, by: "Prime" });
     expect(p.fleet.hosts.h?.gpus).toEqual([{ index: 0, total_bytes: 96 * GiB, reserve_bytes: 512 * 1024 ** 2 }]);
   });
-  test("a card's cuda_total (what nvidia-smi reports: 97,887 MiB on a \"96 GB\" card) is carried beside its total", () => {
-    const p = loadPolicy("fleet: { hosts: { h: { gpus: [{ index: 0, total: 96GiB, cuda_total: 97887MiB }, { index: 1, total: 96GiB }] } } }", "kvgate.yaml", pack);
-    expect(p.fleet.hosts.h?.gpus).toEqual([{ index: 0, total_bytes: 96 * GiB, reserve_bytes: 0, cuda_total_bytes: 97887 * 1024 ** 2 }, { index: 1, total_bytes: 96 * GiB, reserve_bytes: 0 }]);
+  test('a card\'s cuda_total (what nvidia-smi reports: 97,887 MiB on a "96 GB" card) is carried beside its total', () => {
+    const p = loadPolicy(
+      "fleet: { hosts: { h: { gpus: [{ index: 0, total: 96GiB, cuda_total: 97887MiB }, { index: 1, total: 96GiB }] } } }",
+      "kvgate.yaml",
+      pack,
+    );
+    expect(p.fleet.hosts.h?.gpus).toEqual([
+      { index: 0, total_bytes: 96 * GiB, reserve_bytes: 0, cuda_total_bytes: 97887 * 1024 ** 2 },
+      { index: 1, total_bytes: 96 * GiB, reserve_bytes: 0 },
+    ]);
   });
 });
 
@@ -84,7 +106,25 @@ describe("the JSON Schema", () => {
   test("the schema knows the contract's keys", () => {
     const schema = JSON.parse(configJsonSchema());
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ["compose", "engines", "fleet", "kv", "knobs", "ledgers", "models", "observed", "playbooks", "radiance", "secrets", "services", "ttm", "usage", "version", "vllm", "waivers"].sort(),
+      [
+        "compose",
+        "engines",
+        "fleet",
+        "kv",
+        "knobs",
+        "ledgers",
+        "models",
+        "observed",
+        "playbooks",
+        "radiance",
+        "secrets",
+        "services",
+        "ttm",
+        "usage",
+        "version",
+        "vllm",
+        "waivers",
+      ].sort(),
     );
     expect(schema.additionalProperties).toBe(false);
   });

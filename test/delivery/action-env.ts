@@ -54,7 +54,13 @@ function parseAnnotations(stdout: string): ActionRun["annotations"] {
   return out;
 }
 
-export function runAction(opts: { workspace: string; event: string; payload: unknown; inputs?: Record<string, string>; env?: Record<string, string> }): ActionRun {
+export function runAction(opts: {
+  workspace: string;
+  event: string;
+  payload: unknown;
+  inputs?: Record<string, string>;
+  env?: Record<string, string>;
+}): ActionRun {
   const tmp = mkdtempSync(join(tmpdir(), "kvgate-action-"));
   try {
     const eventPath = join(tmp, "event.json");

@@ -50,7 +50,9 @@ beforeAll(async () => {
   origin.write("notes/keys.txt", `aws_access_key_id = ${KEY}\n`);
   origin.stage();
   sha.K = origin.commit("notes: a key", { noVerify: true });
-  const found = JSON.parse(kvgate(["check", "--commit", sha.K, "--format", "json"], { cwd: origin.dir }).stdout) as { findings: { rule: string; fingerprint: string }[] };
+  const found = JSON.parse(kvgate(["check", "--commit", sha.K, "--format", "json"], { cwd: origin.dir }).stdout) as {
+    findings: { rule: string; fingerprint: string }[];
+  };
   const fp = found.findings.find((f) => f.rule === "secret/aws-access-key-id")?.fingerprint ?? "";
   origin.write(".kvgateignore", `sha256:000000000000 # base entry\n${fp} # accepted by the change itself\n`);
   origin.stage();
@@ -92,7 +94,9 @@ describe("policy-from defaults to base", () => {
     const range = { ...pr(sha.I!), pull_request: { number: 9, base: { ref: "main", sha: sha.B! }, head: { ref: "topic", sha: sha.I! } } };
     const r = runAction({ workspace: clone().dir, event: "pull_request", payload: range });
     expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(r.annotations.filter((x) => x.props.title === "secret/aws-access-key-id").map((x) => [x.level, x.props.file])).toEqual([["error", "notes/keys.txt"]]);
+    expect(r.annotations.filter((x) => x.props.title === "secret/aws-access-key-id").map((x) => [x.level, x.props.file])).toEqual([
+      ["error", "notes/keys.txt"],
+    ]);
     // With policy-from: head each commit's own .kvgateignore reads; the key's commit (K) still holds it
     // unaccepted, so the range is refused there, and the accepting commit's own file exempts it.
     const head = runAction({ workspace: clone().dir, event: "pull_request", payload: range, inputs: { "policy-from": "head" } });
@@ -108,11 +112,19 @@ describe("policy-from defaults to base", () => {
   test("a new branch with no default branch to compare with fails the step with the fix, never uses the head's policy", () => {
     const ws = clone();
     // The default branch the payload names is not on the remote: there is no base commit.
-    const payload = { ref: "refs/heads/loosen", before: "0".repeat(40), after: sha.L, created: true, repository: { default_branch: "trunk" } };
+    const payload = {
+      ref: "refs/heads/loosen",
+      before: "0".repeat(40),
+      after: sha.L,
+      created: true,
+      repository: { default_branch: "trunk" },
+    };
     const r = runAction({ workspace: ws.dir, event: "push", payload });
     expect(r.code).not.toBe(0);
     expect(r.outputs.verdict).toBe("error");
-    expect(r.stdout).toContain("::error::kvgate could not run: policy-from: base, but there is no base commit to read the policy from (kvgate.yaml, .kvgateignore)");
+    expect(r.stdout).toContain(
+      "::error::kvgate could not run: policy-from: base, but there is no base commit to read the policy from (kvgate.yaml, .kvgateignore)",
+    );
     expect(r.stdout).toContain("fix: give actions/checkout `fetch-depth: 0`");
     expect(r.stdout).not.toContain("verdict=pass");
     // The same push with the default branch present gates the new commits under main's policy.
@@ -123,23 +135,35 @@ describe("policy-from defaults to base", () => {
 });
 
 describe("the override variable is never honoured from the CI environment", () => {
-  test.each([[{}], [{ "policy-from": "head" }]])("inputs %j: secrets.override GITHUB_RUN_ATTEMPT with GITHUB_RUN_ATTEMPT=1 set is still refused", (inputs) => {
-    const r = runAction({ workspace: clone().dir, event: "pull_request", payload: pr(sha.O!), inputs, env: { GITHUB_RUN_ATTEMPT: "1", ALLOW_SECRETS: "1" } });
-    expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(r.outputs).toMatchObject({ verdict: "fail", errors: "1" });
-    expect(r.annotations.filter((x) => x.level === "error" && x.props.title).map((x) => [x.props.title, x.props.file, x.props.line])).toEqual([
-      ["secret/aws-access-key-id", "notes/creds.txt", "1"],
-    ]);
-    expect(r.stdout + r.summary).not.toContain(KEY);
-    expect(r.summary).toContain("0 exempt, 0 allowed, 0 waived");
-  });
+  test.each([[{}], [{ "policy-from": "head" }]])(
+    "inputs %j: secrets.override GITHUB_RUN_ATTEMPT with GITHUB_RUN_ATTEMPT=1 set is still refused",
+    (inputs) => {
+      const r = runAction({
+        workspace: clone().dir,
+        event: "pull_request",
+        payload: pr(sha.O!),
+        inputs,
+        env: { GITHUB_RUN_ATTEMPT: "1", ALLOW_SECRETS: "1" },
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.outputs).toMatchObject({ verdict: "fail", errors: "1" });
+      expect(
+        r.annotations.filter((x) => x.level === "error" && x.props.title).map((x) => [x.props.title, x.props.file, x.props.line]),
+      ).toEqual([["secret/aws-access-key-id", "notes/creds.txt", "1"]]);
+      expect(r.stdout + r.summary).not.toContain(KEY);
+      expect(r.summary).toContain("0 exempt, 0 allowed, 0 waived");
+    },
+  );
 });
 
 describe("the CLI reads the override variable only for --staged (the hook), never over existing commits", () => {
   test("check --commit / --range with the variable set is refused; --staged with it is allowed", () => {
     const ws = clone();
     const env = { GITHUB_RUN_ATTEMPT: "1" };
-    for (const args of [["--commit", sha.O!], ["--range", `${sha.B}..${sha.O}`]]) {
+    for (const args of [
+      ["--commit", sha.O!],
+      ["--range", `${sha.B}..${sha.O}`],
+    ]) {
       const run = kvgate(["check", ...args, "--format", "json"], { cwd: ws.dir, env });
       expect(run.code, run.stderr).toBe(1);
       expect(JSON.parse(run.stdout).counts).toMatchObject({ error: 1, allowed: 0 });

@@ -87,7 +87,12 @@ const pr = (head: string, base = sha.M!) => ({
 describe("pull_request", () => {
   test("a full clone refuses the removed radiance flag: annotation, outputs, summary, SARIF", () => {
     const ws = clone();
-    const r = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.X!), inputs: { sarif: "out/kvgate.sarif", "fail-on": "error" } });
+    const r = runAction({
+      workspace: ws.dir,
+      event: "pull_request",
+      payload: pr(sha.X!),
+      inputs: { sarif: "out/kvgate.sarif", "fail-on": "error" },
+    });
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.outputs).toMatchObject({ verdict: "fail", errors: "1", warnings: "0" });
     const a = r.annotations.filter((x) => x.props.title === "engine/removed-flag");
@@ -101,7 +106,9 @@ describe("pull_request", () => {
     expect(r.outputs["sarif-file"]).toBe(`${ws.dir}/out/kvgate.sarif`);
     const log = JSON.parse(readFileSync(`${ws.dir}/out/kvgate.sarif`, "utf8"));
     expect(sarifErrors(log)).toEqual([]);
-    expect(log.runs[0].results.map((x: any) => [x.ruleId, x.locations[0].physicalLocation.region.startLine])).toEqual([["engine/removed-flag", 5]]);
+    expect(log.runs[0].results.map((x: any) => [x.ruleId, x.locations[0].physicalLocation.region.startLine])).toEqual([
+      ["engine/removed-flag", 5],
+    ]);
   });
 
   test("a clean pull request of two commits passes", () => {
@@ -122,7 +129,12 @@ describe("pull_request", () => {
     expect(r.stdout).toMatch(/no merge base in this clone; deepening by \d+ commits/);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.outputs).toMatchObject({ verdict: "fail", errors: "1" });
-    expect(r.annotations.map((x) => [x.level, x.props.title, x.props.file, x.props.line])).toContainEqual(["error", "engine/removed-flag", "scripts/r.env", "5"]);
+    expect(r.annotations.map((x) => [x.level, x.props.title, x.props.file, x.props.line])).toContainEqual([
+      "error",
+      "engine/removed-flag",
+      "scripts/r.env",
+      "5",
+    ]);
     expect(sarifErrors(JSON.parse(readFileSync(`${ws.dir}/kvgate.sarif`, "utf8")))).toEqual([]);
   });
 
@@ -131,7 +143,9 @@ describe("pull_request", () => {
     const r = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.G2!, "0123456789abcdef0123456789abcdef01234567") });
     expect(r.code).not.toBe(0);
     expect(r.outputs.verdict).toBe("error");
-    expect(r.stdout).toMatch(/::error::kvgate could not run: commit 0123456789ab is not in this clone, even after deepening it \d+ times%0A {2}fix: check out the full history: `actions\/checkout` with `fetch-depth: 0`/);
+    expect(r.stdout).toMatch(
+      /::error::kvgate could not run: commit 0123456789ab is not in this clone, even after deepening it \d+ times%0A {2}fix: check out the full history: `actions\/checkout` with `fetch-depth: 0`/,
+    );
   });
 
   test("policy-from: base (the default) keeps a pull request from loosening its own policy", () => {
@@ -158,22 +172,33 @@ describe("pull_request", () => {
   test("a config input that is not UTF-8 fails the step, as --config and kvgate.yaml in the tree do", () => {
     const ws = clone();
     ws.write("ci/kvgate.yaml", Buffer.concat([Buffer.from("version: 1\n# "), Buffer.from([0xff, 0xfe]), Buffer.from("\n")]));
-    const r = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.G2!), inputs: { config: "ci/kvgate.yaml", "policy-from": "head" } });
+    const r = runAction({
+      workspace: ws.dir,
+      event: "pull_request",
+      payload: pr(sha.G2!),
+      inputs: { config: "ci/kvgate.yaml", "policy-from": "head" },
+    });
     expect([r.code, r.outputs.verdict]).toEqual([1, "error"]);
-    expect(r.stdout).toContain("::error::kvgate could not run: ci/kvgate.yaml cannot be read: the file is not valid UTF-8; save it as UTF-8");
+    expect(r.stdout).toContain(
+      "::error::kvgate could not run: ci/kvgate.yaml cannot be read: the file is not valid UTF-8; save it as UTF-8",
+    );
   });
 
   test("a bad input value fails the step and names the allowed values", () => {
     const r = runAction({ workspace: clone().dir, event: "pull_request", payload: pr(sha.G2!), inputs: { "fail-on": "sometimes" } });
     expect(r.code).not.toBe(0);
-    expect(r.stdout).toContain("input fail-on must be one of error, warning, never (got \"sometimes\")");
+    expect(r.stdout).toContain('input fail-on must be one of error, warning, never (got "sometimes")');
   });
 });
 
 describe("push", () => {
   test("before..after on the bad branch is refused", () => {
     const ws = clone();
-    const r = runAction({ workspace: ws.dir, event: "push", payload: { ref: "refs/heads/bad", before: sha.B, after: sha.X, repository: { default_branch: "main" } } });
+    const r = runAction({
+      workspace: ws.dir,
+      event: "push",
+      payload: { ref: "refs/heads/bad", before: sha.B, after: sha.X, repository: { default_branch: "main" } },
+    });
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.outputs).toMatchObject({ verdict: "fail", errors: "1" });
     expect(r.annotations.filter((x) => x.props.title).map((x) => x.props.title)).toEqual(["engine/removed-flag"]);
@@ -181,7 +206,11 @@ describe("push", () => {
 
   test("a new branch gates the commits not on the default branch (depth-1 clone)", () => {
     const ws = clone(["--depth", "1"]);
-    const r = runAction({ workspace: ws.dir, event: "push", payload: { ref: "refs/heads/good", before: "0".repeat(40), after: sha.G2, created: true, repository: { default_branch: "main" } } });
+    const r = runAction({
+      workspace: ws.dir,
+      event: "push",
+      payload: { ref: "refs/heads/good", before: "0".repeat(40), after: sha.G2, created: true, repository: { default_branch: "main" } },
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain("new ref refs/heads/good: the commits not on main");
     expect(r.summary).toContain("2 deploy units");
@@ -189,14 +218,23 @@ describe("push", () => {
   });
 
   test("a deleted branch has nothing to gate and passes", () => {
-    const r = runAction({ workspace: clone().dir, event: "push", payload: { ref: "refs/heads/old", before: sha.B, after: "0".repeat(40), deleted: true } });
+    const r = runAction({
+      workspace: clone().dir,
+      event: "push",
+      payload: { ref: "refs/heads/old", before: sha.B, after: "0".repeat(40), deleted: true },
+    });
     expect([r.code, r.outputs.verdict]).toEqual([0, "pass"]);
   });
 });
 
 describe("mode: audit", () => {
   test("a pushed secret with no recorded override is a bypass; the step fails", () => {
-    const r = runAction({ workspace: clone().dir, event: "push", payload: { ref: "refs/heads/leak", before: sha.B, after: sha.K }, inputs: { mode: "audit" } });
+    const r = runAction({
+      workspace: clone().dir,
+      event: "push",
+      payload: { ref: "refs/heads/leak", before: sha.B, after: sha.K },
+      inputs: { mode: "audit" },
+    });
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.outputs.verdict).toBe("fail");
     expect(r.annotations.map((x) => x.props.title)).toContain("audit/bypass");
@@ -205,7 +243,12 @@ describe("mode: audit", () => {
     expect(r.stdout + r.summary).not.toContain("Z7Q3K5M2P8R4T6W9");
   });
   test("a clean pushed range passes", () => {
-    const r = runAction({ workspace: clone().dir, event: "push", payload: { ref: "refs/heads/good", before: sha.B, after: sha.G2 }, inputs: { mode: "audit" } });
+    const r = runAction({
+      workspace: clone().dir,
+      event: "push",
+      payload: { ref: "refs/heads/good", before: sha.B, after: sha.G2 },
+      inputs: { mode: "audit" },
+    });
     expect([r.code, r.outputs.verdict, r.outputs.errors], r.stdout + r.stderr).toEqual([0, "pass", "0"]);
     expect(r.summary).toMatch(/\| clean \|/);
   });

@@ -13,9 +13,15 @@ const RUNNER = "node_modules/kvgate/bin/kvgate-hook";
 
 describe("hook lines", () => {
   test("each hook calls the installed runner through sh, never npx", () => {
-    expect(kvgateLine(RUNNER, "pre-commit")).toBe('[ "${HUSKY-}" = "0" ] || sh node_modules/kvgate/bin/kvgate-hook check --staged || exit $?');
-    expect(kvgateLine(RUNNER, "prepare-commit-msg")).toBe('[ "${HUSKY-}" = "0" ] || sh node_modules/kvgate/bin/kvgate-hook hook prepare-commit-msg "$@" || exit $?');
-    expect(guardLine(RUNNER, "pre-commit")).toBe('[ -z "${KVGATE_CANARY-}" ] || exec sh node_modules/kvgate/bin/kvgate-hook check --staged');
+    expect(kvgateLine(RUNNER, "pre-commit")).toBe(
+      '[ "${HUSKY-}" = "0" ] || sh node_modules/kvgate/bin/kvgate-hook check --staged || exit $?',
+    );
+    expect(kvgateLine(RUNNER, "prepare-commit-msg")).toBe(
+      '[ "${HUSKY-}" = "0" ] || sh node_modules/kvgate/bin/kvgate-hook hook prepare-commit-msg "$@" || exit $?',
+    );
+    expect(guardLine(RUNNER, "pre-commit")).toBe(
+      '[ -z "${KVGATE_CANARY-}" ] || exec sh node_modules/kvgate/bin/kvgate-hook check --staged',
+    );
   });
   test.each([
     ["/opt/kvgate/bin/kvgate-hook", "/opt/kvgate/bin/kvgate-hook"],
@@ -45,15 +51,26 @@ describe("mergeHook (husky files, and hooks that already run kvgate)", () => {
   });
   test("a shebang stays the first line", () => {
     const { text } = mergeHook("#!/usr/bin/env sh\nnpm test\n", "pre-commit", RUNNER);
-    expect(text.split("\n").slice(0, 3)).toEqual(["#!/usr/bin/env sh", expect.stringContaining("self-test"), guardLine(RUNNER, "pre-commit")]);
+    expect(text.split("\n").slice(0, 3)).toEqual([
+      "#!/usr/bin/env sh",
+      expect.stringContaining("self-test"),
+      guardLine(RUNNER, "pre-commit"),
+    ]);
   });
-  test.each(OLD_LINES.map((l, i) => [l, i === 0 ? "pre-commit" : "prepare-commit-msg"] as const))("an earlier init's npx line %j is replaced in place", (old, hook) => {
-    const { text, change } = mergeHook(`#!/usr/bin/env sh\n# kvgate (added by \`kvgate init\`): HUSKY=0 skips it; KVGATE_BIN overrides the command.\n${old}\n`, hook, RUNNER);
-    expect(change).toBe("updated");
-    expect(text).not.toContain("npx");
-    expect(text).toContain(kvgateLine(RUNNER, hook));
-    expect(text.match(/kvgate-hook/g)).toHaveLength(1);
-  });
+  test.each(OLD_LINES.map((l, i) => [l, i === 0 ? "pre-commit" : "prepare-commit-msg"] as const))(
+    "an earlier init's npx line %j is replaced in place",
+    (old, hook) => {
+      const { text, change } = mergeHook(
+        `#!/usr/bin/env sh\n# kvgate (added by \`kvgate init\`): HUSKY=0 skips it; KVGATE_BIN overrides the command.\n${old}\n`,
+        hook,
+        RUNNER,
+      );
+      expect(change).toBe("updated");
+      expect(text).not.toContain("npx");
+      expect(text).toContain(kvgateLine(RUNNER, hook));
+      expect(text.match(/kvgate-hook/g)).toHaveLength(1);
+    },
+  );
   test.each([
     ["npx kvgate check --staged", "pre-commit"],
     ["node ./node_modules/kvgate/bin/kvgate.js --staged", "pre-commit"],
@@ -95,24 +112,39 @@ describe("package.json's prepare script (husky)", () => {
     expect(next.text.split("\n")[1]!.startsWith(`${indent}"`)).toBe(true);
     expect(withPrepare(next.text)).toBeNull();
   });
-  test.each(["husky", "husky && npm run build", "npm run build; husky", "cd .. && husky frontend/.husky"])("prepare %j already runs husky: nothing to change", (prepare) => {
-    expect(withPrepare(JSON.stringify({ scripts: { prepare } }))).toBeNull();
-  });
+  test.each(["husky", "husky && npm run build", "npm run build; husky", "cd .. && husky frontend/.husky"])(
+    "prepare %j already runs husky: nothing to change",
+    (prepare) => {
+      expect(withPrepare(JSON.stringify({ scripts: { prepare } }))).toBeNull();
+    },
+  );
   test("a prepare that only mentions husky in a word is not enough", () => {
-    expect(JSON.parse(withPrepare(JSON.stringify({ scripts: { prepare: "node huskyish.js" } }))!.text).scripts.prepare).toBe("node huskyish.js && husky");
+    expect(JSON.parse(withPrepare(JSON.stringify({ scripts: { prepare: "node huskyish.js" } }))!.text).scripts.prepare).toBe(
+      "node huskyish.js && husky",
+    );
   });
 });
 
 describe("the pre-commit framework entry", () => {
   test.each([
-    ["pre-commit's own style (dash at column 0, 4-space keys)", "repos:\n-   repo: local\n    hooks:\n    -   id: a\n        name: a\n        entry: a\n        language: system\n", ""],
-    ["indented items", "# mine\nrepos:\n  - repo: local\n    hooks:\n      - id: a\n        name: a\n        entry: a\n        language: system\n\n", "  "],
+    [
+      "pre-commit's own style (dash at column 0, 4-space keys)",
+      "repos:\n-   repo: local\n    hooks:\n    -   id: a\n        name: a\n        entry: a\n        language: system\n",
+      "",
+    ],
+    [
+      "indented items",
+      "# mine\nrepos:\n  - repo: local\n    hooks:\n      - id: a\n        name: a\n        entry: a\n        language: system\n\n",
+      "  ",
+    ],
     ["an empty flow list", "repos: []\n", ""],
     ["default_stages before repos", "default_stages: [commit]\nrepos:\n- repo: local\n  hooks: []\n", ""],
   ])("%s: appended as YAML that parses, the user's lines kept", (_name, text, dash) => {
     const out = withKvgateEntry(text, RUNNER, "commit");
     if (!text.startsWith("repos: []")) expect(out.startsWith(text.trimEnd())).toBe(true);
-    const parsed = parse(out) as { repos: { repo: string; hooks: { id: string; entry: string; stages: string[]; pass_filenames?: boolean; language: string }[] }[] };
+    const parsed = parse(out) as {
+      repos: { repo: string; hooks: { id: string; entry: string; stages: string[]; pass_filenames?: boolean; language: string }[] }[];
+    };
     const local = parsed.repos.at(-1)!;
     expect(local.repo).toBe("local");
     expect(local.hooks.map((h) => [h.id, h.entry, h.stages, h.language])).toEqual([
@@ -148,8 +180,19 @@ describe("the pre-commit framework entry", () => {
 });
 
 describe("the workflow", () => {
-  interface Step { id?: string; name?: string; uses?: string; if?: string; "continue-on-error"?: boolean; with?: Record<string, unknown> }
-  const wf = parse(workflowYaml("main")) as { on: Record<string, unknown>; permissions: Record<string, string>; jobs: { kvgate: { steps: Step[] } } };
+  interface Step {
+    id?: string;
+    name?: string;
+    uses?: string;
+    if?: string;
+    "continue-on-error"?: boolean;
+    with?: Record<string, unknown>;
+  }
+  const wf = parse(workflowYaml("main")) as {
+    on: Record<string, unknown>;
+    permissions: Record<string, string>;
+    jobs: { kvgate: { steps: Step[] } };
+  };
   const steps = wf.jobs.kvgate.steps;
   const upload = steps.find((s) => s.uses?.startsWith("github/codeql-action/upload-sarif"))!;
 
@@ -160,7 +203,11 @@ describe("the workflow", () => {
   });
   test("the full history, then the Action with policy-from: base written out", () => {
     expect(steps[0]).toEqual({ uses: "actions/checkout@v4", with: { "fetch-depth": 0 } });
-    expect(steps[1]).toEqual({ id: "kvgate", uses: expect.stringMatching(/^kvgate\/kvgate@v\d+\.\d+\.\d+$/), with: { sarif: "kvgate.sarif", "policy-from": "base" } });
+    expect(steps[1]).toEqual({
+      id: "kvgate",
+      uses: expect.stringMatching(/^kvgate\/kvgate@v\d+\.\d+\.\d+$/),
+      with: { sarif: "kvgate.sarif", "policy-from": "base" },
+    });
   });
   test("the SARIF upload cannot turn a passing gate red, and still runs after a refusal", () => {
     expect(steps.indexOf(upload)).toBe(2);

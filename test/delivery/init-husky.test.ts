@@ -54,8 +54,15 @@ describe("kvgate init, husky", () => {
   });
 
   test("husky before 9 (core.hooksPath=.husky, git runs .husky/<hook>): kvgate's lines added there, live, nothing activated", async () => {
-    const r = await userRepo({ "scripts/r.env": GOOD, "package.json": JSON.stringify({ devDependencies: { husky: "^8" }, scripts: { prepare: "husky install" } }), ".husky/_/husky.sh": "# husky 8's helper\n" });
-    r.write(".husky/pre-commit", `#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\n\necho husky8-user >> "${join(r.dir, "ran-user")}"\n`);
+    const r = await userRepo({
+      "scripts/r.env": GOOD,
+      "package.json": JSON.stringify({ devDependencies: { husky: "^8" }, scripts: { prepare: "husky install" } }),
+      ".husky/_/husky.sh": "# husky 8's helper\n",
+    });
+    r.write(
+      ".husky/pre-commit",
+      `#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\n\necho husky8-user >> "${join(r.dir, "ran-user")}"\n`,
+    );
     chmodSync(join(r.dir, ".husky/pre-commit"), 0o755);
     r.git("config", "core.hooksPath", ".husky");
     const pkg = readFileSync(join(r.dir, "package.json"), "utf8");
@@ -108,15 +115,25 @@ describe("kvgate init, the pre-commit framework (the runs through pre-commit are
   test("pre-commit not on PATH: the entry is added (stage commit, which every version accepts), NOT LIVE with what to install", async () => {
     const r = await userRepo({ "scripts/r.env": GOOD, ".pre-commit-config.yaml": CONFIG });
     // kvgate as npm installs it into the repository (the files its package ships).
-    for (const f of ["bin/kvgate.js", "bin/kvgate-hook", "dist/cli.js", "rules", "package.json"]) cpSync(join(ROOT, f), join(r.dir, "node_modules/kvgate", f), { recursive: true });
+    for (const f of ["bin/kvgate.js", "bin/kvgate-hook", "dist/cli.js", "rules", "package.json"])
+      cpSync(join(ROOT, f), join(r.dir, "node_modules/kvgate", f), { recursive: true });
     const path = scratch("kvgate-path-");
-    for (const tool of ["git", "sh"]) symlinkSync(spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim(), join(path, tool));
-    const res = spawnSync(process.execPath, [join(r.dir, "node_modules/kvgate/bin/kvgate.js"), "init"], { cwd: r.dir, env: { ...GIT_ENV, PATH: path }, encoding: "utf8" });
+    for (const tool of ["git", "sh"])
+      symlinkSync(spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim(), join(path, tool));
+    const res = spawnSync(process.execPath, [join(r.dir, "node_modules/kvgate/bin/kvgate.js"), "init"], {
+      cwd: r.dir,
+      env: { ...GIT_ENV, PATH: path },
+      encoding: "utf8",
+    });
     expect(res.status, res.stdout + res.stderr).toBe(1);
-    expect(res.stdout).toContain("appended  .pre-commit-config.yaml: a repo: local entry, hooks kvgate (stage commit) and kvgate-prepare-commit-msg, calling node_modules/kvgate/bin/kvgate-hook");
+    expect(res.stdout).toContain(
+      "appended  .pre-commit-config.yaml: a repo: local entry, hooks kvgate (stage commit) and kvgate-prepare-commit-msg, calling node_modules/kvgate/bin/kvgate-hook",
+    );
     expect(res.stdout).toContain("NOT LIVE: the kvgate hooks do not run on your commits yet: pre-commit is not on PATH");
     expect(res.stdout).toContain("fix: pre-commit install -t pre-commit -t prepare-commit-msg");
-    expect(readFileSync(join(r.dir, ".pre-commit-config.yaml"), "utf8")).toContain("entry: sh node_modules/kvgate/bin/kvgate-hook check --staged");
+    expect(readFileSync(join(r.dir, ".pre-commit-config.yaml"), "utf8")).toContain(
+      "entry: sh node_modules/kvgate/bin/kvgate-hook check --staged",
+    );
   });
 });
 
@@ -131,7 +148,17 @@ describe("hooks run with a PATH that has no node (a GUI client, an IDE)", () => 
   }
   /** The environment a client with a bare PATH gives git: no node on PATH, HOME as given. */
   function bare(home: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
-    return { PATH: pathWithoutNode(), HOME: home, XDG_CONFIG_HOME: undefined, NVM_DIR: undefined, VOLTA_HOME: undefined, FNM_DIR: undefined, ASDF_DATA_DIR: undefined, KVGATE_NODE: undefined, ...extra };
+    return {
+      PATH: pathWithoutNode(),
+      HOME: home,
+      XDG_CONFIG_HOME: undefined,
+      NVM_DIR: undefined,
+      VOLTA_HOME: undefined,
+      FNM_DIR: undefined,
+      ASDF_DATA_DIR: undefined,
+      KVGATE_NODE: undefined,
+      ...extra,
+    };
   }
 
   test.skipIf(fixed !== undefined)("node nowhere: the commit is stopped with the fix, never let through", async () => {
@@ -152,7 +179,8 @@ describe("hooks run with a PATH that has no node (a GUI client, an IDE)", () => 
     for (const v of ["v20.20.2", "v22.1.0"]) {
       mkdirSync(join(home, ".nvm/versions/node", v, "bin"), { recursive: true });
       // v22, the newest, is a decoy that fails loudly: the default alias names v20.
-      if (v === "v22.1.0") writeFileSync(join(home, ".nvm/versions/node", v, "bin/node"), "#!/bin/sh\necho decoy-node >&2\nexit 9\n", { mode: 0o755 });
+      if (v === "v22.1.0")
+        writeFileSync(join(home, ".nvm/versions/node", v, "bin/node"), "#!/bin/sh\necho decoy-node >&2\nexit 9\n", { mode: 0o755 });
       else symlinkSync(process.execPath, join(home, ".nvm/versions/node", v, "bin/node"));
     }
     mkdirSync(join(home, ".nvm/alias"));

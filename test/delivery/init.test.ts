@@ -30,13 +30,24 @@ describe("starter kvgate.yaml", () => {
     expect([...hostsOf(services)]).toEqual([["fv-ml1", [0, 1, 2]]]);
     const text = starterConfig(services);
     const cfg = parseConfig(text, "kvgate.yaml");
-    expect(cfg.fleet?.hosts?.["fv-ml1"]?.gpus.map((g) => [g.index, g.total])).toEqual([[0, "80GiB"], [1, "80GiB"], [2, "80GiB"]]);
+    expect(cfg.fleet?.hosts?.["fv-ml1"]?.gpus.map((g) => [g.index, g.total])).toEqual([
+      [0, "80GiB"],
+      [1, "80GiB"],
+      [2, "80GiB"],
+    ]);
     expect(text.match(/TODO: set the card's real size/g)).toHaveLength(3);
     expect(text).toContain("#     a: { pinned: 8GiB, by: <owner> }");
   });
   test("two hosts and no HOST on a service: that service's cards are not guessed", () => {
-    const services = [scanService("scripts/a.env", "HOST=h1\nGPU=0\n"), scanService("scripts/b.env", "HOST=h2\nGPU=1\n"), scanService("scripts/c.env", "GPU=3\n")];
-    expect([...hostsOf(services)]).toEqual([["h1", [0]], ["h2", [1]]]);
+    const services = [
+      scanService("scripts/a.env", "HOST=h1\nGPU=0\n"),
+      scanService("scripts/b.env", "HOST=h2\nGPU=1\n"),
+      scanService("scripts/c.env", "GPU=3\n"),
+    ];
+    expect([...hostsOf(services)]).toEqual([
+      ["h1", [0]],
+      ["h2", [1]],
+    ]);
     expect(() => parseConfig(starterConfig(services), "kvgate.yaml")).not.toThrow();
   });
   test("no service files: a valid config with the fleet left as a comment", () => {
@@ -114,7 +125,9 @@ describe("kvgate init, plain git", () => {
     const prePush = readFileSync(join(r.dir, ".git/hooks/pre-push"), "utf8");
     const out = init(r);
     expect(out.code, out.stdout).toBe(0);
-    expect(out.stdout).toContain("chained   .git/hooks/pre-commit: the hook that was there now runs first, from .git/hooks/pre-commit.kvgate-chained; then kvgate");
+    expect(out.stdout).toContain(
+      "chained   .git/hooks/pre-commit: the hook that was there now runs first, from .git/hooks/pre-commit.kvgate-chained; then kvgate",
+    );
     expect(out.stdout).toContain("left as they were: pre-push");
     // The proof ran kvgate alone: the user's hooks left no mark.
     expect(existsSync(join(r.dir, "ran-pre-commit"))).toBe(false);
@@ -171,7 +184,9 @@ describe("kvgate init, plain git", () => {
     const out = init(r);
     expect(out.code).toBe(1);
     expect(out.stdout).toContain(`NOT LIVE: the kvgate hooks do not run on your commits yet: core.hooksPath is ${shared}`);
-    expect(out.stdout).toContain(`fix: add to ${join(shared, "pre-commit")}: [ "\${HUSKY-}" = "0" ] || sh ${RUNNER} check --staged || exit $?`);
+    expect(out.stdout).toContain(
+      `fix: add to ${join(shared, "pre-commit")}: [ "\${HUSKY-}" = "0" ] || sh ${RUNNER} check --staged || exit $?`,
+    );
     expect(readdirSync(shared)).toEqual([]);
   });
 
@@ -182,7 +197,7 @@ describe("kvgate init, plain git", () => {
     const out = init(r);
     expect(out.code).toBe(1);
     expect(out.stdout).toContain(".git/hooks/pre-commit is not kvgate's and .git/hooks/pre-commit.kvgate-chained already exists");
-    expect(readFileSync(join(r.dir, ".git/hooks/pre-commit"), "utf8")).toContain("/a\"");
+    expect(readFileSync(join(r.dir, ".git/hooks/pre-commit"), "utf8")).toContain('/a"');
   });
 
   test("hooks that do not refuse the canary: NOT LIVE, exit 1, with their output", async () => {
@@ -192,13 +207,20 @@ describe("kvgate init, plain git", () => {
     const out = init(r);
     expect(out.code).toBe(1);
     expect(out.stdout).toMatch(/NOT LIVE {2}pre-commit: .* the installed hook let it through \(exit 0\)/);
-    expect(out.stdout).toContain("NOT LIVE: the kvgate hooks do not run on your commits yet: the installed hooks did not refuse the canary commit");
+    expect(out.stdout).toContain(
+      "NOT LIVE: the kvgate hooks do not run on your commits yet: the installed hooks did not refuse the canary commit",
+    );
     expect(out.stdout).toContain("| kvgate staged:");
   });
 
   test("an earlier init's .husky layout without husky (core.hooksPath=.husky, npx lines): updated in place", async () => {
-    const old = (args: string) => `#!/usr/bin/env sh\n# kvgate (added by \`kvgate init\`): HUSKY=0 skips it; KVGATE_BIN overrides the command.\n[ "\${HUSKY-}" = "0" ] || \${KVGATE_BIN:-npx --no-install kvgate} ${args} || exit $?\n`;
-    const r = await userRepo({ "scripts/r.env": GOOD, ".husky/pre-commit": old("check --staged"), ".husky/prepare-commit-msg": old('hook prepare-commit-msg "$@"') });
+    const old = (args: string) =>
+      `#!/usr/bin/env sh\n# kvgate (added by \`kvgate init\`): HUSKY=0 skips it; KVGATE_BIN overrides the command.\n[ "\${HUSKY-}" = "0" ] || \${KVGATE_BIN:-npx --no-install kvgate} ${args} || exit $?\n`;
+    const r = await userRepo({
+      "scripts/r.env": GOOD,
+      ".husky/pre-commit": old("check --staged"),
+      ".husky/prepare-commit-msg": old('hook prepare-commit-msg "$@"'),
+    });
     for (const h of ["pre-commit", "prepare-commit-msg"]) chmodSync(join(r.dir, ".husky", h), 0o755);
     r.git("config", "core.hooksPath", ".husky");
     const out = init(r);
@@ -217,7 +239,10 @@ describe("kvgate init, plain git", () => {
 
 describe("starter kvgate.yaml: engines by their traits", () => {
   test("a seat that names no ENGINE is found by its image; the owner-pin hint is offered to per-seat engines only", () => {
-    const services = [scanService("scripts/voices.env", "IMAGE=vllm/vllm-openai:v0.11.0\nHOST=fv-ml1\nGPU=0\n"), scanService("scripts/frank.env", "ENGINE=radiance\nHOST=fv-ml1\nGPU=1\n")];
+    const services = [
+      scanService("scripts/voices.env", "IMAGE=vllm/vllm-openai:v0.11.0\nHOST=fv-ml1\nGPU=0\n"),
+      scanService("scripts/frank.env", "ENGINE=radiance\nHOST=fv-ml1\nGPU=1\n"),
+    ];
     expect(services.map((s) => [s.name, s.engine, s.recognisedBy, s.perSeat])).toEqual([
       ["voices", "vllm", "image", true],
       ["frank", "radiance", null, false],

@@ -48,7 +48,11 @@ async function fleetRepo(files: Record<string, string> = {}): Promise<TempRepo> 
 
 /** `npx kvgate init` from the repository, as the README says. */
 function npxInit(r: TempRepo, env: Record<string, string> = {}) {
-  const res = spawnSync("npx", ["--no-install", "kvgate", "init"], { cwd: r.dir, env: { ...GIT_ENV, NO_COLOR: "1", ...env }, encoding: "utf8" });
+  const res = spawnSync("npx", ["--no-install", "kvgate", "init"], {
+    cwd: r.dir,
+    env: { ...GIT_ENV, NO_COLOR: "1", ...env },
+    encoding: "utf8",
+  });
   return { code: res.status, out: res.stdout + res.stderr };
 }
 
@@ -73,17 +77,30 @@ describe("the package, installed without the registry", () => {
   test("holds the CLI bundle, the hook runner and the rules, and depends on nothing", () => {
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n").sort();
     expect(files).toEqual([
-      "package/CHANGELOG.md", "package/README.md", "package/bin/kvgate-hook", "package/bin/kvgate.js", "package/dist/cli.js", "package/dist/fast.js", "package/package.json",
-      "package/rules/engines.yaml", "package/rules/kvgate.schema.json", "package/rules/models.yaml", "package/rules/policy.yaml", "package/rules/secrets.yaml",
+      "package/CHANGELOG.md",
+      "package/README.md",
+      "package/bin/kvgate-hook",
+      "package/bin/kvgate.js",
+      "package/dist/cli.js",
+      "package/dist/fast.js",
+      "package/package.json",
+      "package/rules/engines.yaml",
+      "package/rules/kvgate.schema.json",
+      "package/rules/models.yaml",
+      "package/rules/policy.yaml",
+      "package/rules/secrets.yaml",
     ]);
     const pkg = JSON.parse(execFileSync("tar", ["xzfO", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;
     expect(pkg.dependencies).toBeUndefined();
     // npm prepares a git dependency (installs its dev dependencies, offline or not) when it has any of
     // these scripts: the build step is named `bundle` so that a git install pulls nothing.
-    for (const s of ["prepare", "build", "install", "preinstall", "postinstall", "prepack"]) expect((pkg.scripts as Record<string, string>)[s]).toBeUndefined();
+    for (const s of ["prepare", "build", "install", "preinstall", "postinstall", "prepack"])
+      expect((pkg.scripts as Record<string, string>)[s]).toBeUndefined();
     expect(pkg.bin).toEqual({ kvgate: "bin/kvgate.js" });
     // npm pack's stdout is the tarball's name alone (tools like pre-commit read it): no script prints there.
-    expect(execFileSync("npm", ["pack", "--dry-run"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })).toBe("kvgate-0.1.0.tgz\n");
+    expect(execFileSync("npm", ["pack", "--dry-run"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })).toBe(
+      "kvgate-0.1.0.tgz\n",
+    );
   });
 
   test("npm i -D ./kvgate-0.1.0.tgz with husky, npx kvgate init: live at once, a refused and a passing commit", async () => {
@@ -109,7 +126,9 @@ describe("the package, installed without the registry", () => {
     const init = npxInit(r);
     expect(init.code, init.out).toBe(0);
     expect(init.out).toContain("hooks     plain git (.git/hooks)");
-    expect(readFileSync(join(r.dir, ".git/hooks/pre-commit"), "utf8")).toContain("exec sh node_modules/kvgate/bin/kvgate-hook check --staged");
+    expect(readFileSync(join(r.dir, ".git/hooks/pre-commit"), "utf8")).toContain(
+      "exec sh node_modules/kvgate/bin/kvgate-hook check --staged",
+    );
     refusedThenPassed(r);
   });
 });
@@ -131,7 +150,11 @@ describe.skipIf(!preCommit && !requirePreCommit)("the pre-commit framework (Debi
     const r = await fleetRepo({
       ".pre-commit-config.yaml": `repos:\n  - repo: file://${bare}\n    rev: ${sha}\n    hooks:\n      - id: kvgate\n      - id: kvgate-prepare-commit-msg\n`,
     });
-    const install = spawnSync("pre-commit", ["install", "-t", "pre-commit", "-t", "prepare-commit-msg"], { cwd: r.dir, env: { ...GIT_ENV, ...env }, encoding: "utf8" });
+    const install = spawnSync("pre-commit", ["install", "-t", "pre-commit", "-t", "prepare-commit-msg"], {
+      cwd: r.dir,
+      env: { ...GIT_ENV, ...env },
+      encoding: "utf8",
+    });
     expect(install.status, install.stderr).toBe(0);
     refusedThenPassed(r, env);
     // The clone ran the committed bundle in place: nothing was built or installed.
@@ -142,7 +165,8 @@ describe.skipIf(!preCommit && !requirePreCommit)("the pre-commit framework (Debi
   test("npx kvgate init with a .pre-commit-config.yaml: a repo: local entry, proved once pre-commit is installed", async () => {
     const r = await fleetRepo({
       "package.json": JSON.stringify({ name: "fleet", private: true }),
-      ".pre-commit-config.yaml": "repos:\n-   repo: local\n    hooks:\n    -   id: no-tabs\n        name: no tabs\n        entry: '\\t'\n        language: pygrep\n        types: [text]\n",
+      ".pre-commit-config.yaml":
+        "repos:\n-   repo: local\n    hooks:\n    -   id: no-tabs\n        name: no tabs\n        entry: '\\t'\n        language: pygrep\n        types: [text]\n",
     });
     npmInstall(r, [tarball]);
     const before = npxInit(r, env);
@@ -150,7 +174,10 @@ describe.skipIf(!preCommit && !requirePreCommit)("the pre-commit framework (Debi
     expect(before.out).toContain("appended  .pre-commit-config.yaml: a repo: local entry");
     expect(before.out).toContain("fix: pre-commit install -t pre-commit -t prepare-commit-msg");
 
-    expect(spawnSync("pre-commit", ["install", "-t", "pre-commit", "-t", "prepare-commit-msg"], { cwd: r.dir, env: { ...GIT_ENV, ...env } }).status).toBe(0);
+    expect(
+      spawnSync("pre-commit", ["install", "-t", "pre-commit", "-t", "prepare-commit-msg"], { cwd: r.dir, env: { ...GIT_ENV, ...env } })
+        .status,
+    ).toBe(0);
     const after = npxInit(r, env);
     expect(after.code, after.out).toBe(0);
     expect(after.out).toContain("kept      .pre-commit-config.yaml (it lists kvgate and kvgate-prepare-commit-msg)");

@@ -11,16 +11,31 @@ import { cardRowsOf } from "../../src/action/cards.js";
 
 function finding(over: Partial<Finding>): Finding {
   return {
-    rule: "kv/covers-context", severity: "error", status: "open", message: "voices: pin 6 GiB < required 7.5 GiB",
-    file: "scripts/voices.env", line: 5, service: "voices", commit: null, fingerprint: "fp-1",
-    data: { required_bytes: 8053063680, pinned_bytes: 6442450944 }, ...over,
+    rule: "kv/covers-context",
+    severity: "error",
+    status: "open",
+    message: "voices: pin 6 GiB < required 7.5 GiB",
+    file: "scripts/voices.env",
+    line: 5,
+    service: "voices",
+    commit: null,
+    fingerprint: "fp-1",
+    data: { required_bytes: 8053063680, pinned_bytes: 6442450944 },
+    ...over,
   };
 }
 
 function resultOf(findings: Finding[]): CheckResult {
   return {
-    tool: "kvgate", version: "0.1.0", mode: "range", failOn: "error", verdict: verdictOf(findings, "error"),
-    counts: countFindings(findings), findings, units: ["a..b"], filesChecked: 2,
+    tool: "kvgate",
+    version: "0.1.0",
+    mode: "range",
+    failOn: "error",
+    verdict: verdictOf(findings, "error"),
+    counts: countFindings(findings),
+    findings,
+    units: ["a..b"],
+    filesChecked: 2,
   };
 }
 
@@ -30,7 +45,15 @@ const mixed = resultOf([
   finding({ rule: "kv/oversized", severity: "notice", line: null, fingerprint: "fp-3", message: "could release 1 GiB" }),
   finding({ rule: "kv/covers-context", status: "exempt", reason: "owner Prime pinned it", fingerprint: "fp-4" }),
   finding({ rule: "secret/aws-access-key-id", status: "allowed", reason: "ALLOW_SECRETS=1", fingerprint: "sha256:0123456789ab" }),
-  finding({ rule: "knob/one-per-deploy", status: "waived", reason: "bisecting", file: null, line: null, fingerprint: "fp-6", commit: "abcdef0123456789" }),
+  finding({
+    rule: "knob/one-per-deploy",
+    status: "waived",
+    reason: "bisecting",
+    file: null,
+    line: null,
+    fingerprint: "fp-6",
+    commit: "abcdef0123456789",
+  }),
   finding({ rule: "env/parse", file: "scripts/a b,c.env", line: 3, fingerprint: "fp-7", message: "line 3: 100%\nbad" }),
 ]);
 
@@ -60,7 +83,13 @@ describe("SARIF", () => {
     expect(ruleHelpUri("secret/aws-access-key-id")).toBe("https://github.com/kvgate/kvgate#rule-secret-aws-access-key-id");
   });
   test("results: rule, index, level, message, location, fingerprint", () => {
-    const rows = run.results.map((r: any) => [r.ruleId, r.level, r.locations[0].physicalLocation.artifactLocation.uri, r.locations[0].physicalLocation.region?.startLine ?? null, r.partialFingerprints["kvgate/v1"]]);
+    const rows = run.results.map((r: any) => [
+      r.ruleId,
+      r.level,
+      r.locations[0].physicalLocation.artifactLocation.uri,
+      r.locations[0].physicalLocation.region?.startLine ?? null,
+      r.partialFingerprints["kvgate/v1"],
+    ]);
     expect(rows).toEqual([
       ["kv/covers-context", "error", "scripts/voices.env", 5, "fp-1"],
       ["env/duplicate-key", "warning", "scripts/voices.env", 2, "fp-2"],
@@ -78,7 +107,9 @@ describe("SARIF", () => {
   });
   test("exempt is an in-source suppression, allowed and waived external, each with its reason", () => {
     expect(run.results.map((r: any) => r.suppressions ?? null)).toEqual([
-      null, null, null,
+      null,
+      null,
+      null,
       [{ kind: "inSource", justification: "owner Prime pinned it" }],
       [{ kind: "external", justification: "ALLOW_SECRETS=1" }],
       [{ kind: "external", justification: "bisecting" }],
@@ -89,7 +120,10 @@ describe("SARIF", () => {
     expect(pathToUri("scripts/ü x.env")).toBe("scripts/%C3%BC%20x.env");
   });
   test("a real engine result (radiance removed flag) is valid SARIF with the finding's line", async () => {
-    const findings = await runMemory({ before: {}, after: { "scripts/r.env": 'ENGINE=radiance\nHOST=h\nGPU=0\nSERVE_ARGS="--vram-kv-mib 4096"\n' } });
+    const findings = await runMemory({
+      before: {},
+      after: { "scripts/r.env": 'ENGINE=radiance\nHOST=h\nGPU=0\nSERVE_ARGS="--vram-kv-mib 4096"\n' },
+    });
     const real = JSON.parse(formatResult(resultOf(findings), "sarif", { color: false, overrideName: "ALLOW_SECRETS" }));
     expect(sarifErrors(real)).toEqual([]);
     const r = real.runs[0].results.find((x: any) => x.ruleId === "engine/removed-flag");
@@ -124,7 +158,9 @@ describe("GitHub annotations", () => {
     ]);
     const { calls, core } = capture();
     const plan = formatGithub(many, core);
-    expect([calls.filter((c) => c[0] === "error").length, calls.filter((c) => c[0] === "warning").length, plan.omitted]).toEqual([10, 3, 2]);
+    expect([calls.filter((c) => c[0] === "error").length, calls.filter((c) => c[0] === "warning").length, plan.omitted]).toEqual([
+      10, 3, 2,
+    ]);
     expect(calls.filter((c) => c[0] === "error").map((c) => c[2].startLine)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
   test("workflow commands escape data and properties as the runner reads them", () => {
@@ -143,14 +179,30 @@ describe("GitHub annotations", () => {
 describe("job summary", () => {
   test("verdict, every finding (with status and reason), and the card table", () => {
     const md = summaryMarkdown(mixed, [
-      { host: "fv-ml1", index: 0, total_bytes: 96 * 2 ** 30, used_bytes: 90 * 2 ** 30, spare_bytes: 5 * 2 ** 30, tenants: ["voices", "parakeet"] },
+      {
+        host: "fv-ml1",
+        index: 0,
+        total_bytes: 96 * 2 ** 30,
+        used_bytes: 90 * 2 ** 30,
+        spare_bytes: 5 * 2 ** 30,
+        tenants: ["voices", "parakeet"],
+      },
       { host: "fv-ml1", index: 1, total_bytes: 96 * 2 ** 30, reserve_bytes: 2 ** 30, used_bytes: 98 * 2 ** 30, spare_bytes: -3 * 2 ** 30 },
     ]);
     expect(md.split("\n")[0]).toBe("## ❌ kvgate: refused");
-    expect(md).toContain("2 error(s), 1 warning(s), 1 notice(s); 1 exempt, 1 allowed, 1 waived — unit `a..b`, 2 file(s) changed, failing at `error`.");
+    expect(md).toContain(
+      "2 error(s), 1 warning(s), 1 notice(s); 1 exempt, 1 allowed, 1 waived — unit `a..b`, 2 file(s) changed, failing at `error`.",
+    );
     expect(md.split("\n").filter((l) => l.startsWith("| error") || l.startsWith("| warning") || l.startsWith("| notice"))).toHaveLength(7);
-    expect(md).toContain("| error (exempt) | [`kv/covers-context`](https://github.com/kvgate/kvgate#rule-kv-covers-context) | `scripts/voices.env:5` | voices: pin 6 GiB < required 7.5 GiB — _owner Prime pinned it_ | — |");
-    expect(md).toContain("| error (waived) | [`knob/one-per-deploy`](https://github.com/kvgate/kvgate#rule-knob-one-per-deploy) | — | A twice".replace("A twice", "voices: pin 6 GiB < required 7.5 GiB"));
+    expect(md).toContain(
+      "| error (exempt) | [`kv/covers-context`](https://github.com/kvgate/kvgate#rule-kv-covers-context) | `scripts/voices.env:5` | voices: pin 6 GiB < required 7.5 GiB — _owner Prime pinned it_ | — |",
+    );
+    expect(md).toContain(
+      "| error (waived) | [`knob/one-per-deploy`](https://github.com/kvgate/kvgate#rule-knob-one-per-deploy) | — | A twice".replace(
+        "A twice",
+        "voices: pin 6 GiB < required 7.5 GiB",
+      ),
+    );
     expect(md).toContain("`abcdef0123` |");
     expect(md).toContain("| `scripts/a b,c.env:3` | line 3: 100% bad |");
     expect(md).toContain("| fv-ml1 | 0 | 96 GiB | — | 90 GiB | 5 GiB | voices, parakeet |");
@@ -160,7 +212,15 @@ describe("job summary", () => {
     const sha = "0123456789abcdef0123456789abcdef01234567";
     const md = summaryMarkdown({ ...mixed, units: [`${sha}..${sha.replace("0", "f")}`] });
     const rows = md.split("\n").filter((l) => /^\| (error|warning|notice)/.test(l));
-    expect(rows.map((l) => l.split(" | ")[0]?.slice(2).split(" ")[0])).toEqual(["error", "error", "error", "error", "error", "warning", "notice"]);
+    expect(rows.map((l) => l.split(" | ")[0]?.slice(2).split(" ")[0])).toEqual([
+      "error",
+      "error",
+      "error",
+      "error",
+      "error",
+      "warning",
+      "notice",
+    ]);
     for (const l of rows) {
       const rule = /`([^`]+)`/.exec(l)?.[1] ?? "";
       expect(l.split(" | ")[1]).toBe(`[\`${rule}\`](${ruleHelpUri(rule)})`);
@@ -181,10 +241,28 @@ describe("card rows from the kv ledger", () => {
   test("a vLLM card shows used and spare; a radiance card shows neither", () => {
     const GiB = 2 ** 30;
     const rows = cardRowsOf([
-      { host: "h", index: 0, total_bytes: 96 * GiB, reserve_bytes: GiB, used_bytes: 40 * GiB, spare_bytes: 55 * GiB, shared: true, ledgerSized: false,
-        entries: [{ kind: "tenant", name: "asr", footprint_bytes: 3 * GiB, pin: false }] },
-      { host: "h", index: 1, total_bytes: 96 * GiB, reserve_bytes: 0, used_bytes: 0, spare_bytes: 96 * GiB, shared: false, ledgerSized: true,
-        entries: [{ kind: "other", name: "r", engine: "radiance" }] },
+      {
+        host: "h",
+        index: 0,
+        total_bytes: 96 * GiB,
+        reserve_bytes: GiB,
+        used_bytes: 40 * GiB,
+        spare_bytes: 55 * GiB,
+        shared: true,
+        ledgerSized: false,
+        entries: [{ kind: "tenant", name: "asr", footprint_bytes: 3 * GiB, pin: false }],
+      },
+      {
+        host: "h",
+        index: 1,
+        total_bytes: 96 * GiB,
+        reserve_bytes: 0,
+        used_bytes: 0,
+        spare_bytes: 96 * GiB,
+        shared: false,
+        ledgerSized: true,
+        entries: [{ kind: "other", name: "r", engine: "radiance" }],
+      },
     ]);
     expect(rows.map((r) => [r.index, r.used_bytes, r.spare_bytes, r.tenants])).toEqual([
       [0, 40 * GiB, 55 * GiB, ["asr"]],
@@ -195,9 +273,31 @@ describe("card rows from the kv ledger", () => {
 
   test("with an observed file: the plateau beside the predicted footprint, bold below the reserve, — for a card not observed", () => {
     const GiB = 2 ** 30;
-    const usage = (index: number) => ({ host: "h", index, total_bytes: 96 * GiB, reserve_bytes: GiB, used_bytes: 90 * GiB, spare_bytes: 5 * GiB, shared: false, ledgerSized: false, entries: [] });
+    const usage = (index: number) => ({
+      host: "h",
+      index,
+      total_bytes: 96 * GiB,
+      reserve_bytes: GiB,
+      used_bytes: 90 * GiB,
+      spare_bytes: 5 * GiB,
+      shared: false,
+      ledgerSized: false,
+      entries: [],
+    });
     const card = (index: number, plateau: number) => ({ host: "h", index, plateau_free_bytes: plateau });
-    const observed = { file: "observed.yaml", read: { ok: true as const, value: { version: 1 as const, from: "2026-10-05T00:00:00Z", until: "2026-10-07T00:00:00Z", cards: [card(0, 3 * GiB), card(1, GiB / 2)] }, cardLines: [8, 12] } };
+    const observed = {
+      file: "observed.yaml",
+      read: {
+        ok: true as const,
+        value: {
+          version: 1 as const,
+          from: "2026-10-05T00:00:00Z",
+          until: "2026-10-07T00:00:00Z",
+          cards: [card(0, 3 * GiB), card(1, GiB / 2)],
+        },
+        cardLines: [8, 12],
+      },
+    };
     const rows = cardRowsOf([usage(0), usage(1), usage(2)], observed);
     expect(rows.map((r) => r.plateau_free_bytes)).toEqual([3 * GiB, GiB / 2, null]);
     const md = summaryMarkdown(resultOf([]), rows);

@@ -4,7 +4,20 @@ import { tmpdir } from "node:os";
 import { kvgate } from "../helpers/cli.js";
 
 const FLAGS: Record<string, string[]> = {
-  check: ["--staged", "--commit REV", "--range A..B", "--all", "--unit", "--repo DIR", "--config FILE", "--format", "--output FILE", "--fail-on", "--baseline FILE", "--fix"],
+  check: [
+    "--staged",
+    "--commit REV",
+    "--range A..B",
+    "--all",
+    "--unit",
+    "--repo DIR",
+    "--config FILE",
+    "--format",
+    "--output FILE",
+    "--fail-on",
+    "--baseline FILE",
+    "--fix",
+  ],
   audit: ["--range A..B", "--shard I/N", "--repo DIR", "--config FILE", "--format", "--output FILE"],
   explain: ["SERVICE", "--repo DIR", "--config FILE", "--format"],
   plan: ["--host H", "--repo DIR", "--config FILE", "--format"],

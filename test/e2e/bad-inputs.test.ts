@@ -25,7 +25,8 @@ async function folder(): Promise<TempFolder> {
 const IS_ROOT = process.getuid?.() === 0;
 const RADIANCE_BAD = 'ENGINE=radiance\nHOST=fv-ml2\nGPU=0\nSERVE_ARGS="--vram-kv-mib 4096"\n';
 const REMOVED_FLAG = /scripts\/x\.env:4 error engine\/removed-flag x: --vram-kv-mib was removed/;
-const FLEET = "fleet:\n  hosts:\n    fv-ml1:\n      gpus:\n        - { index: 0, total: 96GiB, reserve: 1GiB }\n        - { index: 1, total: 96GiB, reserve: 1GiB }\n";
+const FLEET =
+  "fleet:\n  hosts:\n    fv-ml1:\n      gpus:\n        - { index: 0, total: 96GiB, reserve: 1GiB }\n        - { index: 1, total: 96GiB, reserve: 1GiB }\n";
 const vllm = (lines: string) => `ENGINE=vllm\nMODEL=Qwen/Qwen3-8B\nKV_CACHE_MEMORY_BYTES=8GiB\n${lines}`;
 
 function stagedCheck(r: TempRepo, env: Record<string, string> = {}) {
@@ -46,7 +47,11 @@ describe("unreadable files", () => {
     r.write("scripts/x.env", RADIANCE_BAD);
     r.stage();
     mkdirSync(join(r.dir, "policy.yaml"));
-    expectExit2(kvgate(["check", "--config", "policy.yaml"], { cwd: r.dir }), /cannot read --config policy\.yaml: EISDIR/, /fix: name an existing kvgate\.yaml/);
+    expectExit2(
+      kvgate(["check", "--config", "policy.yaml"], { cwd: r.dir }),
+      /cannot read --config policy\.yaml: EISDIR/,
+      /fix: name an existing kvgate\.yaml/,
+    );
   });
 
   test.skipIf(IS_ROOT)("--config chmod 000: exit 2 with the fix (skipped as root: chmod does not stop root's reads)", async () => {
@@ -130,7 +135,9 @@ describe("bytes that are not an env file", () => {
     r.stage();
     const run = stagedCheck(r);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/scripts\/x\.env:1 error env\/parse the file holds a NUL byte: it is binary, not an env file; restore it as text/);
+    expect(run.stdout).toMatch(
+      /scripts\/x\.env:1 error env\/parse the file holds a NUL byte: it is binary, not an env file; restore it as text/,
+    );
     expect(run.stdout).toMatch(/scripts\/x\.env notice secret\/skipped not scanned for secrets: binary file/);
   });
 
@@ -150,7 +157,10 @@ describe("bytes that are not an env file", () => {
 
 describe("hostile YAML", () => {
   const bomb = (indent: string) =>
-    [`${indent}a: &a ["x","x","x","x","x","x","x","x","x"]`, ..."bcdefghij".split("").map((c, i) => `${indent}${c}: &${c} [${Array(9).fill(`*${"abcdefghij"[i]}`).join(",")}]`)].join("\n") + "\n";
+    [
+      `${indent}a: &a ["x","x","x","x","x","x","x","x","x"]`,
+      ..."bcdefghij".split("").map((c, i) => `${indent}${c}: &${c} [${Array(9).fill(`*${"abcdefghij"[i]}`).join(",")}]`),
+    ].join("\n") + "\n";
 
   test("an alias bomb in kvgate.yaml: exit 2, fast", async () => {
     const r = await repo();
@@ -165,7 +175,10 @@ describe("hostile YAML", () => {
   test("an alias bomb in a playbook: playbook/parse, fast", async () => {
     const r = await repo();
     r.write("scripts/x.env", RADIANCE_BAD);
-    r.write("playbooks/deploy.yml", `- hosts: all\n  vars:\n${bomb("    ")}  tasks:\n    - lineinfile: { path: /opt/scripts/x.env, line: "MAX_MODEL_LEN={{ j }}" }\n`);
+    r.write(
+      "playbooks/deploy.yml",
+      `- hosts: all\n  vars:\n${bomb("    ")}  tasks:\n    - lineinfile: { path: /opt/scripts/x.env, line: "MAX_MODEL_LEN={{ j }}" }\n`,
+    );
     r.stage();
     const t0 = Date.now();
     const run = stagedCheck(r);
@@ -188,7 +201,10 @@ describe("hostile YAML", () => {
     const r = await repo();
     r.write("scripts/x.env", RADIANCE_BAD);
     const blocks = Array.from({ length: 200 }, (_, i) => `${"  ".repeat(i + 2)}- block:`).join("\n");
-    r.write("playbooks/deep.yml", `- hosts: all\n  tasks:\n${blocks}\n${"  ".repeat(202)}- lineinfile: { path: /opt/scripts/x.env, line: "A=1" }\n`);
+    r.write(
+      "playbooks/deep.yml",
+      `- hosts: all\n  tasks:\n${blocks}\n${"  ".repeat(202)}- lineinfile: { path: /opt/scripts/x.env, line: "A=1" }\n`,
+    );
     r.write("playbooks/brackets.yml", `- hosts: all\n  vars:\n    x: ${"[".repeat(10_000)}\n`);
     r.stage();
     const run = stagedCheck(r);
@@ -207,7 +223,11 @@ describe("hostile YAML", () => {
     r.write("kvgate.yaml", text);
     r.write("scripts/x.env", RADIANCE_BAD);
     r.stage();
-    expectExit2(stagedCheck(r), new RegExp(`kvgate\\.yaml has 1 problem\\n  \\(top level\\): .*expected object, received ${type} \\(kvgate\\.yaml:1\\)`), /fix: fix each key listed/);
+    expectExit2(
+      stagedCheck(r),
+      new RegExp(`kvgate\\.yaml has 1 problem\\n  \\(top level\\): .*expected object, received ${type} \\(kvgate\\.yaml:1\\)`),
+      /fix: fix each key listed/,
+    );
   });
 });
 
@@ -215,7 +235,10 @@ describe("values that mean the wrong thing", () => {
   test.each(["22GB", "22GiB"])("--kv-cache-memory-bytes %s: engine/bad-value naming the forms vLLM accepts", async (value) => {
     const r = await repo();
     r.write("kvgate.yaml", FLEET);
-    r.write("scripts/x.env", `ENGINE=vllm\nMODEL=Qwen/Qwen3-8B\nGPU=0\nMAX_MODEL_LEN=40960\nSERVE_ARGS="--kv-cache-memory-bytes ${value}"\n`);
+    r.write(
+      "scripts/x.env",
+      `ENGINE=vllm\nMODEL=Qwen/Qwen3-8B\nGPU=0\nMAX_MODEL_LEN=40960\nSERVE_ARGS="--kv-cache-memory-bytes ${value}"\n`,
+    );
     r.stage();
     const run = stagedCheck(r);
     expect(run.code).toBe(1);
@@ -231,7 +254,9 @@ describe("values that mean the wrong thing", () => {
     r.stage();
     const run = stagedCheck(r);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`scripts/x.env:5 error engine/bad-value x: MAX_MODEL_LEN: "${value}" is not a token count: use a whole number (40960) or vLLM's 32k / 32K`);
+    expect(run.stdout).toContain(
+      `scripts/x.env:5 error engine/bad-value x: MAX_MODEL_LEN: "${value}" is not a token count: use a whole number (40960) or vLLM's 32k / 32K`,
+    );
   });
 
   test("GPU=3 on a 2-card host: fleet/unknown-card", async () => {
@@ -241,7 +266,9 @@ describe("values that mean the wrong thing", () => {
     r.stage();
     const run = stagedCheck(r);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("scripts/x.env:4 error fleet/unknown-card x: GPU 3 is not a card of fv-ml1 (cards: 0, 1); fix GPU or add the card to fleet.hosts.fv-ml1.gpus");
+    expect(run.stdout).toContain(
+      "scripts/x.env:4 error fleet/unknown-card x: GPU 3 is not a card of fv-ml1 (cards: 0, 1); fix GPU or add the card to fleet.hosts.fv-ml1.gpus",
+    );
   });
 
   test("HOST naming a host not in the inventory: fleet/unknown-host", async () => {
@@ -251,7 +278,9 @@ describe("values that mean the wrong thing", () => {
     r.stage();
     const run = stagedCheck(r);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("scripts/x.env:4 error fleet/unknown-host x: HOST=fv-ml9 is not in fleet.hosts (fv-ml1); fix HOST or add the host to kvgate.yaml");
+    expect(run.stdout).toContain(
+      "scripts/x.env:4 error fleet/unknown-host x: HOST=fv-ml9 is not in fleet.hosts (fv-ml1); fix HOST or add the host to kvgate.yaml",
+    );
   });
 });
 
@@ -319,7 +348,11 @@ describe("git in a bad state", () => {
     r.write("scripts/x.env", RADIANCE_BAD);
     r.stage();
     corrupt(r, oid);
-    expectExit2(stagedCheck(r), /the repository is corrupt: object [0-9a-f]{40} for scripts\/x\.env cannot be read; run git fsck/, /fix: check the repository with `git fsck`/);
+    expectExit2(
+      stagedCheck(r),
+      /the repository is corrupt: object [0-9a-f]{40} for scripts\/x\.env cannot be read; run git fsck/,
+      /fix: check the repository with `git fsck`/,
+    );
   });
 
   test("an empty repository with nothing staged: exit 0, no findings", async () => {
@@ -346,6 +379,10 @@ test("an injected internal error exits 2 and says the gate failed closed", async
   r.stage();
   expect(stagedCheck(r).code).toBe(0);
   const run = stagedCheck(r, { KVGATE_TEST_FAULT: "engine" });
-  expectExit2(run, /kvgate: internal error: injected fault \(KVGATE_TEST_FAULT=engine\)/, /the gate failed closed \(exit 2\); rerun with KVGATE_DEBUG=1/);
+  expectExit2(
+    run,
+    /kvgate: internal error: injected fault \(KVGATE_TEST_FAULT=engine\)/,
+    /the gate failed closed \(exit 2\); rerun with KVGATE_DEBUG=1/,
+  );
   expect(run.stdout).toBe("");
 });

@@ -37,7 +37,10 @@ async function composeRepo(changes: Record<string, string> = {}): Promise<TempRe
  *  23.3 + voices 17 + trainer 12 = 52.3 GiB of 47 GiB. */
 function overFull(): Record<string, string> {
   return {
-    "kvgate.yaml": example("kvgate.yaml").replace("vllm: {", "  tenants:\n    - { name: trainer, host: fv-ml3, gpu: 0, vram: 12GiB, pin: true }\nvllm: {"),
+    "kvgate.yaml": example("kvgate.yaml").replace(
+      "vllm: {",
+      "  tenants:\n    - { name: trainer, host: fv-ml3, gpu: 0, vram: 12GiB, pin: true }\nvllm: {",
+    ),
     [CF]: example(CF).replace('- device_ids: ["1"]', '- device_ids: ["0"]'),
     "scripts/voices.env": example("scripts/voices.env").replace("GPU=1", "GPU=0"),
   };
@@ -47,11 +50,21 @@ function overFull(): Record<string, string> {
 function applyMove(repo: TempRepo, how: string): number {
   let applied = 0;
   for (const m of how.matchAll(/(?:device_ids: \["(\d+)"\]|(\w+)=(\d+)) at ([^\s:,()]+):(\d+)/g)) {
-    const [, ids, key, value, file, line] = m as unknown as [string, string | undefined, string | undefined, string | undefined, string, string];
+    const [, ids, key, value, file, line] = m as unknown as [
+      string,
+      string | undefined,
+      string | undefined,
+      string | undefined,
+      string,
+      string,
+    ];
     const lines = readFileSync(join(repo.dir, file), "utf8").split("\n");
     const i = Number(line) - 1;
     const before = lines[i] as string;
-    lines[i] = ids !== undefined ? before.replace(/device_ids: \[[^\]]*\]/, `device_ids: ["${ids}"]`) : before.replace(new RegExp(`${key}([=:] ?)["']?\\w+["']?`), `${key}$1${value}`);
+    lines[i] =
+      ids !== undefined
+        ? before.replace(/device_ids: \[[^\]]*\]/, `device_ids: ["${ids}"]`)
+        : before.replace(new RegExp(`${key}([=:] ?)["']?\\w+["']?`), `${key}$1${value}`);
     expect(lines[i], `${file}:${line} holds what the move names`).not.toBe(before);
     repo.write(file, lines.join("\n"));
     applied++;
@@ -62,14 +75,20 @@ function applyMove(repo: TempRepo, how: string): number {
 /** The over-full fleet with chat's GPU reservation taken out of the compose file. */
 function withoutChatReservation(): Record<string, string> {
   const changes = overFull();
-  changes[CF] = (changes[CF] as string).replace(/ {4}deploy:\n {6}resources:\n {8}reservations:\n {10}devices:\n {12}- \{ driver: nvidia, device_ids: \["0"\], capabilities: \[gpu\] \}\n/, "");
+  changes[CF] = (changes[CF] as string).replace(
+    / {4}deploy:\n {6}resources:\n {8}reservations:\n {10}devices:\n {12}- \{ driver: nvidia, device_ids: \["0"\], capabilities: \[gpu\] \}\n/,
+    "",
+  );
   expect(changes[CF]).not.toContain("capabilities: [gpu]");
   return changes;
 }
 
 function checkAll(repo: TempRepo): { code: number | null; findings: { rule: string; severity: string; file: string; line: number }[] } {
   const run = kvgate(["check", "--all", "--format", "json"], { cwd: repo.dir });
-  return { code: run.code, findings: (JSON.parse(run.stdout) as { findings: { rule: string; severity: string; file: string; line: number }[] }).findings };
+  return {
+    code: run.code,
+    findings: (JSON.parse(run.stdout) as { findings: { rule: string; severity: string; file: string; line: number }[] }).findings,
+  };
 }
 
 describe("explain shows the compose seats as deployed", () => {
@@ -78,7 +97,17 @@ describe("explain shows the compose seats as deployed", () => {
     const cf = example(CF);
     const run = kvgate(["explain", "--format", "json"], { cwd: repo.dir });
     expect(run.code, run.stderr).toBe(0);
-    const services = (JSON.parse(run.stdout) as { services: { name: string; gpus: number[]; gpus_from: { file: string; line: number } | null; deployed_by: unknown[]; settings: Record<string, { value: unknown; file: string; line: number }> }[] }).services;
+    const services = (
+      JSON.parse(run.stdout) as {
+        services: {
+          name: string;
+          gpus: number[];
+          gpus_from: { file: string; line: number } | null;
+          deployed_by: unknown[];
+          settings: Record<string, { value: unknown; file: string; line: number }>;
+        }[];
+      }
+    ).services;
     expect(services.map((s) => s.name)).toEqual(["chat", "voices"]);
     const chat = services.find((s) => s.name === "chat")!;
     expect(chat.deployed_by).toEqual([{ file: CF, line: lineOf(cf, "  chat:"), compose_service: "chat" }]);
@@ -99,7 +128,15 @@ describe("explain shows the compose seats as deployed", () => {
   });
 
   test("a compose seat without an env file is shown from the compose file, saying the env file is not there", async () => {
-    const cf = example(CF) + ["", "  embed:", "    image: vllm/vllm-openai:v0.10.2", '    command: ["Qwen/Qwen3-4B", "--max-model-len", "8192", "--gpu-memory-utilization", "0.2"]', ""].join("\n");
+    const cf =
+      example(CF) +
+      [
+        "",
+        "  embed:",
+        "    image: vllm/vllm-openai:v0.10.2",
+        '    command: ["Qwen/Qwen3-4B", "--max-model-len", "8192", "--gpu-memory-utilization", "0.2"]',
+        "",
+      ].join("\n");
     const repo = await composeRepo({ [CF]: cf });
     const run = kvgate(["explain", "embed"], { cwd: repo.dir, env: { NO_COLOR: "1" } });
     expect(run.code, run.stderr).toBe(0);
@@ -112,8 +149,14 @@ describe("explain shows the compose seats as deployed", () => {
     const repo = await composeRepo({ [CF]: example(CF).replace("  chat:", "  chat: [oops") });
     const run = kvgate(["explain", "chat", "--format", "json"], { cwd: repo.dir });
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(new RegExp(`^error compose/parse: ${CF}:14: ${CF} is not valid YAML: .* \\(and \\d+ more: kvgate check --all lists them\\); explain and plan show what the env files say instead of what ${CF} deploys\n$`));
-    const chat = (JSON.parse(run.stdout) as { services: { deployed_by: unknown[]; settings: Record<string, { file: string; line: number }> }[] }).services[0];
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error compose/parse: ${CF}:14: ${CF} is not valid YAML: .* \\(and \\d+ more: kvgate check --all lists them\\); explain and plan show what the env files say instead of what ${CF} deploys\n$`,
+      ),
+    );
+    const chat = (
+      JSON.parse(run.stdout) as { services: { deployed_by: unknown[]; settings: Record<string, { file: string; line: number }> }[] }
+    ).services[0];
     expect(chat?.deployed_by).toEqual([]);
     expect(chat?.settings.max_model_len).toMatchObject({ file: "scripts/chat.env", line: 7 });
     const plan = kvgate(["plan"], { cwd: repo.dir });
@@ -122,7 +165,9 @@ describe("explain shows the compose seats as deployed", () => {
 
   test("a value the compose file deploys over the env file is what explain shows (the env file says 32768, compose 16384)", async () => {
     const repo = await composeRepo({ [CF]: example(CF).replace('      - "32768"', '      - "16384"') });
-    const json = JSON.parse(kvgate(["explain", "chat", "--format", "json"], { cwd: repo.dir }).stdout) as { services: { settings: Record<string, { value: unknown; file: string }> }[] };
+    const json = JSON.parse(kvgate(["explain", "chat", "--format", "json"], { cwd: repo.dir }).stdout) as {
+      services: { settings: Record<string, { value: unknown; file: string }> }[];
+    };
     expect(json.services[0]?.settings.max_model_len).toMatchObject({ value: 16384, file: CF });
   });
 });
@@ -135,17 +180,25 @@ describe("plan on an over-full fv-ml3 card names the compose line", () => {
     const before = checkAll(repo);
     expect(before.code).toBe(1);
     expect(before.findings.filter((f) => f.rule === "gpu/fits").map((f) => f.severity)).toEqual(["error"]);
-    const json = JSON.parse(kvgate(["plan", "--host", "fv-ml3", "--format", "json"], { cwd: repo.dir }).stdout) as { moves: unknown[]; worst_spare_bytes: number };
+    const json = JSON.parse(kvgate(["plan", "--host", "fv-ml3", "--format", "json"], { cwd: repo.dir }).stdout) as {
+      moves: unknown[];
+      worst_spare_bytes: number;
+    };
     // Card 0 keeps voices + trainer (29 GiB of 47: 18 GiB spare), chat goes to card 1 (23.7 GiB spare):
     // better than voices to card 1 (card 0 keeps 35.3 GiB: 11.7 GiB spare).
     expect(json.moves).toEqual([{ name: "chat", kind: "seat", from: 0, to: 1 }]);
     const text = kvgate(["plan", "--host", "fv-ml3"], { cwd: repo.dir, env: { NO_COLOR: "1" } });
     expect(text.code, text.stderr).toBe(0);
     const move = text.stdout.split("\n").find((l) => l.includes("chat: gpu 0 → 1")) ?? "";
-    expect(move).toContain(`set device_ids: ["1"] at ${CF}:${lineOf(cf, 'device_ids: ["0"]')} (and GPU=1 at scripts/chat.env:4, which it deploys)`);
+    expect(move).toContain(
+      `set device_ids: ["1"] at ${CF}:${lineOf(cf, 'device_ids: ["0"]')} (and GPU=1 at scripts/chat.env:4, which it deploys)`,
+    );
     expect(applyMove(repo, move)).toBe(2);
     const after = checkAll(repo);
-    expect(after.findings.filter((f) => f.severity !== "notice"), JSON.stringify(after.findings)).toEqual([]);
+    expect(
+      after.findings.filter((f) => f.severity !== "notice"),
+      JSON.stringify(after.findings),
+    ).toEqual([]);
     expect(after.code).toBe(0);
     // The plan now has nothing to move.
     expect(kvgate(["plan", "--host", "fv-ml3"], { cwd: repo.dir, env: { NO_COLOR: "1" } }).stdout).toContain("no moves");
@@ -162,7 +215,10 @@ describe("plan on an over-full fv-ml3 card names the compose line", () => {
     expect(move).toContain("set NVIDIA_VISIBLE_DEVICES=1 at scripts/chat.env:5 (and GPU=1 at scripts/chat.env:4, which it deploys)");
     expect(applyMove(repo, move)).toBe(2);
     const after = checkAll(repo);
-    expect(after.findings.filter((f) => f.severity !== "notice"), JSON.stringify(after.findings)).toEqual([]);
+    expect(
+      after.findings.filter((f) => f.severity !== "notice"),
+      JSON.stringify(after.findings),
+    ).toEqual([]);
     expect(after.code).toBe(0);
   });
 
@@ -174,7 +230,10 @@ describe("plan on an over-full fv-ml3 card names the compose line", () => {
     expect(move).toMatch(/set GPU=1 at scripts\/chat\.env:4$/);
     expect(applyMove(repo, move)).toBe(1);
     const after = checkAll(repo);
-    expect(after.findings.filter((f) => f.severity !== "notice"), JSON.stringify(after.findings)).toEqual([]);
+    expect(
+      after.findings.filter((f) => f.severity !== "notice"),
+      JSON.stringify(after.findings),
+    ).toEqual([]);
     expect(after.code).toBe(0);
   });
 });

@@ -69,15 +69,28 @@ describe("the compose example", () => {
     expect(r.code).toBe(1);
     const kv = r.findings.find((f) => f.rule === "kv/covers-context");
     // 1.25 × 65,536 × 147,456 B = 11.25 GiB required; the compose file deploys a 6 GiB pin (at its flag).
-    expect(kv).toMatchObject({ severity: "error", status: "open", file: CF, line: lineOf(text, "--kv-cache-memory-bytes"), service: "chat" });
+    expect(kv).toMatchObject({
+      severity: "error",
+      status: "open",
+      file: CF,
+      line: lineOf(text, "--kv-cache-memory-bytes"),
+      service: "chat",
+    });
     expect(kv?.data).toMatchObject({ max_model_len: 65536, required_bytes: 11.5 * GiB, pinned_bytes: 6 * GiB, bytes_per_token: 147456 });
     // The env file the service loads still says 32768: drift, at the compose line that differs.
-    expect(r.findings.find((f) => f.rule === "playbook/drift")).toMatchObject({ file: CF, line: lineOf(text, "--max-model-len"), data: { key: "--max-model-len", playbook_value: "65536", committed_value: "32768" } });
+    expect(r.findings.find((f) => f.rule === "playbook/drift")).toMatchObject({
+      file: CF,
+      line: lineOf(text, "--max-model-len"),
+      data: { key: "--max-model-len", playbook_value: "65536", committed_value: "32768" },
+    });
   });
 
   test("a device_ids move onto a full card fails gpu/fits at the gpus line", async () => {
     // A 20 GiB tenant on card 0: chat (23.3 GiB) fits beside it, voices (17 GiB) would not as well.
-    const config = example("kvgate.yaml").replace("vllm: {", "  tenants:\n    - { name: trainer, host: fv-ml3, gpu: 0, vram: 20GiB, pin: true }\nvllm: {");
+    const config = example("kvgate.yaml").replace(
+      "vllm: {",
+      "  tenants:\n    - { name: trainer, host: fv-ml3, gpu: 0, vram: 20GiB, pin: true }\nvllm: {",
+    );
     const repo = await composeRepo({ "kvgate.yaml": config });
     const text = example(CF).replace('      - device_ids: ["1"]', '      - device_ids: ["0"]');
     repo.write(CF, text);
@@ -103,7 +116,7 @@ describe("the compose example", () => {
 
   test("a malformed compose file is refused (compose/parse, with its line), never a crash or a pass", async () => {
     const repo = await composeRepo();
-    repo.write(CF, example(CF).replace("    ports: [\"8001:8000\"]", "    ports: [\"8001:8000\"\n  bad: : :"));
+    repo.write(CF, example(CF).replace('    ports: ["8001:8000"]', '    ports: ["8001:8000"\n  bad: : :'));
     const r = staged(repo);
     expect(r.code).toBe(1);
     expect(r.findings.filter((f) => f.rule === "compose/parse").length).toBeGreaterThan(0);
@@ -121,7 +134,16 @@ describe("the compose example", () => {
 
 describe("gpu/plateau from a committed observed file", () => {
   const observed = (plateau: number) =>
-    ["version: 1", 'from: "2026-11-01T00:00:00Z"', 'until: "2026-11-08T00:00:00Z"', "cards:", '  - host: "fv-ml3"', "    index: 1", `    plateau_free_bytes: ${plateau}`, ""].join("\n");
+    [
+      "version: 1",
+      'from: "2026-11-01T00:00:00Z"',
+      'until: "2026-11-08T00:00:00Z"',
+      "cards:",
+      '  - host: "fv-ml3"',
+      "    index: 1",
+      `    plateau_free_bytes: ${plateau}`,
+      "",
+    ].join("\n");
   const config = example("kvgate.yaml") + "observed: observed.yaml\n";
 
   test("raising voices' pin by 1.5 GiB on a card with 2 GiB free at plateau is refused at the pin", async () => {
@@ -133,7 +155,14 @@ describe("gpu/plateau from a committed observed file", () => {
     expect(r.code).toBe(1);
     const p = r.findings.find((f) => f.rule === "gpu/plateau");
     expect(p).toMatchObject({ severity: "error", file: "scripts/voices.env", line: lineOf(env, "9216M") });
-    expect(p?.data).toMatchObject({ host: "fv-ml3", gpu: 1, plateau_free_bytes: 2 * GiB, added_bytes: 1.5 * GiB, free_after_bytes: 0.5 * GiB, short_bytes: 0.5 * GiB });
+    expect(p?.data).toMatchObject({
+      host: "fv-ml3",
+      gpu: 1,
+      plateau_free_bytes: 2 * GiB,
+      added_bytes: 1.5 * GiB,
+      free_after_bytes: 0.5 * GiB,
+      short_bytes: 0.5 * GiB,
+    });
   });
 
   test("a malformed observed file is a finding naming the file and line", async () => {

@@ -30,10 +30,15 @@ test("an env-only commit that the committed playbook now contradicts is reported
     expect(hits.map((f) => [f.file, f.line, f.data.key, f.data.playbook_value, f.data.committed_value])).toEqual([
       [CODER, lineOf(text, "KV_CACHE_MEMORY_BYTES="), "KV_CACHE_MEMORY_BYTES", "8053063680", "8589934592"],
     ]);
-    expect(hits[0]?.message).toContain(`${CODER} now sets KV_CACHE_MEMORY_BYTES=8589934592, but ${PLAYBOOK} (not in this change) still deploys 8053063680 to coder`);
+    expect(hits[0]?.message).toContain(
+      `${CODER} now sets KV_CACHE_MEMORY_BYTES=8589934592, but ${PLAYBOOK} (not in this change) still deploys 8053063680 to coder`,
+    );
   }
   // An env change the playbook does not deploy (coder's utilization) opens no drift.
-  repo.write(CODER, setEnv(readFileSync(join(repo.dir, CODER), "utf8"), { KV_CACHE_MEMORY_BYTES: "8053063680", GPU_MEMORY_UTILIZATION: "0.44" }));
+  repo.write(
+    CODER,
+    setEnv(readFileSync(join(repo.dir, CODER), "utf8"), { KV_CACHE_MEMORY_BYTES: "8053063680", GPU_MEMORY_UTILIZATION: "0.44" }),
+  );
   repo.stage();
   const quiet = report(kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir }));
   expect(quiet.findings.filter((f) => f.rule === "playbook/drift")).toEqual([]);

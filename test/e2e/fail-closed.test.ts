@@ -55,19 +55,40 @@ describe("engines recognised from what a service runs (contract §12)", () => {
     const voices = ra.findings.find((f) => f.rule === "kv/covers-context" && f.service === "voices");
     expect(voices?.data).toMatchObject({ pinned_bytes: GiB, required_bytes: 6.5 * GiB, max_model_len: 40960, factor: 1.07 });
     // The finding data says how the engine was recognised (and the twin's, set by ENGINE, does not need to).
-    expect(voices?.data.engine_from).toEqual({ engine: "vllm", by: "image", evidence: "IMAGE=vllm/vllm-openai:v0.11.0 matches vllm/vllm-openai:*", file: "scripts/voices.env", line: 2 });
+    expect(voices?.data.engine_from).toEqual({
+      engine: "vllm",
+      by: "image",
+      evidence: "IMAGE=vllm/vllm-openai:v0.11.0 matches vllm/vllm-openai:*",
+      file: "scripts/voices.env",
+      line: 2,
+    });
     expect(rb.findings.find((f) => f.rule === "kv/covers-context")?.data.engine_from).toBeUndefined();
-    expect(ra.findings.map((f) => f.rule).sort()).toEqual(["engine/flag-alias", "kv/boot-check", "kv/boot-check", "kv/context-headroom", "kv/covers-context", "kv/covers-context", "kv/exception", "kv/unpinned-shared-card"]);
+    expect(ra.findings.map((f) => f.rule).sort()).toEqual([
+      "engine/flag-alias",
+      "kv/boot-check",
+      "kv/boot-check",
+      "kv/context-headroom",
+      "kv/covers-context",
+      "kv/covers-context",
+      "kv/exception",
+      "kv/unpinned-shared-card",
+    ]);
   });
 
   test("explain says how each engine was recognised, in text and JSON, and counts every seat on its card", async () => {
     const r = await repoWith(operatorFleet());
     const text = kvgate(["explain", "voices"], { cwd: r.dir });
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain("voices  scripts/voices.env  vllm (by image: IMAGE=vllm/vllm-openai:v0.11.0 matches vllm/vllm-openai:*) · host fv-ml1 · gpu 0 · Qwen/Qwen3-8B");
+    expect(text.stdout).toContain(
+      "voices  scripts/voices.env  vllm (by image: IMAGE=vllm/vllm-openai:v0.11.0 matches vllm/vllm-openai:*) · host fv-ml1 · gpu 0 · Qwen/Qwen3-8B",
+    );
     const json = JSON.parse(kvgate(["explain", "--format", "json"], { cwd: r.dir }).stdout);
     const coder = json.services.find((s: { name: string }) => s.name === "coder");
-    expect(coder).toMatchObject({ engine: "vllm", engine_from: { by: "image", file: "scripts/coder.env", line: 2 }, settings: { max_model_len: { value: 32768 } } });
+    expect(coder).toMatchObject({
+      engine: "vllm",
+      engine_from: { by: "image", file: "scripts/coder.env", line: 2 },
+      settings: { max_model_len: { value: 32768 } },
+    });
     const card0 = json.gpus.find((g: { index: number }) => g.index === 0);
     expect(card0.tenants.sort()).toEqual(["coder", "cyberprev", "parakeet-nemo", "voices"]);
     expect(text.stdout).not.toContain("not counted");
@@ -76,7 +97,8 @@ describe("engines recognised from what a service runs (contract §12)", () => {
   test("a command line or an engine-only flag names the engine when there is no image", async () => {
     const r = await repoWith({
       "kvgate.yaml": FLEET_H,
-      "scripts/cmd.env": 'HOST=h\nGPU=0\nCMD="python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B --max-model-len 40960 --kv-cache-memory-bytes 1073741824"\n',
+      "scripts/cmd.env":
+        'HOST=h\nGPU=0\nCMD="python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B --max-model-len 40960 --kv-cache-memory-bytes 1073741824"\n',
       "scripts/flag.env": 'HOST=h\nGPU=1\nMODEL=Qwen/Qwen3-8B\nARGS="--max-model-len 40960 --kv-cache-memory-bytes 1073741824"\n',
     });
     const doc = report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }));
@@ -93,12 +115,17 @@ describe("engines recognised from what a service runs (contract §12)", () => {
     const r = await repoWith({ "kvgate.yaml": FLEET_H, "scripts/typo.env": env });
     const run = kvgate(["check", "--all"], { cwd: r.dir });
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("scripts/typo.env:1 error engine/unknown typo: ENGINE=vlm is not an engine kvgate knows (vllm, radiance), and it holds a GPU (GPU=1), so no sizing rule would check it; did you mean vllm? set ENGINE=vllm");
+    expect(run.stdout).toContain(
+      "scripts/typo.env:1 error engine/unknown typo: ENGINE=vlm is not an engine kvgate knows (vllm, radiance), and it holds a GPU (GPU=1), so no sizing rule would check it; did you mean vllm? set ENGINE=vllm",
+    );
     // The advice applied: the seat is now checked, and its 1 GiB pin is the error it always was.
     r.write("scripts/typo.env", env.replace("ENGINE=vlm", "ENGINE=vllm"));
     const fixed = report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }));
     expect(fixed.findings.map((f) => f.rule)).not.toContain("engine/unknown");
-    expect(fixed.findings.find((f) => f.rule === "kv/covers-context")?.data).toMatchObject({ pinned_bytes: GiB, required_bytes: 7.5 * GiB });
+    expect(fixed.findings.find((f) => f.rule === "kv/covers-context")?.data).toMatchObject({
+      pinned_bytes: GiB,
+      required_bytes: 7.5 * GiB,
+    });
     // Listed as generic, the name is the user's knowing choice: no engine/unknown, no sizing rules.
     r.write("scripts/typo.env", env);
     r.write("kvgate.yaml", `${FLEET_H}engines: { generic: [vlm] }\n`);
@@ -111,7 +138,7 @@ describe("engines recognised from what a service runs (contract §12)", () => {
       "kvgate.yaml": FLEET_H,
       "scripts/empty.env": "IMAGE=\nHOST=h\nGPU=0\n",
       "scripts/odd.env": "IMAGE=:::@@\nHOST=h\nGPU=1\n",
-      "scripts/quote.env": "HOST=h\nGPU=0\nCMD=\"vllm serve 'Qwen/Qwen3-8B\"\n",
+      "scripts/quote.env": 'HOST=h\nGPU=0\nCMD="vllm serve \'Qwen/Qwen3-8B"\n',
     });
     const doc = report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }));
     const rows = doc.findings.filter((f) => f.severity === "error").map((f) => [f.rule, f.file, f.line]);
@@ -149,32 +176,55 @@ describe("every input read or refused, never skipped", () => {
     const r = await repoWith({ "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=radiance\nHOST=h\nGPU=0\nCUDA_VISIBLE_DEVICES=1\n" });
     const run = kvgate(["check", "--all"], { cwd: r.dir });
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("scripts/a.env:3 error fleet/gpu-conflict a: GPU=0 but CUDA_VISIBLE_DEVICES=1 (line 4) names other cards; set CUDA_VISIBLE_DEVICES=0, or delete one of the two");
+    expect(run.stdout).toContain(
+      "scripts/a.env:3 error fleet/gpu-conflict a: GPU=0 but CUDA_VISIBLE_DEVICES=1 (line 4) names other cards; set CUDA_VISIBLE_DEVICES=0, or delete one of the two",
+    );
     r.write("scripts/a.env", "ENGINE=radiance\nHOST=h\nGPU=0\nCUDA_VISIBLE_DEVICES=0\n");
-    expect(report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir })).findings.map((f) => f.rule)).not.toContain("fleet/gpu-conflict");
+    expect(report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir })).findings.map((f) => f.rule)).not.toContain(
+      "fleet/gpu-conflict",
+    );
     // Malformed: a CUDA list that is not a card list still disagrees with GPU, and is said so.
     r.write("scripts/a.env", "ENGINE=radiance\nHOST=h\nGPU=0\nCUDA_VISIBLE_DEVICES=GPU-5f1c\n");
-    expect(report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir })).findings.filter((f) => f.rule === "fleet/gpu-conflict").map((f) => f.data.cuda)).toEqual(["GPU-5f1c"]);
+    expect(
+      report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }))
+        .findings.filter((f) => f.rule === "fleet/gpu-conflict")
+        .map((f) => f.data.cuda),
+    ).toEqual(["GPU-5f1c"]);
   });
 
   test("fleet/no-services under --all, explain and plan; the advised glob clears it", async () => {
-    const r = await repoWith({ "kvgate.yaml": FLEET_H, "env/a.env": "ENGINE=vllm\nHOST=h\nGPU=0\nMODEL=Qwen/Qwen3-8B\nMAX_MODEL_LEN=40960\nKV_CACHE_MEMORY_BYTES=1073741824\n" });
+    const r = await repoWith({
+      "kvgate.yaml": FLEET_H,
+      "env/a.env": "ENGINE=vllm\nHOST=h\nGPU=0\nMODEL=Qwen/Qwen3-8B\nMAX_MODEL_LEN=40960\nKV_CACHE_MEMORY_BYTES=1073741824\n",
+    });
     const all = kvgate(["check", "--all"], { cwd: r.dir });
-    const advice = 'no file matches the services glob "scripts/*.env", so kvgate checked no service; env files live elsewhere: set services: "env/*.env" in kvgate.yaml';
+    const advice =
+      'no file matches the services glob "scripts/*.env", so kvgate checked no service; env files live elsewhere: set services: "env/*.env" in kvgate.yaml';
     expect([all.code, all.stdout]).toEqual([0, expect.stringContaining(`warning fleet/no-services ${advice}`)]);
     expect(kvgate(["explain"], { cwd: r.dir }).stderr).toContain(`warning fleet/no-services: ${advice}`);
     expect(kvgate(["plan"], { cwd: r.dir }).stderr).toContain(`warning fleet/no-services: ${advice}`);
     r.write("kvgate.yaml", `${FLEET_H}services: "env/*.env"\n`);
     const fixed = kvgate(["check", "--all", "--format", "json"], { cwd: r.dir });
     // The seat is now read: its 1 GiB pin for 40,960 tokens is refused.
-    expect([fixed.code, report(fixed).findings.filter((f) => f.severity === "error").map((f) => [f.rule, f.file, f.data.required_bytes])]).toEqual([1, [["kv/covers-context", "env/a.env", 7.5 * GiB]]]);
+    expect([
+      fixed.code,
+      report(fixed)
+        .findings.filter((f) => f.severity === "error")
+        .map((f) => [f.rule, f.file, f.data.required_bytes]),
+    ]).toEqual([1, [["kv/covers-context", "env/a.env", 7.5 * GiB]]]);
   });
 
   test("an env file renamed out of the services glob in a staged change is reported", async () => {
-    const r = await repoWith({ "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=radiance\nHOST=h\nGPU=0\n", "scripts/b.env": "ENGINE=radiance\nHOST=h\nGPU=1\n" });
+    const r = await repoWith({
+      "kvgate.yaml": FLEET_H,
+      "scripts/a.env": "ENGINE=radiance\nHOST=h\nGPU=0\n",
+      "scripts/b.env": "ENGINE=radiance\nHOST=h\nGPU=1\n",
+    });
     r.git("mv", "scripts/a.env", "archive-a.env");
     const run = kvgate(["check", "--staged"], { cwd: r.dir });
-    expect(run.stdout).toContain('archive-a.env:1 warning fleet/service-left a: scripts/a.env moved to archive-a.env, outside the services glob "scripts/*.env", so kvgate no longer checks it');
+    expect(run.stdout).toContain(
+      'archive-a.env:1 warning fleet/service-left a: scripts/a.env moved to archive-a.env, outside the services glob "scripts/*.env", so kvgate no longer checks it',
+    );
     // A deleted seat is retired, not reported.
     r.git("reset", "-q", "--hard");
     r.git("rm", "-q", "scripts/b.env");
@@ -183,7 +233,10 @@ describe("every input read or refused, never skipped", () => {
 
   test("a tenant with a seat's name is one entry on the card, with a warning", async () => {
     const yaml = `${FLEET_H}  tenants:\n    - { name: coder, host: h, gpu: 0, vram: 3GiB }\n`;
-    const r = await repoWith({ "kvgate.yaml": yaml, "scripts/coder.env": "ENGINE=vllm\nHOST=h\nGPU=0\nMODEL=Qwen/Qwen3-8B\nMAX_MODEL_LEN=32768\nKV_CACHE_MEMORY_BYTES=6442450944\n" });
+    const r = await repoWith({
+      "kvgate.yaml": yaml,
+      "scripts/coder.env": "ENGINE=vllm\nHOST=h\nGPU=0\nMODEL=Qwen/Qwen3-8B\nMAX_MODEL_LEN=32768\nKV_CACHE_MEMORY_BYTES=6442450944\n",
+    });
     const json = JSON.parse(kvgate(["explain", "--format", "json"], { cwd: r.dir }).stdout);
     const card = json.gpus.find((g: { index: number }) => g.index === 0);
     expect(card.tenants).toEqual(["coder"]);
@@ -193,18 +246,25 @@ describe("every input read or refused, never skipped", () => {
     expect(card.entries.map((e: { kind: string; name: string }) => [e.kind, e.name])).toEqual([["seat", "coder"]]);
     expect(card.used_bytes).toBe(16428249907 + 6 * GiB + 2 * GiB);
     const doc = report(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }));
-    expect(doc.findings.filter((f) => f.rule === "fleet/tenant-is-service").map((f) => [f.severity, f.service])).toEqual([["warning", "coder"]]);
+    expect(doc.findings.filter((f) => f.rule === "fleet/tenant-is-service").map((f) => [f.severity, f.service])).toEqual([
+      ["warning", "coder"],
+    ]);
   });
 
   test("numbers past 2^53 bytes are refused naming the field (ledger facts, kvgate.yaml)", async () => {
     const ex = join(ROOT, "examples", "fleet");
     const files: Record<string, string> = { "kvgate.yaml": readFileSync(join(ex, "kvgate.yaml"), "utf8") };
     for (const f of ["frank-archon.env", "frank-archon.ledger.yaml"]) files[`scripts/${f}`] = readFileSync(join(ex, "scripts", f), "utf8");
-    files["scripts/frank-archon.ledger.yaml"] = (files["scripts/frank-archon.ledger.yaml"] as string).replace("card_total_mib: 26624", "card_total_mib: 1e308");
+    files["scripts/frank-archon.ledger.yaml"] = (files["scripts/frank-archon.ledger.yaml"] as string).replace(
+      "card_total_mib: 26624",
+      "card_total_mib: 1e308",
+    );
     const r = await repoWith(files);
     const run = kvgate(["check", "--all"], { cwd: r.dir });
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("scripts/frank-archon.ledger.yaml:6 error radiance/ledger-facts ledger facts: cards[0].card_total_mib: too large: a MiB figure must be at most 8589934591 (2^53 bytes)");
+    expect(run.stdout).toContain(
+      "scripts/frank-archon.ledger.yaml:6 error radiance/ledger-facts ledger facts: cards[0].card_total_mib: too large: a MiB figure must be at most 8589934591 (2^53 bytes)",
+    );
     r.write("kvgate.yaml", `${FLEET_H}kv: { factor: 1e308 }\nttm: { slot_mib: 1e308 }\n`);
     const cfg = kvgate(["check", "--all"], { cwd: r.dir });
     expect(cfg.code).toBe(2);
@@ -219,7 +279,10 @@ describe("every input read or refused, never skipped", () => {
     r.commit("move a");
     const tree = r.git("rev-parse", "HEAD~1:scripts").trim();
     r.remove(`.git/objects/${tree.slice(0, 2)}/${tree.slice(2)}`);
-    for (const args of [["check", "--range", "HEAD~1..HEAD"], ["check", "--commit", "HEAD"]]) {
+    for (const args of [
+      ["check", "--range", "HEAD~1..HEAD"],
+      ["check", "--commit", "HEAD"],
+    ]) {
       const run = kvgate(args, { cwd: r.dir });
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(`the repository is corrupt: object ${tree} for the folder scripts/ cannot be read`);

@@ -20,14 +20,24 @@ const INTERN = "scripts/intern-decision.env";
 const read = (repo: TempRepo, file: string) => readFileSync(join(repo.dir, file), "utf8");
 const edit = (repo: TempRepo, file: string, fn: (t: string) => string) => repo.write(file, fn(read(repo, file)));
 const open = (doc: JsonReport) => doc.findings.filter((f) => f.status === "open");
-const errorsOf = (doc: JsonReport) => new Set(open(doc).filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.service ?? ""}`));
+const errorsOf = (doc: JsonReport) =>
+  new Set(
+    open(doc)
+      .filter((f) => f.severity === "error")
+      .map((f) => `${f.rule} ${f.service ?? ""}`),
+  );
 
 /** The output cap raised past intern-decision's 32,768-token context, in SERVE_ARGS="… '{\"max_new_tokens\":N}'". */
 const capAbove = (r: TempRepo) => edit(r, INTERN, (t) => t.replace('{\\"max_new_tokens\\":2048}', '{\\"max_new_tokens\\":65536}'));
 /** The pin moved from the env key to the flag, written in GiB, which vLLM refuses at boot. */
 const pinInGiB = (r: TempRepo) =>
   edit(r, INTERN, (t) =>
-    t.replace(/^KV_CACHE_MEMORY_BYTES=.*\n/m, "").replace('SERVE_ARGS="--served-model-name intern-decision', 'SERVE_ARGS="--served-model-name intern-decision --kv-cache-memory-bytes 6GiB'),
+    t
+      .replace(/^KV_CACHE_MEMORY_BYTES=.*\n/m, "")
+      .replace(
+        'SERVE_ARGS="--served-model-name intern-decision',
+        'SERVE_ARGS="--served-model-name intern-decision --kv-cache-memory-bytes 6GiB',
+      ),
   );
 
 interface Case {
@@ -110,24 +120,52 @@ function applySarifFix(text: string, fix: SarifFix, uri: string): string {
   const reps = fix.artifactChanges.filter((a) => a.artifactLocation.uri === uri).flatMap((a) => a.replacements);
   return reps
     .sort((a, b) => b.deletedRegion.charOffset - a.deletedRegion.charOffset)
-    .reduce((t, r) => t.slice(0, r.deletedRegion.charOffset) + r.insertedContent.text + t.slice(r.deletedRegion.charOffset + r.deletedRegion.charLength), text);
+    .reduce(
+      (t, r) =>
+        t.slice(0, r.deletedRegion.charOffset) + r.insertedContent.text + t.slice(r.deletedRegion.charOffset + r.deletedRegion.charLength),
+      text,
+    );
 }
 
-const SARIF_CASES: { name: string; rule: string; file: string; change: (r: TempRepo) => void; region: Partial<SarifReplacement["deletedRegion"]> | "insertion" }[] = [
+const SARIF_CASES: {
+  name: string;
+  rule: string;
+  file: string;
+  change: (r: TempRepo) => void;
+  region: Partial<SarifReplacement["deletedRegion"]> | "insertion";
+}[] = [
   // `SERVE_ARGS="` (12) + `--served-model-name intern-decision ` (36) + `--override-generation-config ` (29):
   // the quoted JSON starts at column 78 and runs 28 characters ('{\"max_new_tokens\":65536}').
-  { name: "the JSON cap inside a double-quoted env value", rule: "gen/output-cap", file: INTERN, change: capAbove, region: { startLine: 10, startColumn: 78, endColumn: 106 } },
+  {
+    name: "the JSON cap inside a double-quoted env value",
+    rule: "gen/output-cap",
+    file: INTERN,
+    change: capAbove,
+    region: { startLine: 10, startColumn: 78, endColumn: 106 },
+  },
   // 12 + 36 + `--max-model-len ` (16): `32KiB` at columns 65–69 (the env key's 32,768 still holds, so
   // this is the one fix of the change).
   {
     name: "a unit conversion in a flag",
     rule: "engine/bad-value",
     file: INTERN,
-    change: (r) => edit(r, INTERN, (t) => t.replace('SERVE_ARGS="--served-model-name intern-decision', 'SERVE_ARGS="--served-model-name intern-decision --max-model-len 32KiB')),
+    change: (r) =>
+      edit(r, INTERN, (t) =>
+        t.replace(
+          'SERVE_ARGS="--served-model-name intern-decision',
+          'SERVE_ARGS="--served-model-name intern-decision --max-model-len 32KiB',
+        ),
+      ),
     region: { startLine: 10, startColumn: 65, endColumn: 70 },
   },
   // TTM_MIN_MIB=97791 on line 22: the value starts at column 13 and is 5 wide.
-  { name: "an env key's value", rule: "ttm/ledger", file: FRANK, change: (r) => edit(r, FRANK, (t) => setEnv(t, { TTM_MIN_MIB: "97791" })), region: { startLine: 22, startColumn: 13, endColumn: 18 } },
+  {
+    name: "an env key's value",
+    rule: "ttm/ledger",
+    file: FRANK,
+    change: (r) => edit(r, FRANK, (t) => setEnv(t, { TTM_MIN_MIB: "97791" })),
+    region: { startLine: 22, startColumn: 13, endColumn: 18 },
+  },
   {
     name: "a key the file does not set yet: an insertion at the end",
     rule: "kv/unpinned-shared-card",

@@ -36,7 +36,12 @@ interface Scenario {
 }
 
 const open = (doc: JsonReport) => doc.findings.filter((f) => f.status === "open");
-const errorsOf = (doc: JsonReport) => new Set(open(doc).filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.service ?? ""}`));
+const errorsOf = (doc: JsonReport) =>
+  new Set(
+    open(doc)
+      .filter((f) => f.severity === "error")
+      .map((f) => `${f.rule} ${f.service ?? ""}`),
+  );
 
 const SCENARIOS: Scenario[] = [
   {
@@ -52,7 +57,10 @@ const SCENARIOS: Scenario[] = [
       edit(r, INTERN, (t) =>
         setEnv(t, { MAX_MODEL_LEN: "40960" })
           .replace(/^KV_CACHE_MEMORY_BYTES=.*\n/m, "")
-          .replace('SERVE_ARGS="--served-model-name intern-decision', 'SERVE_ARGS="--served-model-name intern-decision --kv-cache-memory-bytes 6442450944'),
+          .replace(
+            'SERVE_ARGS="--served-model-name intern-decision',
+            'SERVE_ARGS="--served-model-name intern-decision --kv-cache-memory-bytes 6442450944',
+          ),
       ),
     fix: { file: INTERN, key: "--kv-cache-memory-bytes", value: String(7.5 * GiB) },
     after: (t) => {
@@ -65,7 +73,10 @@ const SCENARIOS: Scenario[] = [
     // fix lowers the context to what 6 GiB holds: 6 GiB / (1.25 × 144 KiB) = 34,952 → 34,816 tokens.
     name: "kv/covers-context: when the bigger pin would overfill the card, the context is lowered instead",
     rule: "kv/covers-context",
-    base: (r) => edit(r, "kvgate.yaml", (t) => t.replace("    - { name: parakeet-nemo", "    - { name: asr-big, host: fv-ml1, gpu: 1, vram: 9GiB }\n    - { name: parakeet-nemo")),
+    base: (r) =>
+      edit(r, "kvgate.yaml", (t) =>
+        t.replace("    - { name: parakeet-nemo", "    - { name: asr-big, host: fv-ml1, gpu: 1, vram: 9GiB }\n    - { name: parakeet-nemo"),
+      ),
     change: (r) => set(r, INTERN, { MAX_MODEL_LEN: "40960" }),
     fix: { file: INTERN, key: "MAX_MODEL_LEN", value: "34816" },
   },
@@ -99,7 +110,12 @@ const SCENARIOS: Scenario[] = [
     rule: "kv/boot-check",
     change: (r) =>
       edit(r, INTERN, (t) =>
-        t.replace(/^GPU_MEMORY_UTILIZATION=.*\n/m, "").replace('SERVE_ARGS="--served-model-name intern-decision', 'SERVE_ARGS="--served-model-name intern-decision --gpu-memory-utilization 0.9'),
+        t
+          .replace(/^GPU_MEMORY_UTILIZATION=.*\n/m, "")
+          .replace(
+            'SERVE_ARGS="--served-model-name intern-decision',
+            'SERVE_ARGS="--served-model-name intern-decision --gpu-memory-utilization 0.9',
+          ),
       ),
     fix: { file: INTERN, key: "--gpu-memory-utilization", value: (f) => String(f.data.max_utilization) },
     after: (t) => expect(t).not.toMatch(/^GPU_MEMORY_UTILIZATION=/m),
@@ -247,7 +263,10 @@ describe("check --fix", () => {
     const run = kvgate(["check", "--staged", "--fix"], { cwd: repo.dir });
     expect([run.code, run.stdout]).toEqual([0, expect.stringContaining("no finding carries a value fix; nothing written")]);
     const bad = kvgate(["check", "--commit", base, "--fix"], { cwd: repo.dir });
-    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining("--fix writes the working tree: use it with --staged or --all, not --commit")]);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      expect.stringContaining("--fix writes the working tree: use it with --staged or --all, not --commit"),
+    ]);
   });
 
   test("the fixed file keeps its CRLF line endings", async () => {
@@ -261,12 +280,12 @@ describe("check --fix", () => {
   });
 });
 
-
 describe("advice in the spelling the file uses", () => {
   test("plan moves a seat whose file uses CUDA_VISIBLE_DEVICES with CUDA_VISIBLE_DEVICES=, never GPU=", async () => {
     const { repo } = await fleetRepo(made);
     for (const [path, text] of Object.entries(fleetFiles())) {
-      if (path.startsWith("scripts/") && path.endsWith(".env") && path !== FRANK) repo.write(path, text.replace(/^(export )?GPU=/m, "$1CUDA_VISIBLE_DEVICES="));
+      if (path.startsWith("scripts/") && path.endsWith(".env") && path !== FRANK)
+        repo.write(path, text.replace(/^(export )?GPU=/m, "$1CUDA_VISIBLE_DEVICES="));
     }
     const json = JSON.parse(kvgate(["plan", "--host", "fv-ml1", "--format", "json"], { cwd: repo.dir }).stdout);
     const seatMoves = json.moves.filter((m: { kind: string }) => m.kind === "seat");

@@ -34,7 +34,18 @@ describe("kvgate check --staged", () => {
     expect(doc).toMatchObject({ tool: "kvgate", version: "0.1.0", mode: "staged", verdict: "fail", counts: { error: 1, warning: 0 } });
     const f = doc.findings.find((x: { rule: string }) => x.rule === "engine/removed-flag");
     expect(f).toMatchObject({ severity: "error", status: "open", file: "scripts/x.env", line: 4, service: "x", commit: null });
-    expect(Object.keys(f).slice(0, 10)).toEqual(["rule", "severity", "status", "message", "file", "line", "service", "commit", "fingerprint", "data"]);
+    expect(Object.keys(f).slice(0, 10)).toEqual([
+      "rule",
+      "severity",
+      "status",
+      "message",
+      "file",
+      "line",
+      "service",
+      "commit",
+      "fingerprint",
+      "data",
+    ]);
   });
 
   test("a clean staged change exits 0 with one line", async () => {
@@ -75,7 +86,7 @@ describe("kvgate check --staged", () => {
 
   test("--config FILE replaces the repo's policy", async () => {
     const r = await repo();
-    r.write("policy.yaml", "services: \"svc/*.env\"\n");
+    r.write("policy.yaml", 'services: "svc/*.env"\n');
     r.write("svc/x.env", RADIANCE_BAD);
     r.stage();
     expect(kvgate(["check"], { cwd: r.dir }).code).toBe(0);
@@ -129,7 +140,10 @@ describe("usage and errors", () => {
     dir.write("scripts/x.env", RADIANCE_BAD);
     const run = kvgate(["check", "--all", "--format", "json"], { cwd: dir.dir });
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout).findings.map((f: { rule: string; line: number }) => [f.rule, f.line])).toContainEqual(["engine/removed-flag", 4]);
+    expect(JSON.parse(run.stdout).findings.map((f: { rule: string; line: number }) => [f.rule, f.line])).toContainEqual([
+      "engine/removed-flag",
+      4,
+    ]);
   });
   test("an injected internal error exits 2, never 0", async () => {
     const r = await repo();

@@ -32,7 +32,13 @@ describe("the example fleet's vLLM seats", () => {
     );
     const json = JSON.parse(kvgate(["check", "--staged", "--format", "json"], { cwd: r.dir }).stdout);
     const f = json.findings.find((x: { rule: string }) => x.rule === "kv/covers-context");
-    expect(f.data).toMatchObject({ required_bytes: 7.5 * GiB, pinned_bytes: 6 * GiB, bytes_per_token: 147456, max_model_len: 40960, factor: 1.25 });
+    expect(f.data).toMatchObject({
+      required_bytes: 7.5 * GiB,
+      pinned_bytes: 6 * GiB,
+      bytes_per_token: 147456,
+      max_model_len: 40960,
+      factor: 1.25,
+    });
     // Raising the pin with it clears kv/covers-context (the card still fits: 1.5 GiB more on gpu 1's
     // 9.9 GiB spare), but gen-small on the same card then cannot boot last: 96 − 71.6 GiB of
     // neighbours − its own 0.5 GiB CUDA context leaves 23.9 GiB < 0.25 × 96 GiB. Its fix passes.
@@ -40,7 +46,9 @@ describe("the example fleet's vLLM seats", () => {
     r.stage();
     const boot = kvgate(["check", "--staged"], { cwd: r.dir });
     expect(boot.code).toBe(1);
-    expect(boot.stdout).toContain("error kv/boot-check gen-small: vLLM boots only with 0.25 × 96 GiB = 24 GiB free on fv-ml1 gpu 1, but its neighbours hold 71.6 GiB (intern-decision 24.8 GiB, meromero-rp 46.8 GiB), leaving 23.9 GiB");
+    expect(boot.stdout).toContain(
+      "error kv/boot-check gen-small: vLLM boots only with 0.25 × 96 GiB = 24 GiB free on fv-ml1 gpu 1, but its neighbours hold 71.6 GiB (intern-decision 24.8 GiB, meromero-rp 46.8 GiB), leaving 23.9 GiB",
+    );
     expect(boot.stdout).not.toContain("kv/covers-context");
     const gen = "scripts/gen-small.env";
     r.write(gen, setEnv(readFileSync(join(FLEET, gen), "utf8"), { GPU_MEMORY_UTILIZATION: "0.24" }));
@@ -59,7 +67,13 @@ describe("the example fleet's vLLM seats", () => {
     expect(run.stdout).toMatch(/used 85\.1 GiB of 95 GiB {2}spare 9\.9 GiB/);
     const json = JSON.parse(kvgate(["explain", "--repo", FLEET, "--format", "json"], { cwd: FLEET }).stdout);
     const voices = json.services.find((s: { name: string }) => s.name === "voices");
-    expect(voices).toMatchObject({ engine: "vllm", host: "fv-ml1", gpus: [0], model: "Qwen/Qwen3-8B", kv: { bytes_per_token: 147456, required_bytes: 6.5 * GiB, pinned_bytes: 6.5 * GiB, factor: 1.07 } });
+    expect(voices).toMatchObject({
+      engine: "vllm",
+      host: "fv-ml1",
+      gpus: [0],
+      model: "Qwen/Qwen3-8B",
+      kv: { bytes_per_token: 147456, required_bytes: 6.5 * GiB, pinned_bytes: 6.5 * GiB, factor: 1.07 },
+    });
     const card = json.gpus.find((g: { host: string; index: number }) => g.host === "fv-ml1" && g.index === 0);
     expect(card).toMatchObject({ total_bytes: 96 * GiB, reserve_bytes: GiB });
     expect(card.total_bytes - card.reserve_bytes - card.used_bytes).toBe(card.spare_bytes);
@@ -72,7 +86,16 @@ describe("the example fleet's vLLM seats", () => {
     const plan = JSON.parse(run.stdout);
     expect(plan.host).toBe("fv-ml1");
     expect(plan.worst_spare_bytes).toBeGreaterThanOrEqual(plan.today_worst_spare_bytes);
-    expect(Object.keys(plan.assignment).sort()).toEqual(["coder", "cyberprev", "erp-seat", "gen-small", "intern-decision", "meromero-rp", "parakeet-nemo", "voices"]);
+    expect(Object.keys(plan.assignment).sort()).toEqual([
+      "coder",
+      "cyberprev",
+      "erp-seat",
+      "gen-small",
+      "intern-decision",
+      "meromero-rp",
+      "parakeet-nemo",
+      "voices",
+    ]);
     expect(plan.assignment["parakeet-nemo"]).toBe(0); // pinned tenant stays
     for (const m of plan.moves) expect(m.from).not.toBe(m.to);
     const unknown = kvgate(["plan", "--repo", FLEET, "--host", "nope"], { cwd: FLEET });

@@ -66,12 +66,24 @@ describe("kvgate plan keeps the gate's boot check", () => {
 
   test("the layout with the largest worst spare fails kv/boot-check: the one plan declines", async () => {
     const r = await crowdedFleet();
-    for (const [name, gpu] of [["coder", "1"], ["cyberprev", "1"], ["meromero-rp", "0"], ["voices", "0"]] as const) edit(r, `scripts/${name}.env`, { GPU: gpu });
+    for (const [name, gpu] of [
+      ["coder", "1"],
+      ["cyberprev", "1"],
+      ["meromero-rp", "0"],
+      ["voices", "0"],
+    ] as const)
+      edit(r, `scripts/${name}.env`, { GPU: gpu });
     const run = kvgate(["check", "--all", "--format", "json"], { cwd: r.dir });
     expect(run.code).toBe(1);
     // Every open error is a boot failure (the footprints fit: no gpu/fits), each short of what it asks.
-    const boots = (JSON.parse(run.stdout).findings as { rule: string; status: string; severity: string; data: Record<string, number> & { host: string; gpu: number } }[])
-      .filter((f) => f.status === "open" && f.severity === "error");
+    const boots = (
+      JSON.parse(run.stdout).findings as {
+        rule: string;
+        status: string;
+        severity: string;
+        data: Record<string, number> & { host: string; gpu: number };
+      }[]
+    ).filter((f) => f.status === "open" && f.severity === "error");
     expect(boots.length).toBeGreaterThan(0);
     expect(boots.every((f) => f.rule === "kv/boot-check")).toBe(true);
     for (const f of boots) {

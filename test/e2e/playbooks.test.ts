@@ -4,7 +4,20 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { makeFolder, makeRepo, type TempFolder } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
-import { FRANK, GUARD, commitFleet, fleetFiles, lastLine, lineOf, only, openErrors, report, touchGuard, writeAll, fleetRepo as fleetRepoOf } from "./fixtures/fleet.js";
+import {
+  FRANK,
+  GUARD,
+  commitFleet,
+  fleetFiles,
+  lastLine,
+  lineOf,
+  only,
+  openErrors,
+  report,
+  touchGuard,
+  writeAll,
+  fleetRepo as fleetRepoOf,
+} from "./fixtures/fleet.js";
 
 const made: TempFolder[] = [];
 afterEach(async () => {
@@ -21,11 +34,21 @@ function lineinfilePlaybook(host: string, service: string, lines: string[]): str
     `        regexp: "^${l.split("=")[0]}="`,
     `        line: "${l}"`,
   ]);
-  return [`# ${service} on ${host}`, `- name: Deploy ${service}`, `  hosts: ${host}`, "  vars:", "    fleet_root: /opt/fleet", "  tasks:", ...tasks, ""].join("\n");
+  return [
+    `# ${service} on ${host}`,
+    `- name: Deploy ${service}`,
+    `  hosts: ${host}`,
+    "  vars:",
+    "    fleet_root: /opt/fleet",
+    "  tasks:",
+    ...tasks,
+    "",
+  ].join("\n");
 }
 
 const RESIZE = "playbooks/fv-ml2-frank-resize.yaml";
-const resize = (extra: string[] = []) => lineinfilePlaybook("fv-ml2", "frank-archon", ["GPU_HEADROOM_MIB=48", "HOST_POOL_MIB=45952", ...extra]);
+const resize = (extra: string[] = []) =>
+  lineinfilePlaybook("fv-ml2", "frank-archon", ["GPU_HEADROOM_MIB=48", "HOST_POOL_MIB=45952", ...extra]);
 
 describe("a playbook that moves two knobs of a radiance endpoint", () => {
   // TTM_MIN_MIB/TTM_TARGET_MIB are derived (not knobs) and raised with the guard, so the knob rule is
@@ -82,7 +105,10 @@ describe("a playbook that moves two knobs of a radiance endpoint", () => {
     expect(run.code).toBe(1);
     const doc = report(run);
     expect(openErrors(doc).map(([rule]) => rule)).toEqual(["knob/one-per-deploy", "ttm/co-change", "ttm/ledger"]);
-    expect(only(doc, "ttm/ledger")).toMatchObject({ file: RESIZE, data: { ledger_mib: 99839.68, required_mib: 99840, ttm_min_mib: 97792 } });
+    expect(only(doc, "ttm/ledger")).toMatchObject({
+      file: RESIZE,
+      data: { ledger_mib: 99839.68, required_mib: 99840, ttm_min_mib: 97792 },
+    });
     expect(only(doc, "ttm/co-change").data).toMatchObject({ missing_guards: [GUARD], ttm_min_changed: false });
   });
 
@@ -121,8 +147,19 @@ describe("a playbook that raises a vLLM seat's context", () => {
     expect(openErrors(doc)).toEqual([["kv/covers-context", line]]);
     const kv = only(doc, "kv/covers-context");
     expect(kv).toMatchObject({ file: PB, line, service: "intern-decision", status: "open" });
-    expect(kv.data).toMatchObject({ required_bytes: 8053063680, pinned_bytes: 6442450944, bytes_per_token: 147456, max_model_len: 40960, factor: 1.25 });
-    expect(only(doc, "playbook/drift").data).toMatchObject({ key: "MAX_MODEL_LEN", playbook_value: "40960", committed_value: "32768", env_file: "scripts/intern-decision.env" });
+    expect(kv.data).toMatchObject({
+      required_bytes: 8053063680,
+      pinned_bytes: 6442450944,
+      bytes_per_token: 147456,
+      max_model_len: 40960,
+      factor: 1.25,
+    });
+    expect(only(doc, "playbook/drift").data).toMatchObject({
+      key: "MAX_MODEL_LEN",
+      playbook_value: "40960",
+      committed_value: "32768",
+      env_file: "scripts/intern-decision.env",
+    });
   });
 
   test("committed, the same playbook is refused by --commit HEAD", async () => {
@@ -133,7 +170,12 @@ describe("a playbook that raises a vLLM seat's context", () => {
     const head = repo.commit("intern-decision to 40,960");
     const run = kvgate(["check", "--commit", "HEAD", "--format", "json"], { cwd: repo.dir });
     expect(run.code).toBe(1);
-    expect(only(report(run), "kv/covers-context")).toMatchObject({ file: PB, line: lineOf(playbook, 'line: "MAX_MODEL_LEN=40960"'), commit: head, data: { required_bytes: 8053063680 } });
+    expect(only(report(run), "kv/covers-context")).toMatchObject({
+      file: PB,
+      line: lineOf(playbook, 'line: "MAX_MODEL_LEN=40960"'),
+      commit: head,
+      data: { required_bytes: 8053063680 },
+    });
   });
 
   test("with the KV pin raised in the same playbook the KV passes (drift warned); gen-small then cannot boot last", async () => {
@@ -145,8 +187,14 @@ describe("a playbook that raises a vLLM seat's context", () => {
     expect(run.code).toBe(1);
     const doc = report(run);
     expect(openErrors(doc).map(([rule]) => rule)).toEqual(["kv/boot-check"]);
-    expect(only(doc, "kv/boot-check")).toMatchObject({ service: "gen-small", data: { asked_bytes: 24 * 1024 ** 3, context_overhead_bytes: 512 * 1024 ** 2 } });
-    expect(doc.findings.filter((f) => f.rule === "playbook/drift").map((f) => f.data.key)).toEqual(["MAX_MODEL_LEN", "KV_CACHE_MEMORY_BYTES"]);
+    expect(only(doc, "kv/boot-check")).toMatchObject({
+      service: "gen-small",
+      data: { asked_bytes: 24 * 1024 ** 3, context_overhead_bytes: 512 * 1024 ** 2 },
+    });
+    expect(doc.findings.filter((f) => f.rule === "playbook/drift").map((f) => f.data.key)).toEqual([
+      "MAX_MODEL_LEN",
+      "KV_CACHE_MEMORY_BYTES",
+    ]);
   });
 });
 
@@ -159,8 +207,18 @@ describe("playbook/drift", () => {
     const run = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
     expect(run.code).toBe(0);
     const drift = only(report(run), "playbook/drift");
-    expect(drift).toMatchObject({ severity: "warning", file: "playbooks/coder-util.yaml", line: lineOf(playbook, "line:"), service: "coder" });
-    expect(drift.data).toMatchObject({ key: "GPU_MEMORY_UTILIZATION", playbook_value: "0.40", committed_value: "0.45", env_file: "scripts/coder.env" });
+    expect(drift).toMatchObject({
+      severity: "warning",
+      file: "playbooks/coder-util.yaml",
+      line: lineOf(playbook, "line:"),
+      service: "coder",
+    });
+    expect(drift.data).toMatchObject({
+      key: "GPU_MEMORY_UTILIZATION",
+      playbook_value: "0.40",
+      committed_value: "0.45",
+      env_file: "scripts/coder.env",
+    });
     expect(kvgate(["check", "--staged", "--fail-on", "warning"], { cwd: repo.dir }).code).toBe(1);
   });
 
@@ -176,7 +234,16 @@ describe("playbook/drift", () => {
 
 describe("playbook/parse", () => {
   // line 7 is indented one column short of the mapping it belongs to
-  const BROKEN = ["- name: broken", "  hosts: fv-ml1", "  tasks:", "    - name: voices context", "      lineinfile:", "        path: /opt/fleet/scripts/voices.env", '       line: "MAX_MODEL_LEN=8192"', ""].join("\n");
+  const BROKEN = [
+    "- name: broken",
+    "  hosts: fv-ml1",
+    "  tasks:",
+    "    - name: voices context",
+    "      lineinfile:",
+    "        path: /opt/fleet/scripts/voices.env",
+    '       line: "MAX_MODEL_LEN=8192"',
+    "",
+  ].join("\n");
 
   test("broken YAML in a playbook is an error with its line", async () => {
     const { repo } = await fleetRepo();
@@ -184,7 +251,9 @@ describe("playbook/parse", () => {
     repo.stage();
     const text = kvgate(["check", "--staged"], { cwd: repo.dir });
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/^ {2}playbooks\/broken\.yaml:7 error playbook\/parse playbooks\/broken\.yaml is not valid YAML: .*at line 7/m);
+    expect(text.stdout).toMatch(
+      /^ {2}playbooks\/broken\.yaml:7 error playbook\/parse playbooks\/broken\.yaml is not valid YAML: .*at line 7/m,
+    );
     const doc = report(kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir }));
     expect(openErrors(doc)).toEqual([["playbook/parse", 7]]);
     expect(only(doc, "playbook/parse")).toMatchObject({ file: "playbooks/broken.yaml", data: { playbook: "playbooks/broken.yaml" } });
@@ -253,7 +322,14 @@ describe("a deployed command that cannot be read", () => {
     const { repo } = await fleetRepo();
     repo.write(
       "playbooks/bad.yaml",
-      ["- hosts: fv-ml1", "  tasks:", "    - community.docker.docker_container:", "        name: voices", '        command: "serve Qwen/Qwen3-8B --max-model-len 999999 --x \\"unbalanced"', ""].join("\n"),
+      [
+        "- hosts: fv-ml1",
+        "  tasks:",
+        "    - community.docker.docker_container:",
+        "        name: voices",
+        '        command: "serve Qwen/Qwen3-8B --max-model-len 999999 --x \\"unbalanced"',
+        "",
+      ].join("\n"),
     );
     repo.stage();
     const run = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });

@@ -12,7 +12,19 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { makeFolder, type TempFolder } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
-import { FRANK, GUARD, editFrank, fleetFiles, fleetRepo as fleetRepoOf, lastLine, lineOf, only, openErrors, report, touchGuard } from "./fixtures/fleet.js";
+import {
+  FRANK,
+  GUARD,
+  editFrank,
+  fleetFiles,
+  fleetRepo as fleetRepoOf,
+  lastLine,
+  lineOf,
+  only,
+  openErrors,
+  report,
+  touchGuard,
+} from "./fixtures/fleet.js";
 
 const made: TempFolder[] = [];
 afterEach(async () => {
@@ -51,7 +63,14 @@ describe("GPU_HEADROOM_MIB alone, staged", () => {
     expect(doc).toMatchObject({ mode: "staged", verdict: "pass", counts: { error: 0, warning: 0, notice: 1 } });
     expect(doc.findings.map((f) => f.rule)).toEqual(["radiance/funding"]);
     const f = only(doc, "radiance/funding");
-    expect(f).toMatchObject({ severity: "notice", status: "open", file: FRANK, line: HEADROOM_LINE, service: "frank-archon", commit: null });
+    expect(f).toMatchObject({
+      severity: "notice",
+      status: "open",
+      file: FRANK,
+      line: HEADROOM_LINE,
+      service: "frank-archon",
+      commit: null,
+    });
     expect(f.data).toMatchObject({ tokens: 180096, demand_tokens: 196608, funded: 180096 / 196608, budget_card: 0 });
     expect(f.data.before).toEqual({ tokens: 179408, demand_tokens: 196608, funded: 179408 / 196608 });
     expect(f.data.cards[0]).toEqual({ index: 0, tokens: 180096, kv_bytes: 12663 * MiB });
@@ -70,7 +89,12 @@ describe("GPU_HEADROOM_MIB alone, staged", () => {
     const doc = report(kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir }));
     expect(doc.verdict).toBe("fail");
     expect(openErrors(doc)).toEqual([["radiance/headroom", HEADROOM_LINE]]);
-    expect(only(doc, "radiance/headroom").data).toEqual({ gpu_headroom_mib: 32, headroom_floor_mib: 48, key: "GPU_HEADROOM_MIB", fix: { file: FRANK, line: HEADROOM_LINE, key: "GPU_HEADROOM_MIB", value: "48" } });
+    expect(only(doc, "radiance/headroom").data).toEqual({
+      gpu_headroom_mib: 32,
+      headroom_floor_mib: 48,
+      key: "GPU_HEADROOM_MIB",
+      fix: { file: FRANK, line: HEADROOM_LINE, key: "GPU_HEADROOM_MIB", value: "48" },
+    });
   });
 
   test("48, the floor itself, is not refused", async () => {
@@ -202,7 +226,13 @@ describe("the TTM pin ledger", () => {
       ["ttm/co-change", TTM_LINE],
       ["ttm/ledger", TTM_LINE],
     ]);
-    expect(only(doc, "ttm/ledger").data).toMatchObject({ ledger_mib: 99839.68, required_mib: 99840, ttm_min_mib: 97792, ttm_target_mib: 98816, slack_mib: 1024 });
+    expect(only(doc, "ttm/ledger").data).toMatchObject({
+      ledger_mib: 99839.68,
+      required_mib: 99840,
+      ttm_min_mib: 97792,
+      ttm_target_mib: 98816,
+      slack_mib: 1024,
+    });
     expect(only(doc, "ttm/co-change").data).toMatchObject({
       ledger_before_mib: 97791.68,
       ledger_mib: 99839.68,
@@ -238,11 +268,39 @@ describe("the TTM pin ledger", () => {
     const doc = JSON.parse(run.stdout);
     expect(Object.keys(doc)).toEqual(["services", "gpus"]);
     const frank = doc.services.find((s: { name: string }) => s.name === "frank-archon");
-    expect(frank).toMatchObject({ name: "frank-archon", engine: "radiance", host: "fv-ml2", gpus: [0, 1], model: "frank/archon-moe", tp: 2 });
+    expect(frank).toMatchObject({
+      name: "frank-archon",
+      engine: "radiance",
+      host: "fv-ml2",
+      gpus: [0, 1],
+      model: "frank/archon-moe",
+      tp: 2,
+    });
     expect(frank.ttm).toMatchObject({ ledger_mib: 97791.68, ttm_min_mib: 97792, ttm_target_mib: 98816, required_mib: 97792 });
-    expect(frank.ttm.terms).toMatchObject({ pool_mib: 89856, ple_table_mib: 0, prefix_cache_mib: 4096, statics_mib: 2048, slots: 16, slot_mib: 111.98, checkpoint_store_mib: 1791.68 });
-    expect(frank.funding).toMatchObject({ tokens: 179408, demand_tokens: 196608, funded: 179408 / 196608, budget_card: 0, expert_floor_mib: 2172 });
-    expect(frank.funding.cards.map((c: { index: number; capacity_mib: number; elastic_mib: number; tokens: number }) => [c.index, c.capacity_mib, c.elastic_mib, c.tokens])).toEqual([
+    expect(frank.ttm.terms).toMatchObject({
+      pool_mib: 89856,
+      ple_table_mib: 0,
+      prefix_cache_mib: 4096,
+      statics_mib: 2048,
+      slots: 16,
+      slot_mib: 111.98,
+      checkpoint_store_mib: 1791.68,
+    });
+    expect(frank.funding).toMatchObject({
+      tokens: 179408,
+      demand_tokens: 196608,
+      funded: 179408 / 196608,
+      budget_card: 0,
+      expert_floor_mib: 2172,
+    });
+    expect(
+      frank.funding.cards.map((c: { index: number; capacity_mib: number; elastic_mib: number; tokens: number }) => [
+        c.index,
+        c.capacity_mib,
+        c.elastic_mib,
+        c.tokens,
+      ]),
+    ).toEqual([
       [0, 24587, 14787, 179408],
       [1, 25291, 15491, 189424],
     ]);
@@ -355,6 +413,10 @@ describe("the ledger facts file", () => {
     repo.remove("scripts/frank-archon.ledger.yaml");
     repo.stage();
     const doc = report(kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir }));
-    expect(only(doc, "radiance/ledger-facts")).toMatchObject({ severity: "notice", service: "frank-archon", data: { file: "scripts/frank-archon.ledger.yaml" } });
+    expect(only(doc, "radiance/ledger-facts")).toMatchObject({
+      severity: "notice",
+      service: "frank-archon",
+      data: { file: "scripts/frank-archon.ledger.yaml" },
+    });
   });
 });

@@ -20,7 +20,10 @@ async function exampleFleet(genSmallUtilization?: string): Promise<TempRepo> {
   made.push(r);
   commitFleet(r, { without: ["playbooks"] });
   if (genSmallUtilization !== undefined) {
-    r.write("scripts/gen-small.env", setEnv(readFileSync(join(r.dir, "scripts/gen-small.env"), "utf8"), { GPU_MEMORY_UTILIZATION: genSmallUtilization }));
+    r.write(
+      "scripts/gen-small.env",
+      setEnv(readFileSync(join(r.dir, "scripts/gen-small.env"), "utf8"), { GPU_MEMORY_UTILIZATION: genSmallUtilization }),
+    );
     r.stage();
     r.commit(`gen-small asks ${genSmallUtilization}`);
   }
@@ -33,7 +36,12 @@ afterEach(async () => {
   for (const r of made.splice(0)) await r.cleanup();
 });
 
-interface Fix { file: string; line: number | null; key: string; value: string }
+interface Fix {
+  file: string;
+  line: number | null;
+  key: string;
+  value: string;
+}
 
 /** The open findings of a JSON run, as "rule service", notices included. */
 function openOf(run: { stdout: string }): string[] {
@@ -51,18 +59,20 @@ describe("kvgate plan --raise-contexts", () => {
     const run = kvgate(["plan", "--raise-contexts", "--host", "fv-ml1", "--format", "json"], { cwd: r.dir });
     expect(run.code).toBe(0);
     const plan = JSON.parse(run.stdout);
-    expect(plan.raised).toEqual([{
-      name: "intern-decision",
-      from_tokens: 32_768,
-      to_tokens: 40_960,
-      kv_from_bytes: 6 * GiB,
-      kv_to_bytes: 7.5 * GiB,
-      kv_source: "pinned",
-      fixes: [
-        { file: "scripts/intern-decision.env", line: expect.any(Number), key: "MAX_MODEL_LEN", value: "40960" },
-        { file: "scripts/intern-decision.env", line: expect.any(Number), key: "KV_CACHE_MEMORY_BYTES", value: String(7.5 * GiB) },
-      ],
-    }]);
+    expect(plan.raised).toEqual([
+      {
+        name: "intern-decision",
+        from_tokens: 32_768,
+        to_tokens: 40_960,
+        kv_from_bytes: 6 * GiB,
+        kv_to_bytes: 7.5 * GiB,
+        kv_source: "pinned",
+        fixes: [
+          { file: "scripts/intern-decision.env", line: expect.any(Number), key: "MAX_MODEL_LEN", value: "40960" },
+          { file: "scripts/intern-decision.env", line: expect.any(Number), key: "KV_CACHE_MEMORY_BYTES", value: String(7.5 * GiB) },
+        ],
+      },
+    ]);
     expect(plan.kept.map((k: { name: string }) => k.name)).toEqual(["erp-seat", "gen-small", "meromero-rp"]);
     expect(plan.kept[0].reason).toContain("no layout holds it at its maximum");
     expect(plan.kept[1].reason).toContain("the owner's");
@@ -73,7 +83,9 @@ describe("kvgate plan --raise-contexts", () => {
 
     const text = kvgate(["plan", "--raise-contexts", "--host", "fv-ml1"], { cwd: r.dir });
     expect(text.stdout).toContain("raise contexts on fv-ml1: 1 of 4 seats below their model's maximum can run at it");
-    expect(text.stdout).toContain("intern-decision: 32,768 → 40,960 tokens, KV 6 GiB → 7.5 GiB  set MAX_MODEL_LEN=40960, KV_CACHE_MEMORY_BYTES=8053063680 in scripts/intern-decision.env");
+    expect(text.stdout).toContain(
+      "intern-decision: 32,768 → 40,960 tokens, KV 6 GiB → 7.5 GiB  set MAX_MODEL_LEN=40960, KV_CACHE_MEMORY_BYTES=8053063680 in scripts/intern-decision.env",
+    );
     for (const f of plan.raised[0].fixes as Fix[]) r.write(f.file, setEnv(readFileSync(join(r.dir, f.file), "utf8"), { [f.key]: f.value }));
     const after = kvgate(["check", "--all", "--format", "json"], { cwd: r.dir });
     expect(after.code).toBe(0);
@@ -82,7 +94,9 @@ describe("kvgate plan --raise-contexts", () => {
     // The raised seat runs at its maximum: no notice left for it, and kv/covers-context holds at 40,960.
     expect(open).not.toContain("kv/context-headroom intern-decision");
     const explain = JSON.parse(kvgate(["explain", "--format", "json"], { cwd: r.dir }).stdout);
-    const seat = (explain.services as { name: string; max_model_len: number; kv: { required_bytes: number; pinned_bytes: number } }[]).find((x) => x.name === "intern-decision");
+    const seat = (explain.services as { name: string; max_model_len: number; kv: { required_bytes: number; pinned_bytes: number } }[]).find(
+      (x) => x.name === "intern-decision",
+    );
     expect(seat).toMatchObject({ max_model_len: 40_960, kv: { required_bytes: 7.5 * GiB, pinned_bytes: 7.5 * GiB } });
 
     // Run again on the applied fleet: nothing left to raise but what the owner pins or no card holds.
@@ -97,7 +111,11 @@ describe("kvgate plan --raise-contexts", () => {
     expect(openOf(kvgate(["check", "--all", "--format", "json"], { cwd: r.dir }))).not.toContain("kv/context-headroom intern-decision");
     const plan = JSON.parse(kvgate(["plan", "--raise-contexts", "--host", "fv-ml1", "--format", "json"], { cwd: r.dir }).stdout);
     expect(plan.raised).toEqual([]);
-    expect(plan.kept.find((k: { name: string }) => k.name === "intern-decision")).toMatchObject({ max_model_len: 32_768, native_max: 40_960, reason: expect.stringContaining("no layout holds it") });
+    expect(plan.kept.find((k: { name: string }) => k.name === "intern-decision")).toMatchObject({
+      max_model_len: 32_768,
+      native_max: 40_960,
+      reason: expect.stringContaining("no layout holds it"),
+    });
     expect(plan.layout).toMatchObject({ boots: true, moves: [] });
     // Applied by hand anyway, the same raise is refused by the gate at gen-small's boot.
     const env = readFileSync(join(r.dir, "scripts/intern-decision.env"), "utf8");

@@ -34,7 +34,11 @@ function trailer(r: TempRepo, cwd: string): string {
   r.write(".git/COMMIT_EDITMSG", "add x\n");
   const run = kvgate(["hook", "prepare-commit-msg", msg], { cwd });
   expect(run.code).toBe(0);
-  return readFileSync(msg, "utf8").split("\n").find((l) => l.startsWith("Kvgate-Verdict:")) ?? "";
+  return (
+    readFileSync(msg, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Kvgate-Verdict:")) ?? ""
+  );
 }
 
 describe("a run from a sub-folder is a run from the root", () => {
@@ -47,7 +51,9 @@ describe("a run from a sub-folder is a run from the root", () => {
     if (format === "json") {
       const doc = JSON.parse(sub.stdout);
       expect(doc.counts.error).toBe(1);
-      expect(doc.findings.filter((f: { severity: string }) => f.severity === "error")).toMatchObject([{ rule: "engine/removed-flag", file: "scripts/x.env", line: 4 }]);
+      expect(doc.findings.filter((f: { severity: string }) => f.severity === "error")).toMatchObject([
+        { rule: "engine/removed-flag", file: "scripts/x.env", line: 4 },
+      ]);
     }
   });
 
@@ -70,7 +76,11 @@ describe("a run from a sub-folder is a run from the root", () => {
     const root = kvgate(["explain", "--format", "json"], { cwd: r.dir });
     const sub = kvgate(["explain", "--format", "json"], { cwd: join(r.dir, "scripts") });
     expect(sub).toEqual(root);
-    expect(JSON.parse(sub.stdout).services.map((s: { name: string }) => s.name).sort()).toEqual(["ok", "x"]);
+    expect(
+      JSON.parse(sub.stdout)
+        .services.map((s: { name: string }) => s.name)
+        .sort(),
+    ).toEqual(["ok", "x"]);
     const audit = kvgate(["audit", "--range", "HEAD~1..HEAD", "--format", "json"], { cwd: join(r.dir, "scripts") });
     expect(audit.code).toBe(0);
     expect(JSON.parse(audit.stdout).commits.map((c: { subject: string }) => c.subject)).toEqual(["fleet"]);

@@ -51,16 +51,46 @@ function discard(): void {
 
 describe("refused by a real git commit, and no format shows the value", () => {
   test.each([
-    ["a shell default ${KEY:-AKIA…}", "scripts/a.env", `AWS_ACCESS_KEY_ID=\${AWS_ACCESS_KEY_ID:-${AWS}}\n`, "secret/aws-access-key-id", AWS],
-    ["a compose default ${X-…}", "compose.yaml", `services:\n  seat:\n    environment:\n      - AWS_ACCESS_KEY_ID=\${AWS_ACCESS_KEY_ID-${AWS}}\n`, "secret/aws-access-key-id", AWS],
-    ["an Ansible default('AKIA…')", "playbooks/p.yml", `- hosts: all\n  vars:\n    aws_key: "{{ lookup('env', 'AWS_KEY') | default('${AWS}') }}"\n`, "secret/aws-access-key-id", AWS],
+    [
+      "a shell default ${KEY:-AKIA…}",
+      "scripts/a.env",
+      `AWS_ACCESS_KEY_ID=\${AWS_ACCESS_KEY_ID:-${AWS}}\n`,
+      "secret/aws-access-key-id",
+      AWS,
+    ],
+    [
+      "a compose default ${X-…}",
+      "compose.yaml",
+      `services:\n  seat:\n    environment:\n      - AWS_ACCESS_KEY_ID=\${AWS_ACCESS_KEY_ID-${AWS}}\n`,
+      "secret/aws-access-key-id",
+      AWS,
+    ],
+    [
+      "an Ansible default('AKIA…')",
+      "playbooks/p.yml",
+      `- hosts: all\n  vars:\n    aws_key: "{{ lookup('env', 'AWS_KEY') | default('${AWS}') }}"\n`,
+      "secret/aws-access-key-id",
+      AWS,
+    ],
     ["a literal inside {{ }}", "playbooks/q.yml", `- hosts: all\n  vars:\n    key: "{{ '${AWS}' }}"\n`, "secret/aws-access-key-id", AWS],
-    ["a db_password default", "playbooks/db.yml", `- hosts: all\n  vars:\n    db_password: '{{ vault_db_password | default("${GEN}") }}'\n`, "secret/generic-secret", GEN],
+    [
+      "a db_password default",
+      "playbooks/db.yml",
+      `- hosts: all\n  vars:\n    db_password: '{{ vault_db_password | default("${GEN}") }}'\n`,
+      "secret/generic-secret",
+      GEN,
+    ],
     ["a URL-encoded key (%3D)", "docs/cb.txt", `https://x.test/cb?cred%3D${AWS}%26next\n`, "secret/aws-access-key-id", AWS],
     ["a JSON-escaped key (\\u003d)", "docs/c.json", `{"env": "KEY\\u003d${AWS}"}\n`, "secret/aws-access-key-id", AWS],
     ["a key glued to its name (keyAKIA…)", "docs/k.txt", `awskey${AWS}\n`, "secret/aws-access-key-id", AWS],
     ["a Telegram bot token", "scripts/bot.env", `TELEGRAM_BOT_TOKEN=${TG}\n`, "secret/telegram-bot-token", TG],
-    ["a real key on the same line as a placeholder", "scripts/mix.env", `KEYS="AKIAIOSFODNN7EXAMPLE ${AWS}"\n`, "secret/aws-access-key-id", AWS],
+    [
+      "a real key on the same line as a placeholder",
+      "scripts/mix.env",
+      `KEYS="AKIAIOSFODNN7EXAMPLE ${AWS}"\n`,
+      "secret/aws-access-key-id",
+      AWS,
+    ],
     ["a GCP service-account JSON", "keys/sa.json", `${gcp}\n`, "secret/gcp-service-account", FAKE.privateKeyBody.slice(0, 64)],
   ])("%s", (_case, path, text, rule, raw) => {
     const r = commit(path, text);
@@ -81,7 +111,11 @@ describe("refused by a real git commit, and no format shows the value", () => {
 describe("let through by a real git commit", () => {
   test.each([
     ["a pure ${NAME} reference", "scripts/ref.env", "AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID}\nDB_PASSWORD=${DB_PASSWORD}\n"],
-    ["a vault lookup with nothing literal", "playbooks/v.yml", "- hosts: all\n  vars:\n    password: \"{{ lookup('hashi_vault', 'secret=kv/data/app:password') }}\"\n"],
+    [
+      "a vault lookup with nothing literal",
+      "playbooks/v.yml",
+      "- hosts: all\n  vars:\n    password: \"{{ lookup('hashi_vault', 'secret=kv/data/app:password') }}\"\n",
+    ],
     ["a GitHub Actions secret", ".github/workflows/deploy.yml", "jobs:\n  d:\n    env:\n      AWS_KEY: ${{ secrets.AWS_ACCESS_KEY_ID }}\n"],
   ])("%s: passes with nothing to say", (_case, path, text) => {
     const r = commit(path, text);
@@ -95,7 +129,11 @@ describe("let through by a real git commit", () => {
     repo.stage();
     const c = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
     const out = JSON.parse(c.stdout) as { verdict: string; findings: { rule: string; status: string; line: number }[] };
-    expect(out.findings.map((f) => `${f.rule} ${f.status} ${f.line}`)).toEqual(["secret/aws-access-key-id exempt 1", "secret/github-token exempt 2", "secret/aws-access-key-id exempt 3"]);
+    expect(out.findings.map((f) => `${f.rule} ${f.status} ${f.line}`)).toEqual([
+      "secret/aws-access-key-id exempt 1",
+      "secret/github-token exempt 2",
+      "secret/aws-access-key-id exempt 3",
+    ]);
     const r = gitCommit(repo, "add examples");
     expect(r.code, r.out).toBe(0);
   });
@@ -111,7 +149,10 @@ describe("user placeholder patterns from kvgate.yaml", () => {
     repo.stage();
     // CPU time of the kvgate process itself, read at its exit: the wall clock of a shared CI box is not the engine's.
     const probe = join(repo.dir, ".git", "cpu.cjs");
-    writeFileSync(probe, 'process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("cpu-ms "+Math.round((u.userCPUTime+u.systemCPUTime)/1000)+"\\n")})');
+    writeFileSync(
+      probe,
+      'process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("cpu-ms "+Math.round((u.userCPUTime+u.systemCPUTime)/1000)+"\\n")})',
+    );
     const c = kvgate(["check", "--staged"], { cwd: repo.dir, env: { NODE_OPTIONS: `--require ${probe}` } });
     expect(c.code).toBe(1);
     expect(c.stdout).toMatch(/data\/crafted\.txt:2 error secret\/aws-access-key-id/);

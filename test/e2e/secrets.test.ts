@@ -106,7 +106,9 @@ describe("secrets through the hooks", () => {
     expect(audit.code).toBe(1);
     const doc = JSON.parse(audit.stdout);
     expect(doc.verdict).toBe("fail");
-    expect(doc.commits.map((c: { sha: string; classification: string; override: boolean }) => [c.sha, c.classification, c.override])).toEqual([
+    expect(
+      doc.commits.map((c: { sha: string; classification: string; override: boolean }) => [c.sha, c.classification, c.override]),
+    ).toEqual([
       [sha1, "exempt-only", false],
       [sha3, "secret-landed", true],
       [sha4, "bypass", false],
@@ -117,7 +119,9 @@ describe("secrets through the hooks", () => {
     expect(text.stdout).toMatch(/exempt-only/);
     expect(text.stdout).toMatch(/audit\/secret-landed/);
     expect(text.stdout).toMatch(/audit\/bypass/);
-    expect(text.stdout.trim().split("\n").at(-1)).toMatch(/3 commits: 0 clean, 1 exempt-only, 1 secret-landed, 1 bypass, 0 verdict-mismatch — FAIL$/);
+    expect(text.stdout.trim().split("\n").at(-1)).toMatch(
+      /3 commits: 0 clean, 1 exempt-only, 1 secret-landed, 1 bypass, 0 verdict-mismatch — FAIL$/,
+    );
   });
 
   test("the seed landing: ALLOW_SECRETS=1 named in the message, only placeholders → exempt-only with audit/override-unneeded", async () => {
@@ -128,7 +132,9 @@ describe("secrets through the hooks", () => {
     const base = r.commit("init");
     r.write("agent/skills/aws.md", `placeholder ${PLACEHOLDER} and ${PLACEHOLDER}\n`);
     r.stage();
-    r.commit("Landing blocker: dirt committed.\n\n`ALLOW_SECRETS=1` was used, deliberately: the only credential-shaped strings are two copies of AKIA0000000000000EXAMPLE.");
+    r.commit(
+      "Landing blocker: dirt committed.\n\n`ALLOW_SECRETS=1` was used, deliberately: the only credential-shaped strings are two copies of AKIA0000000000000EXAMPLE.",
+    );
     const audit = kvgate(["audit", "--range", `${base}..HEAD`, "--format", "json"], { cwd: r.dir });
     expect(audit.code).toBe(0);
     const [row] = JSON.parse(audit.stdout).commits;
@@ -160,7 +166,10 @@ describe("no output format holds a real secret", () => {
     r.write("scripts/leak.env", planted.map((s, i) => `TOKEN_${i}=${s}`).join("\n") + "\n");
     r.write("notes.md", `here: ${planted.join(" ")}\n`);
     // Where other checks quote a value: the model name, a flag value, a host, a playbook's line.
-    r.write("scripts/quoted.env", `ENGINE=vllm\nMODEL=${planted[1]}\nSERVE_ARGS="--max-model-len ${planted[2]}"\nGPU_MEMORY_UTILIZATION=${planted[3]}\n`);
+    r.write(
+      "scripts/quoted.env",
+      `ENGINE=vllm\nMODEL=${planted[1]}\nSERVE_ARGS="--max-model-len ${planted[2]}"\nGPU_MEMORY_UTILIZATION=${planted[3]}\n`,
+    );
     r.write(
       "playbooks/p.yaml",
       `- hosts: all\n  tasks:\n    - lineinfile: { path: /x/scripts/quoted.env, regexp: "^MODEL=", line: "MODEL=${planted[0]}" }\n`,

@@ -43,7 +43,9 @@ describe("fleet/service-left: a narrowed services glob", () => {
     repo.stage();
     const sha = repo.commit("narrow the services glob");
     const doc = report(kvgate(["check", "--commit", sha, "--format", "json"], { cwd: repo.dir }));
-    expect(doc.findings.filter((f) => f.rule === "fleet/service-left").map((f) => [f.service, f.file])).toEqual([["intern-decision", "scripts/intern-decision.env"]]);
+    expect(doc.findings.filter((f) => f.rule === "fleet/service-left").map((f) => [f.service, f.file])).toEqual([
+      ["intern-decision", "scripts/intern-decision.env"],
+    ]);
   });
 
   test("a glob rewritten to match the same files (scripts/**/*.env) reports nothing", async () => {

@@ -25,7 +25,9 @@ const SEAT = "ENGINE=tgi\nHOST=fv-ml2\nGPU=0\nPORT=8080\n";
 
 /** A GitHub token no placeholder shape matches: 36 random alphanumerics. */
 function token(): string {
-  const alnum = randomBytes(96).toString("base64").replace(/[^A-Za-z0-9]/g, "");
+  const alnum = randomBytes(96)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "");
   return `ghp_${alnum.slice(0, 36)}`;
 }
 
@@ -42,7 +44,11 @@ function everyOutput(r: TempRepo, args: string[] = []): string[] {
 describe("a pasted PEM key in an env file", () => {
   test("no 8-character run of its body appears in any format, env/parse findings included", async () => {
     const r = await repo();
-    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+    const { privateKey } = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    });
     const body = privateKey.split("\n").filter((l) => l !== "" && !l.startsWith("-----"));
     expect(body.length).toBeGreaterThan(20);
     r.write("scripts/x.env", `${SEAT}${privateKey}`);
@@ -76,7 +82,9 @@ describe("escape sequences from file content", () => {
     const text = kvgate(["check"], { cwd: r.dir }).stdout;
     expect(text).toContain('scripts/x.env:5 error env/parse line 5 is not KEY=VALUE: "\\e[2K\\e[1A\\rkvgate staged: pass"');
     expect(text.trim().split("\n").at(-1)).toMatch(/REFUSED$/);
-    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings.find((x: { rule: string }) => x.rule === "env/parse");
+    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings.find(
+      (x: { rule: string }) => x.rule === "env/parse",
+    );
     expect(f.message).toBe('line 5 is not KEY=VALUE: "\\e[2K\\e[1A\\rkvgate staged: pass"');
   });
 
@@ -86,7 +94,9 @@ describe("escape sequences from file content", () => {
     r.write(name, `${SEAT}not a line\n`);
     r.stage();
     for (const out of everyOutput(r)) expect(out).not.toMatch(/[\u001b\u202e]/);
-    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings.find((x: { rule: string }) => x.rule === "env/parse");
+    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings.find(
+      (x: { rule: string }) => x.rule === "env/parse",
+    );
     expect(f).toMatchObject({ rule: "env/parse", file: "scripts/a\\e[31m\\u{202e}b.env", line: 5 });
   });
 });
@@ -101,8 +111,14 @@ describe("secrets in file names and revision names", () => {
       expect(out).not.toContain(t);
       expect(out).not.toContain(t.slice(4, 12));
     }
-    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings.find((x: { rule: string }) => x.rule === "env/parse");
-    expect(f).toMatchObject({ rule: "env/parse", file: `scripts/${t.slice(0, 4)}…${t.slice(-2)}.env`, service: `${t.slice(0, 4)}…${t.slice(-2)}` });
+    const f = JSON.parse(kvgate(["check", "--format", "json"], { cwd: r.dir }).stdout).findings.find(
+      (x: { rule: string }) => x.rule === "env/parse",
+    );
+    expect(f).toMatchObject({
+      rule: "env/parse",
+      file: `scripts/${t.slice(0, 4)}…${t.slice(-2)}.env`,
+      service: `${t.slice(0, 4)}…${t.slice(-2)}`,
+    });
   });
 
   test("a token as a branch name is masked in the range's unit (SARIF, summary) and in error messages", async () => {

@@ -14,13 +14,21 @@ describe("the engine", () => {
     expect(openRules(g)).toEqual([["env/parse", 2]]);
   });
   test("a Kvgate-Waive trailer waives that rule, with the reason", async () => {
-    const f = await runMemory({ before: {}, after: { "scripts/a.env": "A=1\nA=2\n" }, trailers: [{ key: "Kvgate-Waive", value: "env/duplicate-key cleaning up next week" }] });
+    const f = await runMemory({
+      before: {},
+      after: { "scripts/a.env": "A=1\nA=2\n" },
+      trailers: [{ key: "Kvgate-Waive", value: "env/duplicate-key cleaning up next week" }],
+    });
     const d = f.find(only("env/duplicate-key"));
     expect(d?.status).toBe("waived");
     expect(d?.reason).toMatch(/cleaning up next week/);
   });
   test("a waiver naming an unknown rule is the only open finding of a clean change", async () => {
-    const f = await runMemory({ before: {}, after: { "scripts/a.env": "A=1\n" }, trailers: [{ key: "Kvgate-Waive", value: "kv/covers-contxt typo" }] });
+    const f = await runMemory({
+      before: {},
+      after: { "scripts/a.env": "A=1\n" },
+      trailers: [{ key: "Kvgate-Waive", value: "kv/covers-contxt typo" }],
+    });
     expect(openRules(f)).toEqual([["waiver/unknown-rule", null]]);
   });
 });

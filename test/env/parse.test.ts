@@ -31,7 +31,7 @@ describe("env lines (contract section 2)", () => {
   });
 
   test("a bad line is env/parse with its line, and the rest still parses", () => {
-    const parsed = env("A=1\nthis is not an env line\n9X=2\nB=\"open\nC=3");
+    const parsed = env('A=1\nthis is not an env line\n9X=2\nB="open\nC=3');
     expect(parsed.problems.map((p) => [p.kind, p.line])).toEqual([
       ["parse", 2],
       ["parse", 3],
@@ -57,7 +57,9 @@ describe("env lines (contract section 2)", () => {
 });
 
 describe("flags from *_ARGS-style keys", () => {
-  test.each(["ARGS", "CMD", "COMMAND", "SERVE_ARGS", "EXTRA_FLAGS", "JAVA_OPTS"])("%s is a flag key", (k) => expect(isFlagKey(k)).toBe(true));
+  test.each(["ARGS", "CMD", "COMMAND", "SERVE_ARGS", "EXTRA_FLAGS", "JAVA_OPTS"])("%s is a flag key", (k) =>
+    expect(isFlagKey(k)).toBe(true),
+  );
   test.each(["MODEL", "ARGS_FILE", "MY_ARGSX"])("%s is not", (k) => expect(isFlagKey(k)).toBe(false));
 
   test("--flag value, --flag=value, --flag_name, short flags, switches, quoted JSON", () => {
@@ -95,9 +97,14 @@ describe("CR-only line ends (old Mac editors)", () => {
   test("a file with no LF reads like its LF twin, lines numbered alike", () => {
     const cr = parseEnv('ENGINE="vllm"\rHOST=h\rSERVE_ARGS="--max-model-len 4096\r  --kv-cache-memory-bytes 1073741824"\r', "x.env");
     const lf = parseEnv('ENGINE="vllm"\nHOST=h\nSERVE_ARGS="--max-model-len 4096\n  --kv-cache-memory-bytes 1073741824"\n', "x.env");
-    expect([...cr.entries.values()].map((e) => [e.key, e.value, e.line])).toEqual([...lf.entries.values()].map((e) => [e.key, e.value, e.line]));
+    expect([...cr.entries.values()].map((e) => [e.key, e.value, e.line])).toEqual(
+      [...lf.entries.values()].map((e) => [e.key, e.value, e.line]),
+    );
     expect(cr.entries.get("ENGINE")?.value).toBe("vllm");
-    expect(cr.flags.map((f) => [f.name, f.value, f.line])).toEqual([["--max-model-len", "4096", 3], ["--kv-cache-memory-bytes", "1073741824", 4]]);
+    expect(cr.flags.map((f) => [f.name, f.value, f.line])).toEqual([
+      ["--max-model-len", "4096", 3],
+      ["--kv-cache-memory-bytes", "1073741824", 4],
+    ]);
   });
   test("in an LF file a lone CR stays part of the value, as the shell reads it", () => {
     expect(parseEnv("A='x\ry'\nB=2\n", "x.env").entries.get("A")?.value).toBe("x\ry");

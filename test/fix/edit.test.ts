@@ -8,19 +8,49 @@ const fix = (key: string, value: string, line: number | null = null, file = "scr
 
 describe("applyFixes", () => {
   test.each([
-    ["an env line, its comment kept", "A=1\nGPU_HEADROOM_MIB=32   # floor 48\n", fix("GPU_HEADROOM_MIB", "48", 2), "A=1\nGPU_HEADROOM_MIB=48   # floor 48\n"],
+    [
+      "an env line, its comment kept",
+      "A=1\nGPU_HEADROOM_MIB=32   # floor 48\n",
+      fix("GPU_HEADROOM_MIB", "48", 2),
+      "A=1\nGPU_HEADROOM_MIB=48   # floor 48\n",
+    ],
     ["export and double quotes kept", 'export MAX_MODEL_LEN="40960"\n', fix("MAX_MODEL_LEN", "32768", 1), 'export MAX_MODEL_LEN="32768"\n'],
-    ["single quotes kept", "KV_CACHE_MEMORY_BYTES='6442450944'\n", fix("KV_CACHE_MEMORY_BYTES", "8053063680", 1), "KV_CACHE_MEMORY_BYTES='8053063680'\n"],
+    [
+      "single quotes kept",
+      "KV_CACHE_MEMORY_BYTES='6442450944'\n",
+      fix("KV_CACHE_MEMORY_BYTES", "8053063680", 1),
+      "KV_CACHE_MEMORY_BYTES='8053063680'\n",
+    ],
     ["an empty value", "TTM_MIN_MIB=\n", fix("TTM_MIN_MIB", "97792", 1), "TTM_MIN_MIB=97792\n"],
-    ["a flag inside a quoted ARGS value", 'SERVE_ARGS="--served-model-name x --gpu-memory-utilization 0.9 --max-num-seqs 4"\n', fix("--gpu-memory-utilization", "0.74", 1), 'SERVE_ARGS="--served-model-name x --gpu-memory-utilization 0.74 --max-num-seqs 4"\n'],
+    [
+      "a flag inside a quoted ARGS value",
+      'SERVE_ARGS="--served-model-name x --gpu-memory-utilization 0.9 --max-num-seqs 4"\n',
+      fix("--gpu-memory-utilization", "0.74", 1),
+      'SERVE_ARGS="--served-model-name x --gpu-memory-utilization 0.74 --max-num-seqs 4"\n',
+    ],
     ["a --flag=value", "ARGS=--max_model_len=65536\n", fix("--max_model_len", "40960", 1), "ARGS=--max_model_len=40960\n"],
-    ["the line hint is stale: the last line that sets the key", "# MAX_MODEL_LEN=1\nB=2\nMAX_MODEL_LEN=65536\n", fix("MAX_MODEL_LEN", "40960", 1), "# MAX_MODEL_LEN=1\nB=2\nMAX_MODEL_LEN=40960\n"],
+    [
+      "the line hint is stale: the last line that sets the key",
+      "# MAX_MODEL_LEN=1\nB=2\nMAX_MODEL_LEN=65536\n",
+      fix("MAX_MODEL_LEN", "40960", 1),
+      "# MAX_MODEL_LEN=1\nB=2\nMAX_MODEL_LEN=40960\n",
+    ],
     ["a key that is a suffix of another is not touched", "VLLM_TP=4\nTP=2\n", fix("TP", "1", null), "VLLM_TP=4\nTP=1\n"],
     ["an unset key is added at the end", "A=1\n", fix("KV_CACHE_MEMORY_BYTES", "6442450944"), "A=1\nKV_CACHE_MEMORY_BYTES=6442450944\n"],
     ["an unset key is added after a last line with no newline", "A=1", fix("TTM_MIN_MIB", "97792"), "A=1\nTTM_MIN_MIB=97792\n"],
     ["CR-only line endings kept", "A=1\rTTM_MIN_MIB=97791\r", fix("TTM_MIN_MIB", "97792", 2), "A=1\rTTM_MIN_MIB=97792\r"],
-    ["a YAML env map in a playbook", "      env:\n        MAX_MODEL_LEN: \"65536\"\n", fix("MAX_MODEL_LEN", "40960", 2, "playbooks/p.yml"), "      env:\n        MAX_MODEL_LEN: \"40960\"\n"],
-    ["a lineinfile line", "        line: \"MAX_MODEL_LEN=65536\"\n", fix("MAX_MODEL_LEN", "40960", 1, "playbooks/p.yml"), "        line: \"MAX_MODEL_LEN=40960\"\n"],
+    [
+      "a YAML env map in a playbook",
+      '      env:\n        MAX_MODEL_LEN: "65536"\n',
+      fix("MAX_MODEL_LEN", "40960", 2, "playbooks/p.yml"),
+      '      env:\n        MAX_MODEL_LEN: "40960"\n',
+    ],
+    [
+      "a lineinfile line",
+      '        line: "MAX_MODEL_LEN=65536"\n',
+      fix("MAX_MODEL_LEN", "40960", 1, "playbooks/p.yml"),
+      '        line: "MAX_MODEL_LEN=40960"\n',
+    ],
     [
       "a JSON flag value inside a double-quoted env value: its quotes written escaped",
       `SERVE_ARGS="--served-model-name v --override-generation-config '{\\"max_new_tokens\\":65536,\\"temperature\\":0.7}'"\n`,
@@ -42,18 +72,25 @@ describe("applyFixes", () => {
 
   test("what was there and the line written are reported", () => {
     const r = applyFixes("A=1\nTTM_MIN_MIB=97791\n", "scripts/a.env", [fix("TTM_MIN_MIB", "97792", 2), fix("TTM_TARGET_MIB", "98816")]);
-    expect(r.applied.map((a) => [a.line, a.fix.key, a.from, a.to])).toEqual([[2, "TTM_MIN_MIB", "97791", "97792"], [3, "TTM_TARGET_MIB", null, "98816"]]);
+    expect(r.applied.map((a) => [a.line, a.fix.key, a.from, a.to])).toEqual([
+      [2, "TTM_MIN_MIB", "97791", "97792"],
+      [3, "TTM_TARGET_MIB", null, "98816"],
+    ]);
   });
 
   test("the value that was there is reported unescaped (the JSON as the flag reads it)", () => {
-    const r = applyFixes(`SERVE_ARGS="--override-generation-config '{\\"max_new_tokens\\":65536}'"\n`, "scripts/a.env", [fix("--override-generation-config", '{"max_new_tokens":40960}', 1)]);
+    const r = applyFixes(`SERVE_ARGS="--override-generation-config '{\\"max_new_tokens\\":65536}'"\n`, "scripts/a.env", [
+      fix("--override-generation-config", '{"max_new_tokens":40960}', 1),
+    ]);
     expect(r.applied.map((a) => [a.from, a.to])).toEqual([['{"max_new_tokens":65536}', '{"max_new_tokens":40960}']]);
   });
 
   test("a key no line sets in a file that is not an env file is not placed: reported, text unchanged", () => {
     const r = applyFixes("- hosts: x\n", "playbooks/p.yml", [fix("MAX_MODEL_LEN", "40960", 1, "playbooks/p.yml")]);
     expect(r.text).toBe("- hosts: x\n");
-    expect(r.failed).toEqual([{ fix: fix("MAX_MODEL_LEN", "40960", 1, "playbooks/p.yml"), why: "playbooks/p.yml does not set MAX_MODEL_LEN any more" }]);
+    expect(r.failed).toEqual([
+      { fix: fix("MAX_MODEL_LEN", "40960", 1, "playbooks/p.yml"), why: "playbooks/p.yml does not set MAX_MODEL_LEN any more" },
+    ]);
   });
 
   test.each([
@@ -73,7 +110,18 @@ describe("applyFixes", () => {
 });
 
 describe("fixesOf", () => {
-  const finding = (rule: string, status: Finding["status"], data: Record<string, unknown>): Finding => ({ rule, severity: "error", status, message: "", file: null, line: null, service: null, commit: null, fingerprint: "", data });
+  const finding = (rule: string, status: Finding["status"], data: Record<string, unknown>): Finding => ({
+    rule,
+    severity: "error",
+    status,
+    message: "",
+    file: null,
+    line: null,
+    service: null,
+    commit: null,
+    fingerprint: "",
+    data,
+  });
   test("open findings only, data.fixes over data.fix, one per file and key, malformed fixes ignored", () => {
     const byFile = fixesOf([
       finding("ttm/ledger", "open", { fix: fix("TTM_MIN_MIB", "1"), fixes: [fix("TTM_MIN_MIB", "1"), fix("TTM_TARGET_MIB", "2")] }),
@@ -82,6 +130,9 @@ describe("fixesOf", () => {
       finding("kv/oversized", "open", { fix: { file: "scripts/c.env", key: "X" } }),
     ]);
     expect([...byFile.keys()]).toEqual(["scripts/a.env"]);
-    expect(byFile.get("scripts/a.env")?.map((f) => [f.rule, f.key, f.value])).toEqual([["ttm/ledger", "TTM_MIN_MIB", "1"], ["ttm/ledger", "TTM_TARGET_MIB", "2"]]);
+    expect(byFile.get("scripts/a.env")?.map((f) => [f.rule, f.key, f.value])).toEqual([
+      ["ttm/ledger", "TTM_MIN_MIB", "1"],
+      ["ttm/ledger", "TTM_TARGET_MIB", "2"],
+    ]);
   });
 });

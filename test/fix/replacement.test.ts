@@ -12,9 +12,24 @@ const fix = (key: string, value: string, line: number | null = null, file = "scr
 describe("fixReplacement", () => {
   test.each([
     // `A=1\n` is 4 characters: TTM_MIN_MIB's value starts at offset 4 + 12 = 16, column 13.
-    ["an env value", "A=1\nTTM_MIN_MIB=97791   # ledger\n", fix("TTM_MIN_MIB", "97792", 2), { charOffset: 16, charLength: 5, startLine: 2, startColumn: 13, endColumn: 18, text: "97792" }],
-    ["a quoted value keeps its quotes", 'MAX_MODEL_LEN="65536"\n', fix("MAX_MODEL_LEN", "40960", 1), { charOffset: 14, charLength: 7, startLine: 1, startColumn: 15, endColumn: 22, text: '"40960"' }],
-    ["a CRLF file counts its line endings", "A=1\r\nB=2\r\n", fix("B", "3", 2), { charOffset: 7, charLength: 1, startLine: 2, startColumn: 3, endColumn: 4, text: "3" }],
+    [
+      "an env value",
+      "A=1\nTTM_MIN_MIB=97791   # ledger\n",
+      fix("TTM_MIN_MIB", "97792", 2),
+      { charOffset: 16, charLength: 5, startLine: 2, startColumn: 13, endColumn: 18, text: "97792" },
+    ],
+    [
+      "a quoted value keeps its quotes",
+      'MAX_MODEL_LEN="65536"\n',
+      fix("MAX_MODEL_LEN", "40960", 1),
+      { charOffset: 14, charLength: 7, startLine: 1, startColumn: 15, endColumn: 22, text: '"40960"' },
+    ],
+    [
+      "a CRLF file counts its line endings",
+      "A=1\r\nB=2\r\n",
+      fix("B", "3", 2),
+      { charOffset: 7, charLength: 1, startLine: 2, startColumn: 3, endColumn: 4, text: "3" },
+    ],
     ["an added line is an insertion at the end", "A=1", fix("B", "2"), { charOffset: 3, charLength: 0, text: "\nB=2\n" }],
   ])("%s", (_name, text, f, expected) => {
     const r = fixReplacement(text, f);
@@ -32,12 +47,28 @@ describe("fixReplacement", () => {
 
 describe("SARIF fixes", () => {
   const finding = (over: Partial<Finding>): Finding => ({
-    rule: "ttm/ledger", severity: "error", status: "open", message: "set TTM_MIN_MIB=97792", file: "scripts/a.env", line: 2,
-    service: "a", commit: null, fingerprint: "fp", data: { fix: fix("TTM_MIN_MIB", "97792", 2) }, ...over,
+    rule: "ttm/ledger",
+    severity: "error",
+    status: "open",
+    message: "set TTM_MIN_MIB=97792",
+    file: "scripts/a.env",
+    line: 2,
+    service: "a",
+    commit: null,
+    fingerprint: "fp",
+    data: { fix: fix("TTM_MIN_MIB", "97792", 2) },
+    ...over,
   });
   const result = (findings: Finding[]): CheckResult => ({
-    tool: "kvgate", version: "0.1.0", mode: "staged", failOn: "error", verdict: verdictOf(findings, "error"),
-    counts: countFindings(findings), findings, units: ["staged"], filesChecked: 1,
+    tool: "kvgate",
+    version: "0.1.0",
+    mode: "staged",
+    failOn: "error",
+    verdict: verdictOf(findings, "error"),
+    counts: countFindings(findings),
+    findings,
+    units: ["staged"],
+    filesChecked: 1,
   });
   const files = new Map([["scripts/a.env", "A=1\nTTM_MIN_MIB=97791\n"]]);
 
@@ -46,14 +77,32 @@ describe("SARIF fixes", () => {
     expect(log.runs[0]?.results?.[0]?.fixes).toEqual([
       {
         description: { text: "set TTM_MIN_MIB=97792" },
-        artifactChanges: [{ artifactLocation: { uri: "scripts/a.env", uriBaseId: "%SRCROOT%" }, replacements: [{ deletedRegion: { charOffset: 16, charLength: 5, startLine: 2, startColumn: 13, endColumn: 18 }, insertedContent: { text: "97792" } }] }],
+        artifactChanges: [
+          {
+            artifactLocation: { uri: "scripts/a.env", uriBaseId: "%SRCROOT%" },
+            replacements: [
+              {
+                deletedRegion: { charOffset: 16, charLength: 5, startLine: 2, startColumn: 13, endColumn: 18 },
+                insertedContent: { text: "97792" },
+              },
+            ],
+          },
+        ],
       },
     ]);
   });
 
   test("no fix for a suppressed finding, a file not given, or a fix one of whose values cannot be placed", () => {
     const two = { fixes: [fix("TTM_MIN_MIB", "97792", 2), fix("--ttm-target", "1", 1)] };
-    const log = sarifLog(result([finding({ status: "exempt", reason: "owner" }), finding({ data: { fix: fix("X", "1", 1, "scripts/b.env") } }), finding({ data: two })]), undefined, files);
+    const log = sarifLog(
+      result([
+        finding({ status: "exempt", reason: "owner" }),
+        finding({ data: { fix: fix("X", "1", 1, "scripts/b.env") } }),
+        finding({ data: two }),
+      ]),
+      undefined,
+      files,
+    );
     expect(log.runs[0]?.results?.map((r) => r.fixes)).toEqual([undefined, undefined, undefined]);
     expect(sarifLog(result([finding({})])).runs[0]?.results?.[0]?.fixes).toBeUndefined();
   });

@@ -71,7 +71,10 @@ describe("parse → print → parse gives the same entries", () => {
     );
   });
   test("for generated entries, with CRLF and export, and no problems besides flag splitting", () => {
-    const entries = fc.uniqueArray(fc.record({ key: envKey, value: envValue, exported: fc.boolean() }), { selector: (e) => e.key, maxLength: 8 });
+    const entries = fc.uniqueArray(fc.record({ key: envKey, value: envValue, exported: fc.boolean() }), {
+      selector: (e) => e.key,
+      maxLength: 8,
+    });
     fc.assert(
       fc.property(entries, fc.constantFrom("\n", "\r\n"), (list, eol) => {
         const env = parseEnv(printEnv(list, eol), "scripts/x.env");
@@ -82,7 +85,10 @@ describe("parse → print → parse gives the same entries", () => {
     );
   });
   test("flags in SERVE_ARGS survive the round trip", () => {
-    const env = parseEnv(`SERVE_ARGS="--max_model_len 40960 --kv-cache-memory-bytes=22G --enforce-eager -tp 2 --hf-overrides '{\\"a\\": 1}'"\n`, "x.env");
+    const env = parseEnv(
+      `SERVE_ARGS="--max_model_len 40960 --kv-cache-memory-bytes=22G --enforce-eager -tp 2 --hf-overrides '{\\"a\\": 1}'"\n`,
+      "x.env",
+    );
     const again = parseEnv(printEnv(env.all), "x.env");
     expect(again.flags.map((f) => [f.name, f.value])).toEqual(env.flags.map((f) => [f.name, f.value]));
     expect(env.flags.map((f) => [f.name, f.value])).toEqual([

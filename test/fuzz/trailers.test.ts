@@ -29,10 +29,17 @@ describe("printed trailers parse back", () => {
   });
   test("under a subject and a body, with LF or CRLF", () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[A-Za-z][ -~]{0,20}$/), fc.array(trailer, { minLength: 1, maxLength: 5 }), fc.constantFrom("\n", "\r\n"), (subject, trailers, eol) => {
-        const message = [subject.trim() || "subject", "", "Some body text.", "", ...trailers.map((t) => `${t.key}: ${t.value}`), ""].join(eol);
-        expect(parseTrailers(message)).toEqual(trailers);
-      }),
+      fc.property(
+        fc.stringMatching(/^[A-Za-z][ -~]{0,20}$/),
+        fc.array(trailer, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom("\n", "\r\n"),
+        (subject, trailers, eol) => {
+          const message = [subject.trim() || "subject", "", "Some body text.", "", ...trailers.map((t) => `${t.key}: ${t.value}`), ""].join(
+            eol,
+          );
+          expect(parseTrailers(message)).toEqual(trailers);
+        },
+      ),
       { numRuns: RUNS.cheap },
     );
   });

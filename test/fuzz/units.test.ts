@@ -2,7 +2,18 @@
 // printed forms (plain integers, `<n><unit>`, formatBytes) read back to the number they print.
 import { describe, expect, test } from "vitest";
 import fc from "fast-check";
-import { formatBytes, GiB, KiB, MiB, parseBytes, parseMib, parseTokens, parseVllmInt, TiB, type UnitResult } from "../../src/units/bytes.js";
+import {
+  formatBytes,
+  GiB,
+  KiB,
+  MiB,
+  parseBytes,
+  parseMib,
+  parseTokens,
+  parseVllmInt,
+  TiB,
+  type UnitResult,
+} from "../../src/units/bytes.js";
 import { RUNS } from "./arbitraries.js";
 
 const READERS = { parseBytes, parseVllmInt, parseTokens, parseMib } as const;
@@ -10,7 +21,41 @@ const READERS = { parseBytes, parseVllmInt, parseTokens, parseMib } as const;
 /** Number-ish text: digits, dots, signs, exponents, units and whitespace in any order. */
 const unitText = fc.oneof(
   fc.string({ maxLength: 30 }),
-  fc.array(fc.constantFrom("0", "1", "9", "22", ".", "-", "+", "e", "E", " ", "\t", "K", "k", "M", "G", "g", "T", "i", "B", "b", "GiB", "GB", "MiB", "Infinity", "NaN", "0x1", "_", "9".repeat(400)), { maxLength: 8 }).map((p) => p.join("")),
+  fc
+    .array(
+      fc.constantFrom(
+        "0",
+        "1",
+        "9",
+        "22",
+        ".",
+        "-",
+        "+",
+        "e",
+        "E",
+        " ",
+        "\t",
+        "K",
+        "k",
+        "M",
+        "G",
+        "g",
+        "T",
+        "i",
+        "B",
+        "b",
+        "GiB",
+        "GB",
+        "MiB",
+        "Infinity",
+        "NaN",
+        "0x1",
+        "_",
+        "9".repeat(400),
+      ),
+      { maxLength: 8 },
+    )
+    .map((p) => p.join("")),
 );
 
 function sane(r: UnitResult, integer: boolean): void {
@@ -46,7 +91,25 @@ describe("unit readers never throw and never return a non-number", () => {
   });
 });
 
-const UNITS: [string, number][] = [["B", 1], ["KiB", KiB], ["MiB", MiB], ["GiB", GiB], ["TiB", TiB], ["KB", 1e3], ["MB", 1e6], ["GB", 1e9], ["TB", 1e12], ["K", KiB], ["M", MiB], ["G", GiB], ["T", TiB], ["k", 1e3], ["m", 1e6], ["g", 1e9], ["t", 1e12]];
+const UNITS: [string, number][] = [
+  ["B", 1],
+  ["KiB", KiB],
+  ["MiB", MiB],
+  ["GiB", GiB],
+  ["TiB", TiB],
+  ["KB", 1e3],
+  ["MB", 1e6],
+  ["GB", 1e9],
+  ["TB", 1e12],
+  ["K", KiB],
+  ["M", MiB],
+  ["G", GiB],
+  ["T", TiB],
+  ["k", 1e3],
+  ["m", 1e6],
+  ["g", 1e9],
+  ["t", 1e12],
+];
 
 describe("printed quantities read back", () => {
   test("plain integers, in every reader", () => {
@@ -67,11 +130,15 @@ describe("printed quantities read back", () => {
   });
   test("vLLM's suffixes in parseVllmInt: k/m/g/t ×1000, K/M/G/T ×1024; IEC and SI strings refused", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 4096 }), fc.constantFrom(...UNITS.filter(([u]) => u.length === 1 && u !== "B")), (n, [unit, mult]) => {
-        expect(parseVllmInt(`${n}${unit}`)).toEqual({ ok: true, value: n * mult });
-        expect(parseVllmInt(`${n}${unit.toUpperCase()}iB`).ok).toBe(false);
-        expect(parseVllmInt(`${n}${unit.toUpperCase()}B`).ok).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 4096 }),
+        fc.constantFrom(...UNITS.filter(([u]) => u.length === 1 && u !== "B")),
+        (n, [unit, mult]) => {
+          expect(parseVllmInt(`${n}${unit}`)).toEqual({ ok: true, value: n * mult });
+          expect(parseVllmInt(`${n}${unit.toUpperCase()}iB`).ok).toBe(false);
+          expect(parseVllmInt(`${n}${unit.toUpperCase()}B`).ok).toBe(false);
+        },
+      ),
       { numRuns: RUNS.cheap },
     );
   });

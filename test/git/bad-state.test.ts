@@ -28,7 +28,10 @@ function corrupt(r: TempRepo, oid: string): void {
 }
 
 async function failure(p: Promise<unknown>): Promise<GateError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(GateError);
   return err as GateError;
 }
@@ -74,7 +77,9 @@ describe("a corrupt object is never an absent file", () => {
       const err = await failure(reader.contents([old], new Map([[old, "a.env"]])));
       expect(CORRUPT.exec(err.message)?.slice(1)).toEqual([old, "a.env"]);
       reader.close();
-      expect((await failure(reader.sizes([old]))).message).toMatch(new RegExp(`^the repository is corrupt: object ${old} cannot be read; run git fsck`));
+      expect((await failure(reader.sizes([old]))).message).toMatch(
+        new RegExp(`^the repository is corrupt: object ${old} cannot be read; run git fsck`),
+      );
     } finally {
       reader.close();
     }
@@ -96,9 +101,12 @@ describe("a corrupt object is never an absent file", () => {
       ["commit", () => g.units({ mode: "commit", rev: second })],
       ["range", () => g.units({ mode: "range", range: `${first}..${second}`, unit: "range" })],
       ["log", () => g.units({ mode: "range", range: `${first}..${second}`, unit: "commit" })],
-      ["audit", async () => {
-        for await (const c of g.addedLinesInRange(`${first}..${second}`)) void c;
-      }],
+      [
+        "audit",
+        async () => {
+          for await (const c of g.addedLinesInRange(`${first}..${second}`)) void c;
+        },
+      ],
     ];
     for (const [what, run] of runs) {
       const err = await failure(run());
@@ -218,26 +226,36 @@ describe("files on disk that exist but cannot be read", () => {
     f.write("scripts/a.env", "A=1\n");
     mkdirSync(join(f.dir, "kvgate.yaml"));
     const snap = folderSnapshot(f.dir);
-    expect(await snap.read([".kvgate.yaml", "scripts/a.env/x"])).toEqual(new Map([[".kvgate.yaml", null], ["scripts/a.env/x", null]]));
+    expect(await snap.read([".kvgate.yaml", "scripts/a.env/x"])).toEqual(
+      new Map([
+        [".kvgate.yaml", null],
+        ["scripts/a.env/x", null],
+      ]),
+    );
     const err = await failure(snap.read(["kvgate.yaml"]));
     expect(err.message).toBe("kvgate.yaml cannot be read: EISDIR (it is a folder)");
   });
 
-  it.skipIf(IS_ROOT)("chmod 000: the env file and the folder are GateErrors naming them (root reads through chmod; e2e covers it as nobody)", async () => {
-    const f = await makeFolder();
-    temps.push(f);
-    f.write("scripts/a.env", "A=1\n");
-    f.write("locked/b.env", "B=1\n");
-    chmodSync(join(f.dir, "scripts/a.env"), 0o000);
-    const err = await failure(folderSnapshot(f.dir).read(["scripts/a.env"]));
-    expect(err.message).toBe("scripts/a.env cannot be read: EACCES (permission denied)");
-    expect(err.hint).toMatch(/chmod a\+r scripts\/a\.env/);
-    chmodSync(join(f.dir, "locked"), 0o000);
-    try {
-      expect((await failure((await openTree(f.dir)).units({ mode: "all" }))).message).toBe("the folder locked cannot be listed: EACCES (permission denied)");
-    } finally {
-      chmodSync(join(f.dir, "locked"), 0o755);
-      chmodSync(join(f.dir, "scripts/a.env"), 0o644);
-    }
-  });
+  it.skipIf(IS_ROOT)(
+    "chmod 000: the env file and the folder are GateErrors naming them (root reads through chmod; e2e covers it as nobody)",
+    async () => {
+      const f = await makeFolder();
+      temps.push(f);
+      f.write("scripts/a.env", "A=1\n");
+      f.write("locked/b.env", "B=1\n");
+      chmodSync(join(f.dir, "scripts/a.env"), 0o000);
+      const err = await failure(folderSnapshot(f.dir).read(["scripts/a.env"]));
+      expect(err.message).toBe("scripts/a.env cannot be read: EACCES (permission denied)");
+      expect(err.hint).toMatch(/chmod a\+r scripts\/a\.env/);
+      chmodSync(join(f.dir, "locked"), 0o000);
+      try {
+        expect((await failure((await openTree(f.dir)).units({ mode: "all" }))).message).toBe(
+          "the folder locked cannot be listed: EACCES (permission denied)",
+        );
+      } finally {
+        chmodSync(join(f.dir, "locked"), 0o755);
+        chmodSync(join(f.dir, "scripts/a.env"), 0o644);
+      }
+    },
+  );
 });

@@ -32,12 +32,36 @@ function fake(label: string, files: Record<string, string>): Snapshot & { lists:
 
 describe("pathMatcher answers as picomatch(glob, { dot: true }) does", () => {
   const globs = [
-    "scripts/*.env", "scripts/**/*.env", "**/*.env", "scripts/{a,b}.env", "scripts/[ab].env", "scripts/a.env",
-    "scripts/*.env*", "!scripts/*.env", "{scripts,etc}/*.env", "./scripts/*.env", "sc*/*.env", "scripts/sub/*.env", "*.env",
+    "scripts/*.env",
+    "scripts/**/*.env",
+    "**/*.env",
+    "scripts/{a,b}.env",
+    "scripts/[ab].env",
+    "scripts/a.env",
+    "scripts/*.env*",
+    "!scripts/*.env",
+    "{scripts,etc}/*.env",
+    "./scripts/*.env",
+    "sc*/*.env",
+    "scripts/sub/*.env",
+    "*.env",
   ];
   const paths = [
-    "scripts/a.env", "scripts/.h.env", "scripts/sub/a.env", "scripts\\a.env", "a.env", "scripts/b.env", "scripts/a.env.bak",
-    "scripts/ü.env", "scripts/a b.env", "etc/a.env", "scriptsx/a.env", "scripts", "scripts/", "scripts/sub/deep/a.env", ".env",
+    "scripts/a.env",
+    "scripts/.h.env",
+    "scripts/sub/a.env",
+    "scripts\\a.env",
+    "a.env",
+    "scripts/b.env",
+    "scripts/a.env.bak",
+    "scripts/ü.env",
+    "scripts/a b.env",
+    "etc/a.env",
+    "scriptsx/a.env",
+    "scripts",
+    "scripts/",
+    "scripts/sub/deep/a.env",
+    ".env",
   ];
   it.each(globs)("%s", (glob) => {
     const mine = pathMatcher(glob);
@@ -45,19 +69,40 @@ describe("pathMatcher answers as picomatch(glob, { dot: true }) does", () => {
     expect(paths.map((p) => mine(p))).toEqual(paths.map((p) => theirs(p)));
   });
   it("the grid is not trivial: some paths match and some do not", () => {
-    expect(paths.filter(pathMatcher("scripts/*.env"))).toEqual(["scripts/a.env", "scripts/.h.env", "scripts/b.env", "scripts/ü.env", "scripts/a b.env"]);
+    expect(paths.filter(pathMatcher("scripts/*.env"))).toEqual([
+      "scripts/a.env",
+      "scripts/.h.env",
+      "scripts/b.env",
+      "scripts/ü.env",
+      "scripts/a b.env",
+    ]);
   });
 });
 
 describe("loadFleet", () => {
   it.each([
     ["services only", { "scripts/a.env": ENV("h1"), "src/x.ts": "" }, ["scripts/a.env"], ["a"]],
-    ["a ledger file of a service is read; one of no service is not", {
-      "scripts/a.env": ENV("h1"), "scripts/a.ledger.yaml": "x: 1\n", "scripts/zz.ledger.yaml": "x: 1\n",
-    }, ["scripts/a.env", "scripts/a.ledger.yaml"], ["a"]],
-    ["dot files match the glob; sub-folders and other suffixes do not", {
-      "scripts/.h.env": ENV("h1"), "scripts/sub/b.env": ENV("h1"), "scripts/a.env.bak": "", "scripts/c.env": ENV("h2"),
-    }, ["scripts/.h.env", "scripts/c.env"], [".h", "c"]],
+    [
+      "a ledger file of a service is read; one of no service is not",
+      {
+        "scripts/a.env": ENV("h1"),
+        "scripts/a.ledger.yaml": "x: 1\n",
+        "scripts/zz.ledger.yaml": "x: 1\n",
+      },
+      ["scripts/a.env", "scripts/a.ledger.yaml"],
+      ["a"],
+    ],
+    [
+      "dot files match the glob; sub-folders and other suffixes do not",
+      {
+        "scripts/.h.env": ENV("h1"),
+        "scripts/sub/b.env": ENV("h1"),
+        "scripts/a.env.bak": "",
+        "scripts/c.env": ENV("h2"),
+      },
+      ["scripts/.h.env", "scripts/c.env"],
+      [".h", "c"],
+    ],
     ["a path with a backslash is one name, not two folders", { "scripts\\a.env": ENV("h1") }, [], []],
   ])("%s", async (_, files, read, services) => {
     const snap = fake("s", files);
@@ -69,7 +114,8 @@ describe("loadFleet", () => {
 
   it("every input kind is read, whoever calls: env files, the ledger facts of a service, the playbooks", async () => {
     const snap = fake("s", {
-      "scripts/a.env": ENV("h1"), "scripts/a.ledger.yaml": "x: 1\n",
+      "scripts/a.env": ENV("h1"),
+      "scripts/a.ledger.yaml": "x: 1\n",
       "playbooks/p.yaml": "- hosts: h1\n  tasks:\n    - lineinfile: { path: scripts/a.env, line: MAX_MODEL_LEN=8192 }\n",
     });
     const fleet = await loadFleet(snap, policy, pack);
@@ -84,7 +130,10 @@ describe("loadFleet", () => {
     const two = await loadFleet(snap, policy, pack);
     expect(two).not.toBe(one);
     expect(two.services.map((s) => s.name)).toEqual(one.services.map((s) => s.name));
-    expect(snap.reads).toEqual([["scripts/a.env", "scripts/a.ledger.yaml"], ["scripts/a.env", "scripts/a.ledger.yaml"]]);
+    expect(snap.reads).toEqual([
+      ["scripts/a.env", "scripts/a.ledger.yaml"],
+      ["scripts/a.env", "scripts/a.ledger.yaml"],
+    ]);
   });
 });
 

@@ -14,8 +14,18 @@ let base: string;
 let tip: string;
 
 const FILES = [
-  "kvgate.yaml", "scripts/a.env", "scripts/b.env", "scripts/deep/c.env", "scripts/notes.txt", "ops/d.env",
-  "playbooks/site.yaml", "playbooks/roles/x.yml", "ledgers/a.yaml", "src/app.ts", ".hidden/e.env", "café/ü.env",
+  "kvgate.yaml",
+  "scripts/a.env",
+  "scripts/b.env",
+  "scripts/deep/c.env",
+  "scripts/notes.txt",
+  "ops/d.env",
+  "playbooks/site.yaml",
+  "playbooks/roles/x.yml",
+  "ledgers/a.yaml",
+  "src/app.ts",
+  ".hidden/e.env",
+  "café/ü.env",
 ];
 
 beforeAll(async () => {
@@ -69,13 +79,21 @@ async function snapshots(sub: string): Promise<[string, Snapshot][]> {
   const [all] = await (await openTree(dir)).units({ mode: "all" });
   const [folder] = await (await openTree(join(f.dir, sub))).units({ mode: "all" });
   return [
-    ["index (staged after)", staged!.after], ["HEAD (staged before, derived)", staged!.before!],
-    ["a commit's tree", commit!.after], ["its parent's tree", commit!.before!], ["a streamed commit", streamed!.after],
-    ["HEAD by name", await g.snapshot("HEAD")], ["the worktree", all!.after], ["a plain folder", folder!.after],
+    ["index (staged after)", staged!.after],
+    ["HEAD (staged before, derived)", staged!.before!],
+    ["a commit's tree", commit!.after],
+    ["its parent's tree", commit!.before!],
+    ["a streamed commit", streamed!.after],
+    ["HEAD by name", await g.snapshot("HEAD")],
+    ["the worktree", all!.after],
+    ["a plain folder", folder!.after],
   ];
 }
 
-describe.each([["the toplevel", ""], ["a sub-folder", "sub"]])("list(globs) at %s", (_where, sub) => {
+describe.each([
+  ["the toplevel", ""],
+  ["a sub-folder", "sub"],
+])("list(globs) at %s", (_where, sub) => {
   it("equals the whole listing filtered by picomatch (dot: true), for every snapshot and glob set", async () => {
     for (const [name, s] of await snapshots(sub)) {
       // Narrow first (a fresh snapshot has listed nothing), then the whole listing as the oracle.
@@ -108,7 +126,9 @@ describe("the staged path asks git only for what it needs", () => {
     } finally {
       delete process.env.GIT_TRACE;
     }
-    const lines = readFileSync(trace, "utf8").split("\n").filter((l) => /trace: built-in: git /.test(l));
+    const lines = readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((l) => /trace: built-in: git /.test(l));
     rmSync(trace, { force: true });
     expect(config?.toString()).toBe("kvgate.yaml\n");
     expect(listed).toEqual(["scripts/moved-in.env", "scripts/staged.env"]);

@@ -34,9 +34,24 @@ const ROWS: Row[] = [
     change: (r, at) => r.write(at("f.env"), LINES.replace("L2\n", "two\n").replace("L6\n", "six\nsix.5\n")),
     files: { "f.env": ["modified", null, false, 47, [2, 6, 7]] },
   },
-  { name: "an added file", base: {}, change: (r, at) => r.write(at("new.env"), "A=1\nB=2\n"), files: { "new.env": ["added", null, false, 8, [1, 2]] } },
-  { name: "an added empty file", base: {}, change: (r, at) => r.write(at("empty.env"), ""), files: { "empty.env": ["added", null, false, 0, []] } },
-  { name: "a deleted file", base: { "gone.env": "G=1\n" }, change: (r, at) => r.remove(at("gone.env")), files: { "gone.env": ["deleted", null, false, 0, []] } },
+  {
+    name: "an added file",
+    base: {},
+    change: (r, at) => r.write(at("new.env"), "A=1\nB=2\n"),
+    files: { "new.env": ["added", null, false, 8, [1, 2]] },
+  },
+  {
+    name: "an added empty file",
+    base: {},
+    change: (r, at) => r.write(at("empty.env"), ""),
+    files: { "empty.env": ["added", null, false, 0, []] },
+  },
+  {
+    name: "a deleted file",
+    base: { "gone.env": "G=1\n" },
+    change: (r, at) => r.remove(at("gone.env")),
+    files: { "gone.env": ["deleted", null, false, 0, []] },
+  },
   {
     name: "a rename with a changed line",
     base: { "old name.env": "R1=1\nR2=2\nR3=3\nR4=4\n" },
@@ -52,7 +67,12 @@ const ROWS: Row[] = [
     change: (r, at) => r.write(at("crlf.env"), "A=1\r\nB=3\r\nC=4\r\n"),
     files: { "crlf.env": ["modified", null, false, 15, [2, 3]] },
   },
-  { name: "no final newline", base: { "nonl.env": "A=1\nB=2" }, change: (r, at) => r.write(at("nonl.env"), "A=1\nB=3"), files: { "nonl.env": ["modified", null, false, 7, [2]] } },
+  {
+    name: "no final newline",
+    base: { "nonl.env": "A=1\nB=2" },
+    change: (r, at) => r.write(at("nonl.env"), "A=1\nB=3"),
+    files: { "nonl.env": ["modified", null, false, 7, [2]] },
+  },
   {
     name: "a binary file (NUL bytes)",
     base: { "blob.bin": Buffer.from([0x41, 0x0a]) },
@@ -106,7 +126,10 @@ function only<T>(xs: T[]): T {
   return xs[0] as T;
 }
 
-describe.each([["the toplevel", ""], ["a sub-folder", "sub"]])("one change, four ways to see it, at %s", (_where, sub) => {
+describe.each([
+  ["the toplevel", ""],
+  ["a sub-folder", "sub"],
+])("one change, four ways to see it, at %s", (_where, sub) => {
   it.each(ROWS.map((row) => [row.name, row] as const))("%s", async (_name, row) => {
     const r = await makeRepo();
     temps.push(r);

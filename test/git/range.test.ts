@@ -21,7 +21,13 @@ async function perCommitUnits(g: Repo, range: string): Promise<DeployUnit[]> {
 
 let r: TempRepo;
 let base: string;
-const NUL_SENTINEL = Buffer.concat([Buffer.from("A=1\n"), Buffer.from("\x01kvgate-commit\x02"), Buffer.from("f".repeat(40)), Buffer.from([0]), Buffer.from("\n")]);
+const NUL_SENTINEL = Buffer.concat([
+  Buffer.from("A=1\n"),
+  Buffer.from("\x01kvgate-commit\x02"),
+  Buffer.from("f".repeat(40)),
+  Buffer.from([0]),
+  Buffer.from("\n"),
+]);
 
 beforeAll(async () => {
   r = await makeRepo();
@@ -110,12 +116,24 @@ async function dump(u: DeployUnit): Promise<unknown> {
     const blobs = await s.read([...paths, "no-such-file"]);
     return { label: s.label, paths, blobs: [...blobs].map(([p, b]) => [p, b?.toString("base64") ?? null]) };
   };
-  return { kind: u.kind, id: u.id, commit: u.commit, commits: u.commits, files: u.files, notices: u.notices, after: await side(u.after), before: await side(u.before) };
+  return {
+    kind: u.kind,
+    id: u.id,
+    commit: u.commit,
+    commits: u.commits,
+    files: u.files,
+    notices: u.notices,
+    after: await side(u.after),
+    before: await side(u.before),
+  };
 }
 
 const light = (f: ChangedFile) => ({ ...f, before: null, after: null });
 
-describe.each([["the toplevel", ""], ["a sub-folder", "sub"]])("streaming range units at %s equal the per-commit path", (_name, sub) => {
+describe.each([
+  ["the toplevel", ""],
+  ["a sub-folder", "sub"],
+])("streaming range units at %s equal the per-commit path", (_name, sub) => {
   it("units, snapshots and reads, commit by commit", async () => {
     const g = await openRepo(join(r.dir, sub));
     const range = `${base}..main`;
@@ -148,7 +166,14 @@ describe.each([["the toplevel", ""], ["a sub-folder", "sub"]])("streaming range 
     expect(got.map((c) => c.commit)).toEqual(old.map((u) => u.commit));
     expect(got.map((c) => c.notices)).toEqual(old.map((u) => u.notices));
     for (let i = 0; i < old.length; i++) expect(got[i]!.files).toEqual(old[i]!.files.map(light));
-    if (sub === "") expect(got.flatMap((c) => c.files).find((f) => f.path === "crlf.env" && f.status === "added")).toMatchObject({ size: 10, addedLines: [{ line: 1, text: "A=1" }, { line: 2, text: "B=2" }] });
+    if (sub === "")
+      expect(got.flatMap((c) => c.files).find((f) => f.path === "crlf.env" && f.status === "added")).toMatchObject({
+        size: 10,
+        addedLines: [
+          { line: 1, text: "A=1" },
+          { line: 2, text: "B=2" },
+        ],
+      });
   });
 });
 
@@ -156,10 +181,17 @@ describe("snapshots of streamed units", () => {
   it("list in any order (all at once, newest first) and still match ls-tree", async () => {
     const g = await openRepo(r.dir);
     const units = await g.units({ mode: "range", range: `${base}..main`, unit: "commit" });
-    const lsTree = (sha: string) => r.git("ls-tree", "-r", "-z", sha).split("\0").filter(Boolean).filter((l) => l.startsWith("100")).map((l) => l.slice(l.indexOf("\t") + 1));
+    const lsTree = (sha: string) =>
+      r
+        .git("ls-tree", "-r", "-z", sha)
+        .split("\0")
+        .filter(Boolean)
+        .filter((l) => l.startsWith("100"))
+        .map((l) => l.slice(l.indexOf("\t") + 1));
     const all = await Promise.all(units.map((u) => u.after.list()));
     all.forEach((paths, i) => expect(paths).toEqual(lsTree(units[i]!.id)));
-    for (const u of [...units].reverse()) expect(await u.before!.list()).toEqual(u.before!.label === "empty" ? [] : lsTree(u.before!.label));
+    for (const u of [...units].reverse())
+      expect(await u.before!.list()).toEqual(u.before!.label === "empty" ? [] : lsTree(u.before!.label));
   });
 
   it("a read before any listing finds the blob through the derived listing", async () => {
@@ -203,12 +235,24 @@ describe("the process budget of a range", () => {
       } finally {
         delete process.env.GIT_TRACE;
       }
-      const commands = readFileSync(trace, "utf8").split("\n").flatMap((l) => /trace: built-in: git (\S+)/.exec(l)?.slice(1) ?? []);
+      const commands = readFileSync(trace, "utf8")
+        .split("\n")
+        .flatMap((l) => /trace: built-in: git (\S+)/.exec(l)?.slice(1) ?? []);
       rmSync(trace, { force: true });
       expect(units).toHaveLength(30);
       expect(commits).toBe(30);
       // open (rev-parse), A and B of each range (rev-parse x2, twice), a log per walk, the shared cat-file, the base's ls-tree.
-      expect(commands.sort()).toEqual(["cat-file", "log", "log", "ls-tree", "rev-parse", "rev-parse", "rev-parse", "rev-parse", "rev-parse"]);
+      expect(commands.sort()).toEqual([
+        "cat-file",
+        "log",
+        "log",
+        "ls-tree",
+        "rev-parse",
+        "rev-parse",
+        "rev-parse",
+        "rev-parse",
+        "rev-parse",
+      ]);
     } finally {
       await t.cleanup();
     }
@@ -260,7 +304,10 @@ describe("the one blob reader", () => {
     const sizes = await reader.sizes([blob, tree]);
     expect([...sizes.values()]).toEqual([4, null]);
     const unknown = "1".repeat(40);
-    const err = (await reader.contents([unknown], new Map([[unknown, "scripts/x.env"]])).then(() => null, (e: unknown) => e)) as Error;
+    const err = (await reader.contents([unknown], new Map([[unknown, "scripts/x.env"]])).then(
+      () => null,
+      (e: unknown) => e,
+    )) as Error;
     expect(err.message).toBe(`the repository is corrupt: object ${unknown} for scripts/x.env cannot be read; run git fsck`);
     // Paths are never object names: a snapshot resolves them to ids first.
     await expect(reader.contents(["main:sub/new.env"])).rejects.toThrow(/by object id/);
@@ -281,7 +328,10 @@ describe("the one blob reader", () => {
       const oid = t.git("rev-parse", "HEAD:a.env").trim();
       t.remove(`.git/objects/${oid.slice(0, 2)}/${oid.slice(2)}`);
       const g = await openRepo(t.dir);
-      for (const run of [() => g.units({ mode: "range", range: `${first}..HEAD`, unit: "commit" }), () => collect(g.addedLinesInRange(`${first}..HEAD`))]) {
+      for (const run of [
+        () => g.units({ mode: "range", range: `${first}..HEAD`, unit: "commit" }),
+        () => collect(g.addedLinesInRange(`${first}..HEAD`)),
+      ]) {
         const err = await run().catch((e: unknown) => e);
         expect((err as Error).name).toBe("GateError");
         expect((err as { hint?: string }).hint).toBeTruthy();
@@ -297,7 +347,13 @@ describe("listings", () => {
     expect(["b", "a/x", "a-b", "\u{1F600}", "\uE000", "a"].sort(comparePaths)).toEqual(["a", "a-b", "a/x", "b", "\uE000", "\u{1F600}"]);
     const z = "0".repeat(40);
     const o = "a".repeat(40);
-    const start = listingFromEntries(new Map([["a", { mode: "100644", oid: o }], ["c", { mode: "120000", oid: o }], ["d/e", { mode: "100644", oid: o }]]));
+    const start = listingFromEntries(
+      new Map([
+        ["a", { mode: "100644", oid: o }],
+        ["c", { mode: "120000", oid: o }],
+        ["d/e", { mode: "100644", oid: o }],
+      ]),
+    );
     const next = applyRaw(start, [
       { oldMode: "100644", newMode: "100644", oldOid: o, newOid: o, status: "R", oldPath: "a", path: "b" },
       { oldMode: "120000", newMode: "100644", oldOid: o, newOid: o, status: "T", oldPath: "c", path: "c" },

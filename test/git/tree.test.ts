@@ -27,7 +27,14 @@ describe("--all on a folder that is not a repository", () => {
     expect(rest).toEqual([]);
     expect(u?.files.map((x) => x.path)).toEqual(["img.bin", "kvgate.yaml", "scripts/a.env"]);
     expect(u?.files.find((x) => x.path === "scripts/a.env")).toMatchObject({
-      status: "added", before: null, after: "A=1\nB=2\n", size: 8, addedLines: [{ line: 1, text: "A=1" }, { line: 2, text: "B=2" }],
+      status: "added",
+      before: null,
+      after: "A=1\nB=2\n",
+      size: 8,
+      addedLines: [
+        { line: 1, text: "A=1" },
+        { line: 2, text: "B=2" },
+      ],
     });
     expect(u?.files.find((x) => x.path === "img.bin")).toMatchObject({ binary: true, after: null, size: 3 });
     expect(u?.notices).toEqual([{ path: "scripts/link.env", message: expect.stringMatching(/symlink/) }]);
@@ -73,7 +80,9 @@ describe("cost of --staged", () => {
     } finally {
       delete process.env.GIT_TRACE;
     }
-    const commands = readFileSync(trace, "utf8").split("\n").flatMap((l) => /trace: built-in: git (\S+)/.exec(l)?.slice(1) ?? []);
+    const commands = readFileSync(trace, "utf8")
+      .split("\n")
+      .flatMap((l) => /trace: built-in: git (\S+)/.exec(l)?.slice(1) ?? []);
     rmSync(trace, { force: true });
     // rev-parse (open, HEAD too), ONE diff (raw and patch), ls-files (the index; HEAD is derived from
     // it), and ONE cat-file for every blob: the change's, then the unchanged files on both sides.
@@ -104,13 +113,20 @@ describe("cost of --staged", () => {
     const [u] = await (await openRepo(r.dir)).units({ mode: "staged" });
     await u!.after.list();
     const derived = await u!.before!.list();
-    const real = r.git("ls-tree", "-r", "--name-only", "-z", head).split("\0").filter((p) => p && p !== "was-link");
+    const real = r
+      .git("ls-tree", "-r", "--name-only", "-z", head)
+      .split("\0")
+      .filter((p) => p && p !== "was-link");
     expect(derived).toEqual(real);
     const blobs = await u!.before!.read(derived);
     expect(blobs.get("old name.env")?.toString()).toBe("R=1\nR2=2\nR3=3\n");
     expect(blobs.get("was-file")?.toString()).toBe("x\n");
     expect((await u!.after.read(["was-link", "was-file"])).get("was-link")?.toString()).toBe("now a file\n");
-    expect(u!.files.find((f) => f.path === "was-link")).toMatchObject({ status: "typechange", before: null, addedLines: [{ line: 1, text: "now a file" }] });
+    expect(u!.files.find((f) => f.path === "was-link")).toMatchObject({
+      status: "typechange",
+      before: null,
+      addedLines: [{ line: 1, text: "now a file" }],
+    });
     expect(u!.notices.map((n) => n.path)).toEqual(["was-file"]);
   });
 });
@@ -137,7 +153,10 @@ describe("a conflicted index", () => {
     expect(u!.notices).toEqual([{ path: "a.env", message: expect.stringMatching(/^unmerged/) }]);
     expect(u!.files).toEqual([]);
     const before = await u!.before!.read(["a.env", "b.env"]);
-    expect([...before].map(([p, b]) => [p, b?.toString()])).toEqual([["a.env", "A=main\n"], ["b.env", "B=1\n"]]);
+    expect([...before].map(([p, b]) => [p, b?.toString()])).toEqual([
+      ["a.env", "A=main\n"],
+      ["b.env", "B=1\n"],
+    ]);
     expect((await u!.after.read(["a.env"])).get("a.env")).toBeNull();
     expect(await u!.before!.list()).toEqual(r.git("ls-tree", "-r", "--name-only", "-z", head).split("\0").filter(Boolean));
     expect(await u!.after.list()).toEqual(["b.env"]);
@@ -148,7 +167,14 @@ describe("user config that reshapes diff output does not change the answer", () 
   it("diff.interHunkContext, diff.noprefix, diff.algorithm, color.ui=always, diff.renames=false", async () => {
     const r = await makeRepo();
     temps.push(r);
-    for (const [k, v] of [["diff.interHunkContext", "10"], ["diff.noprefix", "true"], ["diff.algorithm", "histogram"], ["color.ui", "always"], ["diff.renames", "false"], ["diff.relative", "true"]]) {
+    for (const [k, v] of [
+      ["diff.interHunkContext", "10"],
+      ["diff.noprefix", "true"],
+      ["diff.algorithm", "histogram"],
+      ["color.ui", "always"],
+      ["diff.renames", "false"],
+      ["diff.relative", "true"],
+    ]) {
       r.git("config", k as string, v as string);
     }
     const lines = Array.from({ length: 12 }, (_, i) => `L${i + 1}`);

@@ -37,7 +37,10 @@ describe("staged", () => {
     expect(u.after.label).toBe("index");
     const f = byPath(u)["scripts/a.env"];
     expect(f).toMatchObject({ status: "added", before: null, after: "ENGINE=vllm\nMODEL=x\n", size: 20, oldPath: null });
-    expect(f?.addedLines).toEqual([{ line: 1, text: "ENGINE=vllm" }, { line: 2, text: "MODEL=x" }]);
+    expect(f?.addedLines).toEqual([
+      { line: 1, text: "ENGINE=vllm" },
+      { line: 2, text: "MODEL=x" },
+    ]);
     expect(Object.keys(byPath(u)).sort()).toEqual(["README", "scripts/a.env"]);
     expect(await u.after.list()).toEqual(["README", "scripts/a.env"]);
     expect(await u.before?.list()).toEqual([]);
@@ -111,7 +114,10 @@ describe("staged", () => {
     const f = byPath(only(await (await openRepo(r.dir)).units({ mode: "staged" })))["w.env"];
     expect(f?.after).toBe("A=1\r\nB=3\r\nC=4\r\n");
     expect(f?.before).toBe("A=1\r\nB=2\r\n");
-    expect(f?.addedLines).toEqual([{ line: 2, text: "B=3" }, { line: 3, text: "C=4" }]);
+    expect(f?.addedLines).toEqual([
+      { line: 2, text: "B=3" },
+      { line: 3, text: "C=4" },
+    ]);
   });
 
   it("binary files: NUL bytes, or git's own binary attribute", async () => {
@@ -420,7 +426,13 @@ describe("--all", () => {
     const u = only(await (await openTree(r.dir)).units({ mode: "all" }));
     expect(u).toMatchObject({ kind: "all", id: "all", before: null, commit: null });
     expect(u.files.map((f) => f.path)).toEqual([".gitignore", "tracked.env", "untracked.env"]);
-    expect(byPath(u)["tracked.env"]).toMatchObject({ status: "added", addedLines: [{ line: 1, text: "A=1" }, { line: 2, text: "B=2" }] });
+    expect(byPath(u)["tracked.env"]).toMatchObject({
+      status: "added",
+      addedLines: [
+        { line: 1, text: "A=1" },
+        { line: 2, text: "B=2" },
+      ],
+    });
     expect(u.notices).toEqual([{ path: "link.env", message: expect.stringMatching(/symlink/) }]);
   });
 });

@@ -17,7 +17,11 @@ export interface Commit {
 export function gitCommit(r: TempRepo, message: string, env: Record<string, string | undefined> = {}, extra: string[] = []): Commit {
   const full: Record<string, string | undefined> = { ...GIT_ENV, NO_COLOR: "1", ...env };
   for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k];
-  const res = spawnSync("git", ["-c", "commit.gpgsign=false", "commit", "-q", ...extra, "-m", message], { cwd: r.dir, env: full, encoding: "utf8" });
+  const res = spawnSync("git", ["-c", "commit.gpgsign=false", "commit", "-q", ...extra, "-m", message], {
+    cwd: r.dir,
+    env: full,
+    encoding: "utf8",
+  });
   return { code: res.status, out: res.stdout + res.stderr };
 }
 
@@ -52,7 +56,10 @@ export function pathWithoutNode(): string {
 export const FIXED_NODE_PLACES = ["/opt/homebrew/bin/node", "/usr/local/bin/node", "/home/linuxbrew/.linuxbrew/bin/node"];
 
 /** husky 9 as `npm i -D husky` leaves it: this repository's own copy, and the dependency in package.json. */
-export function addHusky(r: TempRepo, pkg: Record<string, unknown> = { name: "fleet", private: true, devDependencies: { husky: "9.1.7" } }): void {
+export function addHusky(
+  r: TempRepo,
+  pkg: Record<string, unknown> = { name: "fleet", private: true, devDependencies: { husky: "9.1.7" } },
+): void {
   cpSync(join(ROOT, "node_modules", "husky"), join(r.dir, "node_modules", "husky"), { recursive: true });
   r.write("package.json", JSON.stringify(pkg, null, 2) + "\n");
   r.write(".gitignore", "node_modules/\n");
@@ -61,13 +68,26 @@ export function addHusky(r: TempRepo, pkg: Record<string, unknown> = { name: "fl
 /** `npm pack` of this repository into `dest`; returns the tarball's path. */
 export function packKvgate(dest: string): string {
   mkdirSync(dest, { recursive: true });
-  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dest], { cwd: ROOT, encoding: "utf8", env: { ...process.env, npm_config_loglevel: "silent" } }).trim().split("\n").pop()!;
+  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dest], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_loglevel: "silent" },
+  })
+    .trim()
+    .split("\n")
+    .pop()!;
   return join(dest, name);
 }
 
 /** `npm pack` of this repository's husky, so a temp repo installs it offline from a file. */
 export function packHusky(dest: string): string {
-  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dest, join(ROOT, "node_modules", "husky")], { cwd: dest, encoding: "utf8" }).trim().split("\n").pop()!;
+  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dest, join(ROOT, "node_modules", "husky")], {
+    cwd: dest,
+    encoding: "utf8",
+  })
+    .trim()
+    .split("\n")
+    .pop()!;
   return join(dest, name);
 }
 
@@ -75,7 +95,12 @@ export function packHusky(dest: string): string {
 export function npmInstall(r: TempRepo, files: string[]): void {
   const env = { ...process.env };
   delete env.HUSKY; // the temp repo's prepare script runs husky, as in a user's install
-  execFileSync("npm", ["install", "-D", "--offline", "--no-audit", "--no-fund", "--loglevel=error", ...files], { cwd: r.dir, encoding: "utf8", env, stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("npm", ["install", "-D", "--offline", "--no-audit", "--no-fund", "--loglevel=error", ...files], {
+    cwd: r.dir,
+    encoding: "utf8",
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 /**
@@ -87,10 +112,20 @@ export function npmInstall(r: TempRepo, files: string[]): void {
 export function snapshotInto(bare: string): string {
   const tmp = mkdtempSync(join(tmpdir(), "kvgate-snap-"));
   try {
-    const objects = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-path", "objects"], { cwd: ROOT, env: GIT_ENV, encoding: "utf8" }).trim();
+    const objects = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-path", "objects"], {
+      cwd: ROOT,
+      env: GIT_ENV,
+      encoding: "utf8",
+    }).trim();
     mkdirSync(join(tmp, "objects"));
-    const env = { ...GIT_ENV, GIT_INDEX_FILE: join(tmp, "index"), GIT_OBJECT_DIRECTORY: join(tmp, "objects"), GIT_ALTERNATE_OBJECT_DIRECTORIES: objects };
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    const env = {
+      ...GIT_ENV,
+      GIT_INDEX_FILE: join(tmp, "index"),
+      GIT_OBJECT_DIRECTORY: join(tmp, "objects"),
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: objects,
+    };
+    const git = (...args: string[]) =>
+      execFileSync("git", args, { cwd: ROOT, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
     git("add", "-A");
     const sha = git("commit-tree", git("write-tree"), "-m", "kvgate working tree, for the pre-commit framework test");
     execFileSync("git", ["init", "-q", "--bare", "-b", "main", bare], { env: GIT_ENV });

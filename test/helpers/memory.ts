@@ -33,7 +33,16 @@ export function diffFiles(before: Record<string, string> | null, after: Record<s
       .split("\n")
       .map((text, i) => ({ line: i + 1, text }))
       .filter((l) => b !== null && !old.has(l.text));
-    out.push({ path, oldPath: null, status: a === null ? "added" : b === null ? "deleted" : "modified", before: a, after: b, binary: false, size: b?.length ?? 0, addedLines });
+    out.push({
+      path,
+      oldPath: null,
+      status: a === null ? "added" : b === null ? "deleted" : "modified",
+      before: a,
+      after: b,
+      binary: false,
+      size: b?.length ?? 0,
+      addedLines,
+    });
   }
   return out;
 }

@@ -29,7 +29,9 @@ function binDir(): string {
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions[0] === undefined) {
-    throw new Error("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): apt-get install -y postgresql, as .ci/run does; set KVGATE_NO_POSTGRES=1 only on a machine that cannot have it");
+    throw new Error(
+      "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): apt-get install -y postgresql, as .ci/run does; set KVGATE_NO_POSTGRES=1 only on a machine that cannot have it",
+    );
   }
   return join(root, versions[0], "bin");
 }
@@ -58,11 +60,26 @@ export async function startPostgres(): Promise<PgServer> {
   chmodSync(dir, 0o700);
   const as = (cmd: string, args: string[], input?: string): string => {
     const [file, argv] = root ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
-    const r = spawnSync(file, argv, { encoding: "utf8", input: input ?? "", cwd: dir, env: { ...process.env, LC_ALL: "C.UTF-8", PGTZ: "UTC" } });
+    const r = spawnSync(file, argv, {
+      encoding: "utf8",
+      input: input ?? "",
+      cwd: dir,
+      env: { ...process.env, LC_ALL: "C.UTF-8", PGTZ: "UTC" },
+    });
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr || r.stdout}`);
     return r.stdout;
   };
-  as(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8"]);
+  as(join(bin, "initdb"), [
+    "-D",
+    data,
+    "-U",
+    "postgres",
+    "--auth-local=trust",
+    "--auth-host=scram-sha-256",
+    "-E",
+    "UTF8",
+    "--locale=C.UTF-8",
+  ]);
   const port = await freePort();
   // Durability off: a test cluster is thrown away, and fsync on a shared CI disk is most of its cost.
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c timezone=UTC`;
@@ -71,7 +88,29 @@ export async function startPostgres(): Promise<PgServer> {
   const server: PgServer = {
     port,
     url: (user, password, db) => `postgresql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${db}`,
-    psql: (sql, o = {}) => as(join(bin, "psql"), ["-h", dir, "-p", String(port), "-U", "postgres", "-d", o.db ?? "postgres", "-v", "ON_ERROR_STOP=1", "-X", "-q", "-A", "-t", "-c", sql], o.input),
+    psql: (sql, o = {}) =>
+      as(
+        join(bin, "psql"),
+        [
+          "-h",
+          dir,
+          "-p",
+          String(port),
+          "-U",
+          "postgres",
+          "-d",
+          o.db ?? "postgres",
+          "-v",
+          "ON_ERROR_STOP=1",
+          "-X",
+          "-q",
+          "-A",
+          "-t",
+          "-c",
+          sql,
+        ],
+        o.input,
+      ),
     stop: () => {
       if (stopped) return;
       stopped = true;

@@ -68,7 +68,18 @@ export async function makeRepo(): Promise<TempRepo> {
 }
 
 function run(cwd: string, args: string[]): string {
-  const fixed = ["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", "-c", "core.autocrlf=false", "-c", "protocol.file.allow=always"];
+  const fixed = [
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "tag.gpgsign=false",
+    "-c",
+    "core.autocrlf=false",
+    "-c",
+    "protocol.file.allow=always",
+  ];
   return execFileSync("git", [...fixed, ...args], { cwd, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 

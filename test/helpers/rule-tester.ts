@@ -100,7 +100,16 @@ function commitOf(c: Case): CommitInfo | null {
   return { sha: SHA, parents: [], subject: message.split("\n")[0] ?? "", message, trailers: c.trailers ?? [], author: "t" };
 }
 
-const modified = (path: string): ChangedFile => ({ path, oldPath: null, status: "modified", before: "", after: "", binary: false, size: 0, addedLines: [] });
+const modified = (path: string): ChangedFile => ({
+  path,
+  oldPath: null,
+  status: "modified",
+  before: "",
+  after: "",
+  binary: false,
+  size: 0,
+  addedLines: [],
+});
 
 function asActual(d: Draft): Actual {
   return { ...d.finding, messageId: d.report.message, ...(d.report.secret === undefined ? {} : { secret: d.report.secret }) };
@@ -143,14 +152,27 @@ export async function runCase(c: Case, rules: readonly AnyRule[] = CHECKS): Prom
       files: diffFiles(before, c.files),
       notices: [],
     };
-    drafts = await unitDrafts(unit, { mode: unit.kind, failOn: "error", pack, env: c.env ?? {}, checks, ...(c.policy ? { policy: c.policy } : {}) });
+    drafts = await unitDrafts(unit, {
+      mode: unit.kind,
+      failOn: "error",
+      pack,
+      env: c.env ?? {},
+      checks,
+      ...(c.policy ? { policy: c.policy } : {}),
+    });
   } else {
     if (!c.fleet) throw new Error(`case "${c.name}" gives no fleet, files or commit`);
     const before = c.before ?? null;
     const kind = c.kind ?? (before ? "staged" : "all");
     const changed = c.changed ?? (before ? c.fleet.services.map((s) => s.file) : []);
     const ctx: CheckContext = {
-      unit: { kind, id: commit?.sha ?? kind, commit, commits: commit ? [commit] : [], files: changed.map((f) => (typeof f === "string" ? modified(f) : f)) },
+      unit: {
+        kind,
+        id: commit?.sha ?? kind,
+        commit,
+        commits: commit ? [commit] : [],
+        files: changed.map((f) => (typeof f === "string" ? modified(f) : f)),
+      },
       before,
       after: c.fleet,
       policy: c.policy ?? defaultPolicy(),
@@ -178,7 +200,14 @@ export async function assertInvalid(table: RuleTable, c: InvalidCase): Promise<v
   const actual = await findingsOf(table, c);
   const family = isCheck(table.rule) && (table.rule.family ?? []).length > 0;
   const expected = c.findings.map((e) => (e.rule !== undefined || family ? e : { ...e, rule: table.rule.id }));
-  expect(actual, JSON.stringify(actual.map((f) => [f.rule, f.messageId, f.file, f.line, f.message]), null, 1)).toHaveLength(expected.length);
+  expect(
+    actual,
+    JSON.stringify(
+      actual.map((f) => [f.rule, f.messageId, f.file, f.line, f.message]),
+      null,
+      1,
+    ),
+  ).toHaveLength(expected.length);
   expected.forEach((e, i) => expect(actual[i]).toMatchObject(e as Record<string, unknown>));
 }
 

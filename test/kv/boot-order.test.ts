@@ -9,14 +9,33 @@ const GiB = 1024 ** 3;
 
 function seatE(name: string, footprintGiB: number, utilization: number): CardEntry {
   const seat = { name, utilization } as VllmSeat;
-  return { kind: "seat", name, seat, weights_bytes: null, kv_bytes: 0, overhead_bytes: 0, footprint_bytes: footprintGiB * GiB, pinned: true };
+  return {
+    kind: "seat",
+    name,
+    seat,
+    weights_bytes: null,
+    kv_bytes: 0,
+    overhead_bytes: 0,
+    footprint_bytes: footprintGiB * GiB,
+    pinned: true,
+  };
 }
 function tenantE(name: string, footprintGiB: number): CardEntry {
   return { kind: "tenant", name, footprint_bytes: footprintGiB * GiB, pin: false };
 }
 function card(entries: CardEntry[], totalGiB = 96): CardUsage {
   const used = entries.reduce((n, e) => n + (e.kind === "other" ? 0 : e.footprint_bytes), 0);
-  return { host: "h", index: 0, total_bytes: totalGiB * GiB, reserve_bytes: GiB, entries, used_bytes: used, spare_bytes: totalGiB * GiB - GiB - used, shared: entries.length > 1, ledgerSized: false };
+  return {
+    host: "h",
+    index: 0,
+    total_bytes: totalGiB * GiB,
+    reserve_bytes: GiB,
+    entries,
+    used_bytes: used,
+    spare_bytes: totalGiB * GiB - GiB - used,
+    shared: entries.length > 1,
+    ledgerSized: false,
+  };
 }
 
 describe("worstBootOrder", () => {

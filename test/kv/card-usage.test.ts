@@ -23,7 +23,13 @@ describe("cardUsage", () => {
   });
 
   it("halves the weights of a TP 2 seat and puts it on both cards", () => {
-    const big = seat("big", { MODEL: "Qwen/Qwen3-32B", GPU: "0,1", TP: "2", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(4 * GiB) });
+    const big = seat("big", {
+      MODEL: "Qwen/Qwen3-32B",
+      GPU: "0,1",
+      TP: "2",
+      MAX_MODEL_LEN: "32768",
+      KV_CACHE_MEMORY_BYTES: String(4 * GiB),
+    });
     const ls = cardUsage(fleet([big]), policyOf(), pack);
     for (const l of ls) expect(l.used_bytes).toBe(Math.round((61 * GiB) / 2) + 4 * GiB + 2 * GiB);
   });
@@ -42,7 +48,15 @@ describe("explainVllm", () => {
       kv: { bytes_per_token: 147_456, required_bytes: 8_053_063_680, pinned_bytes: 8_053_063_680, factor: 1.25 },
       footprint_bytes: W8 + 9.5 * GiB,
     });
-    expect(x.gpus[0]).toMatchObject({ host: "fv-ml1", index: 0, total_bytes: 96 * GiB, reserve_bytes: GiB, used_bytes: W8 + 12.5 * GiB, spare_bytes: 95 * GiB - W8 - 12.5 * GiB, tenants: ["voices", "parakeet-nemo"] });
+    expect(x.gpus[0]).toMatchObject({
+      host: "fv-ml1",
+      index: 0,
+      total_bytes: 96 * GiB,
+      reserve_bytes: GiB,
+      used_bytes: W8 + 12.5 * GiB,
+      spare_bytes: 95 * GiB - W8 - 12.5 * GiB,
+      tenants: ["voices", "parakeet-nemo"],
+    });
   });
 });
 
@@ -59,7 +73,9 @@ describe("renderCardTable", () => {
     expect(text).not.toContain("\u001b[");
   });
   it("marks an overcommitted card", () => {
-    const seats = ["a", "b", "c", "d"].map((n) => seat(n, { MODEL: "Qwen/Qwen3-8B", MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680" }));
+    const seats = ["a", "b", "c", "d"].map((n) =>
+      seat(n, { MODEL: "Qwen/Qwen3-8B", MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680" }),
+    );
     const text = renderCardTable(cardUsage(fleet(seats), policyOf(), pack), { color: false });
     expect(text).toContain("over by 4.2 GiB");
     expect(text).toMatch(/\] over/);

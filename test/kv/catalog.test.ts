@@ -14,22 +14,44 @@ const model = (id: string) => {
 describe("rules/models.yaml", () => {
   it("holds every family the issue lists", () => {
     for (const id of [
-      "Qwen/Qwen3-0.6B", "Qwen/Qwen3-1.7B", "Qwen/Qwen3-4B", "Qwen/Qwen3-8B", "Qwen/Qwen3-14B", "Qwen/Qwen3-32B", "Qwen/Qwen3-30B-A3B",
-      "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen2.5-7B-Instruct",
-      "Qwen/Qwen2.5-Coder-7B-Instruct", "Qwen/Qwen2.5-Coder-14B-Instruct", "Qwen/Qwen2.5-Coder-32B-Instruct",
-      "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.2-3B-Instruct", "mistralai/Mistral-7B-Instruct-v0.3",
-      "mistralai/Mistral-Nemo-Instruct-2407", "microsoft/phi-4", "google/gemma-2-2b-it", "google/gemma-2-9b-it", "google/gemma-2-27b-it",
+      "Qwen/Qwen3-0.6B",
+      "Qwen/Qwen3-1.7B",
+      "Qwen/Qwen3-4B",
+      "Qwen/Qwen3-8B",
+      "Qwen/Qwen3-14B",
+      "Qwen/Qwen3-32B",
+      "Qwen/Qwen3-30B-A3B",
+      "Qwen/Qwen3-4B-Instruct-2507",
+      "Qwen/Qwen3-30B-A3B-Instruct-2507",
+      "Qwen/Qwen2.5-7B-Instruct",
+      "Qwen/Qwen2.5-Coder-7B-Instruct",
+      "Qwen/Qwen2.5-Coder-14B-Instruct",
+      "Qwen/Qwen2.5-Coder-32B-Instruct",
+      "meta-llama/Llama-3.1-8B-Instruct",
+      "meta-llama/Llama-3.2-3B-Instruct",
+      "mistralai/Mistral-7B-Instruct-v0.3",
+      "mistralai/Mistral-Nemo-Instruct-2407",
+      "microsoft/phi-4",
+      "google/gemma-2-2b-it",
+      "google/gemma-2-9b-it",
+      "google/gemma-2-27b-it",
       "deepseek-ai/DeepSeek-V2-Lite-Chat",
-    ]) expect(catalog.models[id], id).toBeDefined();
+    ])
+      expect(catalog.models[id], id).toBeDefined();
   });
 
   it("says sliding-window Gemma-2 figures are an upper bound", () => {
-    for (const id of ["google/gemma-2-2b-it", "google/gemma-2-9b-it", "google/gemma-2-27b-it"]) expect(model(id).note).toMatch(/upper bound/);
+    for (const id of ["google/gemma-2-2b-it", "google/gemma-2-9b-it", "google/gemma-2-27b-it"])
+      expect(model(id).note).toMatch(/upper bound/);
   });
 
   it("refuses a broken catalog with the path of the problem", () => {
-    expect(() => loadModelCatalog("models:\n  x/y: { layers: 0, max_context: 1, weights: 1GiB }\n", "rules/models.yaml")).toThrow(/models\.x\/y\.layers/);
-    expect(() => loadModelCatalog("models:\n  x/y: { layers: 2, max_context: 1, weights: 1GiB, colour: red }\n", "rules/models.yaml")).toThrow(/colour/);
+    expect(() => loadModelCatalog("models:\n  x/y: { layers: 0, max_context: 1, weights: 1GiB }\n", "rules/models.yaml")).toThrow(
+      /models\.x\/y\.layers/,
+    );
+    expect(() =>
+      loadModelCatalog("models:\n  x/y: { layers: 2, max_context: 1, weights: 1GiB, colour: red }\n", "rules/models.yaml"),
+    ).toThrow(/colour/);
   });
 });
 
@@ -73,7 +95,16 @@ describe("bytes per token per GPU", () => {
 });
 
 describe("lookupModel", () => {
-  const user = { "org/custom-7b": toModelSpec("org/custom-7b", { layers: 4, kv_heads: 2, head_dim: 64, max_context: 4096, weights: "1GiB", aliases: ["custom"] }) };
+  const user = {
+    "org/custom-7b": toModelSpec("org/custom-7b", {
+      layers: 4,
+      kv_heads: 2,
+      head_dim: 64,
+      max_context: 4096,
+      weights: "1GiB",
+      aliases: ["custom"],
+    }),
+  };
   const table: [string, string | null][] = [
     ["Qwen/Qwen3-8B", "Qwen/Qwen3-8B"], // exact id
     ["qwen/QWEN3-8b", "Qwen/Qwen3-8B"], // case-insensitive id

@@ -12,13 +12,20 @@ import { GiB } from "../../src/units/bytes.js";
 
 export const pack = loadPack();
 
-
-
 const HOST = "fv-ml1";
 
 export function policyOf(user: Config = {}): Policy {
   return resolvePolicy(DEFAULTS, {
-    fleet: { hosts: { [HOST]: { gpus: [{ index: 0, total: "96GiB", reserve: "1GiB" }, { index: 1, total: "96GiB", reserve: "1GiB" }] } } },
+    fleet: {
+      hosts: {
+        [HOST]: {
+          gpus: [
+            { index: 0, total: "96GiB", reserve: "1GiB" },
+            { index: 1, total: "96GiB", reserve: "1GiB" },
+          ],
+        },
+      },
+    },
     ...user,
   });
 }
@@ -38,18 +45,36 @@ export function seat(name: string, env: Record<string, string | undefined>, flag
       const raw = flags[flagName] as string;
       const r = readValue(s, raw, true);
       if (!r.ok) throw new Error(r.message);
-      settings[sname] = { name: sname, raw, value: r.value, origin: { file, line: keys.length + 1, source: "flag", name: flagName }, shadowed: [] };
+      settings[sname] = {
+        name: sname,
+        raw,
+        value: r.value,
+        origin: { file, line: keys.length + 1, source: "flag", name: flagName },
+        shadowed: [],
+      };
       continue;
     }
     const raw = s.env ? all[s.env] : undefined;
     if (raw === undefined || !s.env) continue;
     const r = readValue(s, raw, false);
     if (!r.ok) throw new Error(r.message);
-    settings[sname] = { name: sname, raw, value: r.value, origin: { file, line: lineOfKey.get(s.env) ?? 0, source: "env", name: s.env }, shadowed: [] };
+    settings[sname] = {
+      name: sname,
+      raw,
+      value: r.value,
+      origin: { file, line: lineOfKey.get(s.env) ?? 0, source: "env", name: s.env },
+      shadowed: [],
+    };
   }
   const parsed: ParsedEnv = { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
   const origins: Service["origins"] = {};
-  for (const [k, key] of [["engine", "ENGINE"], ["host", "HOST"], ["gpus", "GPU"], ["tp", "TP"], ["model", "MODEL"]] as const) {
+  for (const [k, key] of [
+    ["engine", "ENGINE"],
+    ["host", "HOST"],
+    ["gpus", "GPU"],
+    ["tp", "TP"],
+    ["model", "MODEL"],
+  ] as const) {
     const line = lineOfKey.get(key);
     if (line !== undefined) origins[k] = { file, line, source: "env", name: key };
   }
@@ -79,7 +104,15 @@ export function tenant(name: string, gpu: number, vram: number, pin = false, hos
 }
 
 function cardsOf(policy: Policy): Card[] {
-  return Object.entries(policy.fleet.hosts).flatMap(([host, h]) => h.gpus.map((g) => ({ host, index: g.index, totalBytes: g.total_bytes, reserveBytes: g.reserve_bytes, ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }) })));
+  return Object.entries(policy.fleet.hosts).flatMap(([host, h]) =>
+    h.gpus.map((g) => ({
+      host,
+      index: g.index,
+      totalBytes: g.total_bytes,
+      reserveBytes: g.reserve_bytes,
+      ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }),
+    })),
+  );
 }
 
 export function fleet(services: Service[], tenants: Tenant[] = [], policy: Policy = policyOf()): FleetState {

@@ -44,12 +44,31 @@ describe("published configs", () => {
       "text_config.max_position_embeddings=131072 (gemma3_text default)",
     ]);
     // sliding unless (i + 1) % 6 == 0
-    expect(f.layerKinds.slice(0, 12)).toEqual(["sliding", "sliding", "sliding", "sliding", "sliding", "full", "sliding", "sliding", "sliding", "sliding", "sliding", "full"]);
+    expect(f.layerKinds.slice(0, 12)).toEqual([
+      "sliding",
+      "sliding",
+      "sliding",
+      "sliding",
+      "sliding",
+      "full",
+      "sliding",
+      "sliding",
+      "sliding",
+      "sliding",
+      "sliding",
+      "full",
+    ]);
     expect(f.rope).toEqual([{ type: "linear", factor: 8, originalMax: null }]);
   });
 
   it("reads the linear-attention state, MLA, experts and quantization_config", () => {
-    expect(configFacts("qwen3-next-80b-a3b-instruct").linearState).toEqual({ numKeyHeads: 16, numValueHeads: 32, keyHeadDim: 128, valueHeadDim: 128, convKernel: 4 });
+    expect(configFacts("qwen3-next-80b-a3b-instruct").linearState).toEqual({
+      numKeyHeads: 16,
+      numValueHeads: 32,
+      keyHeadDim: 128,
+      valueHeadDim: 128,
+      convKernel: 4,
+    });
     const ds = configFacts("deepseek-v3");
     expect(ds.mla).toEqual({ kvLoraRank: 512, qkRopeHeadDim: 64, sparse: false });
     expect(ds.quantization).toEqual({ method: "fp8", bits: null, groupSize: null });
@@ -70,7 +89,11 @@ describe("published configs", () => {
     expect(q({ quant_method: "gptq", bits: 8, group_size: -1 })).toEqual({ method: "gptq", bits: 8, groupSize: null });
     expect(q({ producer: { name: "modelopt" }, quantization: { quant_algo: "NVFP4" } })?.method).toBe("modelopt_fp4");
     expect(q({ producer: { name: "modelopt" }, quantization: { quant_algo: "FP8" } })?.method).toBe("modelopt");
-    expect(q({ quant_method: "compressed_tensors", config_groups: { g0: { weights: { num_bits: 4 } } } })).toEqual({ method: "compressed-tensors", bits: 4, groupSize: null });
+    expect(q({ quant_method: "compressed_tensors", config_groups: { g0: { weights: { num_bits: 4 } } } })).toEqual({
+      method: "compressed-tensors",
+      bits: 4,
+      groupSize: null,
+    });
   });
 
   it("takes the KV heads as get_total_num_kv_heads does", () => {
@@ -86,16 +109,31 @@ describe("published configs", () => {
   });
 
   it("slides only from max_window_layers on when a Qwen2-family config turns the window on", () => {
-    const r = factsFromHfJson({ model_type: "qwen2", num_hidden_layers: 4, num_attention_heads: 4, hidden_size: 256, sliding_window: 64, use_sliding_window: true, max_window_layers: 2 }, "c.json");
+    const r = factsFromHfJson(
+      {
+        model_type: "qwen2",
+        num_hidden_layers: 4,
+        num_attention_heads: 4,
+        hidden_size: 256,
+        sliding_window: 64,
+        use_sliding_window: true,
+        max_window_layers: 2,
+      },
+      "c.json",
+    );
     expect(r.ok && r.facts.layerKinds).toEqual(["full", "full", "sliding", "sliding"]);
-    const mistral = factsFromHfJson({ model_type: "mistral", num_hidden_layers: 3, num_attention_heads: 4, hidden_size: 256, sliding_window: 4096 }, "c.json");
+    const mistral = factsFromHfJson(
+      { model_type: "mistral", num_hidden_layers: 3, num_attention_heads: 4, hidden_size: 256, sliding_window: 4096 },
+      "c.json",
+    );
     expect(mistral.ok && mistral.facts.layerKinds).toEqual(["sliding", "sliding", "sliding"]);
   });
 
   it("goes through the same facts as a catalog entry", () => {
     const cat = catalogFacts("google/gemma-3-27b-it");
     const cfg = configFacts("gemma-3-27b-it");
-    for (const k of ["layers", "attentionHeads", "kvHeads", "headDim", "layerKinds", "slidingWindow", "maxLen"] as const) expect(cat[k], k).toEqual(cfg[k]);
+    for (const k of ["layers", "attentionHeads", "kvHeads", "headDim", "layerKinds", "slidingWindow", "maxLen"] as const)
+      expect(cat[k], k).toEqual(cfg[k]);
     expect(kindsFromPattern("CCCF", 8)).toEqual(["chunked", "chunked", "chunked", "full", "chunked", "chunked", "chunked", "full"]);
   });
 });
@@ -108,20 +146,55 @@ describe("malformed and unsupported configs are problems, never throws", () => {
     ["an array", [1, 2], "(file)", /not a JSON object/],
     ["no layers", { num_attention_heads: 8 }, "num_hidden_layers", /missing or not a positive integer/],
     ["layers as text", { ...L, num_hidden_layers: "32" }, "num_hidden_layers", /not a positive integer/],
-    ["text_config without num_attention_heads", { text_config: { num_hidden_layers: 4, hidden_size: 512 } }, "text_config.num_attention_heads", /vLLM refuses/],
+    [
+      "text_config without num_attention_heads",
+      { text_config: { num_hidden_layers: 4, hidden_size: 512 } },
+      "text_config.num_attention_heads",
+      /vLLM refuses/,
+    ],
     ["text_config not an object", { ...L, text_config: "gemma" }, "text_config", /not an object/],
     ["no head size", { num_hidden_layers: 4, num_attention_heads: 8 }, "hidden_size", /head size is unknown/],
     ["head_dim zero", { ...L, head_dim: 0 }, "head_dim", /not a positive integer/],
-    ["layer_types too short", { ...L, layer_types: ["full_attention"], sliding_window: 8 }, "layer_types", /lists 1 layers but num_hidden_layers is 4/],
-    ["layer_types unknown", { ...L, layer_types: ["full_attention", "mamba", "full_attention", "full_attention"] }, "layer_types[1]", /"mamba", a layer type kvgate cannot size/],
-    ["sliding layers without a window", { ...L, layer_types: ["sliding_attention", "full_attention", "full_attention", "full_attention"] }, "sliding_window", /missing for sliding-window layers/],
-    ["linear layers without their shape", { ...L, model_type: "qwen3_next", full_attention_interval: 2 }, "linear_num_key_heads", /linear-attention state cannot be sized/],
-    ["Jamba's Mamba blocks", { ...L, layers_block_type: ["mamba", "attention", "mamba", "attention"] }, "layers_block_type", /Mamba\/state-space blocks/],
+    [
+      "layer_types too short",
+      { ...L, layer_types: ["full_attention"], sliding_window: 8 },
+      "layer_types",
+      /lists 1 layers but num_hidden_layers is 4/,
+    ],
+    [
+      "layer_types unknown",
+      { ...L, layer_types: ["full_attention", "mamba", "full_attention", "full_attention"] },
+      "layer_types[1]",
+      /"mamba", a layer type kvgate cannot size/,
+    ],
+    [
+      "sliding layers without a window",
+      { ...L, layer_types: ["sliding_attention", "full_attention", "full_attention", "full_attention"] },
+      "sliding_window",
+      /missing for sliding-window layers/,
+    ],
+    [
+      "linear layers without their shape",
+      { ...L, model_type: "qwen3_next", full_attention_interval: 2 },
+      "linear_num_key_heads",
+      /linear-attention state cannot be sized/,
+    ],
+    [
+      "Jamba's Mamba blocks",
+      { ...L, layers_block_type: ["mamba", "attention", "mamba", "attention"] },
+      "layers_block_type",
+      /Mamba\/state-space blocks/,
+    ],
     ["Nemotron-H's pattern", { ...L, hybrid_override_pattern: "M-M*" }, "hybrid_override_pattern", /cannot size yet/],
     ["max_position_embeddings negative", { ...L, max_position_embeddings: -1 }, "max_position_embeddings", /not a positive number/],
     ["rope_scaling a string", { ...L, rope_scaling: "yarn" }, "rope_scaling", /not an object/],
     ["MLA rank as text", { ...L, model_type: "deepseek_v3", kv_lora_rank: "512" }, "kv_lora_rank", /not whole numbers/],
-    ["llama4 no_rope_layers of the wrong length", { ...L, model_type: "llama4_text", attention_chunk_size: 8192, no_rope_layers: [1, 0] }, "no_rope_layers", /lists 2 layers/],
+    [
+      "llama4 no_rope_layers of the wrong length",
+      { ...L, model_type: "llama4_text", attention_chunk_size: 8192, no_rope_layers: [1, 0] },
+      "no_rope_layers",
+      /lists 2 layers/,
+    ],
   ];
   it.each(table)("%s", (_name, input, field, message) => {
     const r = typeof input === "string" ? readHfConfig(input, "models/x/config.json") : factsFromHfJson(input, "models/x/config.json");
@@ -143,10 +216,29 @@ describe("malformed and unsupported configs are problems, never throws", () => {
       { numRuns: 300 },
     );
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom("num_hidden_layers", "num_attention_heads", "hidden_size", "head_dim", "layer_types", "sliding_window", "text_config", "rope_scaling", "model_type", "kv_lora_rank", "quantization_config", "max_position_embeddings"), fc.jsonValue()), (v) => {
-        const r = factsFromHfJson(v, "c.json");
-        expect(typeof r.ok).toBe("boolean");
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom(
+            "num_hidden_layers",
+            "num_attention_heads",
+            "hidden_size",
+            "head_dim",
+            "layer_types",
+            "sliding_window",
+            "text_config",
+            "rope_scaling",
+            "model_type",
+            "kv_lora_rank",
+            "quantization_config",
+            "max_position_embeddings",
+          ),
+          fc.jsonValue(),
+        ),
+        (v) => {
+          const r = factsFromHfJson(v, "c.json");
+          expect(typeof r.ok).toBe("boolean");
+        },
+      ),
       { numRuns: 300 },
     );
   });

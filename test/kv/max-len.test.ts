@@ -2,13 +2,26 @@
 // vllm/engine/arg_utils.py human_readable_int(_or_auto).
 import { describe, expect, it } from "vitest";
 import type { ModelFacts, RopeScaling } from "../../src/kv/facts.js";
-import { derivedMaxModelLen, parseHumanReadableInt, resolveMaxModelLen, withConfigOverrides, type DerivedMaxLen } from "../../src/kv/max-len.js";
+import {
+  derivedMaxModelLen,
+  parseHumanReadableInt,
+  resolveMaxModelLen,
+  withConfigOverrides,
+  type DerivedMaxLen,
+} from "../../src/kv/max-len.js";
 import { catalogFacts, configFacts } from "./config-fixtures.js";
 
 type LenFacts = Pick<ModelFacts, "maxLen" | "rope" | "modelType" | "originalMaxPositionEmbeddings" | "modelMaxLength">;
 
 function facts(max: number, rope: RopeScaling[] = [], extra: Partial<LenFacts> = {}): LenFacts {
-  return { maxLen: { value: max, key: "max_position_embeddings" }, rope, modelType: "llama", originalMaxPositionEmbeddings: null, modelMaxLength: null, ...extra };
+  return {
+    maxLen: { value: max, key: "max_position_embeddings" },
+    rope,
+    modelType: "llama",
+    originalMaxPositionEmbeddings: null,
+    modelMaxLength: null,
+    ...extra,
+  };
 }
 
 function derived(f: LenFacts): DerivedMaxLen {
@@ -75,7 +88,9 @@ describe("--max-model-len against the derived maximum", () => {
     expect(resolveMaxModelLen(qwen, 32_768)).toMatchObject({ ok: true, maxModelLen: 32_768, source: "requested" });
     const r = resolveMaxModelLen(qwen, 131_072);
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.problem.message).toBe("--max-model-len 131072 is greater than the derived max_model_len (max_position_embeddings 40960 = 40960): vLLM refuses to start");
+    expect(!r.ok && r.problem.message).toBe(
+      "--max-model-len 131072 is greater than the derived max_model_len (max_position_embeddings 40960 = 40960): vLLM refuses to start",
+    );
     expect(!r.ok && r.problem.fix).toMatch(/set --max-model-len 40960 or less/);
   });
 

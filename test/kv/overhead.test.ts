@@ -2,7 +2,14 @@
 // against the vLLM logs it is calibrated on (src/kv/overhead.ts cites them).
 import { describe, expect, it } from "vitest";
 import { requestKv, requiredForRequest } from "../../src/kv/attention.js";
-import { CONTEXT_OVERHEAD_DEFAULT, CUDA_GRAPH_ESTIMATE, defaultBatchLimits, estimatedKv, graphHeadroom, profilerOverhead } from "../../src/kv/overhead.js";
+import {
+  CONTEXT_OVERHEAD_DEFAULT,
+  CUDA_GRAPH_ESTIMATE,
+  defaultBatchLimits,
+  estimatedKv,
+  graphHeadroom,
+  profilerOverhead,
+} from "../../src/kv/overhead.js";
 import { GiB, MiB } from "../../src/units/bytes.js";
 import { catalogFacts } from "./config-fixtures.js";
 
@@ -32,8 +39,14 @@ describe("profiler overhead per seat", () => {
 
   it("uses the catalog's measured figure (gpt-oss-120b 7.5 GiB) and lets OVERHEAD_MIB win over both", () => {
     const oss = catalogFacts("openai/gpt-oss-120b");
-    expect(profilerOverhead(oss, { tp: 1, maxNumBatchedTokens: 8192, maxNumSeqs: 1024 })).toMatchObject({ bytes: 7.5 * GiB, source: "catalog" });
-    expect(profilerOverhead(oss, { tp: 1, maxNumBatchedTokens: 8192, maxNumSeqs: 1024, override: 3 * GiB })).toMatchObject({ bytes: 3 * GiB, source: "setting" });
+    expect(profilerOverhead(oss, { tp: 1, maxNumBatchedTokens: 8192, maxNumSeqs: 1024 })).toMatchObject({
+      bytes: 7.5 * GiB,
+      source: "catalog",
+    });
+    expect(profilerOverhead(oss, { tp: 1, maxNumBatchedTokens: 8192, maxNumSeqs: 1024, override: 3 * GiB })).toMatchObject({
+      bytes: 3 * GiB,
+      source: "setting",
+    });
   });
 
   // Calibration: what the estimate says against what vLLM logged (activation + sampler only where the
@@ -71,7 +84,8 @@ describe("the KV an unpinned seat will get", () => {
 
   it("reproduces vLLM's figures for gpt-oss-120b on an H100 (79.19 GiB CUDA total)", () => {
     const oss = catalogFacts("openai/gpt-oss-120b");
-    const at = (utilization: number) => estimatedKv({ totalBytes: 79.19 * GiB, utilization, weightsPerGpu: oss.weightsBytes ?? 0, overhead: oss.overheadBytes ?? 0 }) / GiB;
+    const at = (utilization: number) =>
+      estimatedKv({ totalBytes: 79.19 * GiB, utilization, weightsPerGpu: oss.weightsBytes ?? 0, overhead: oss.overheadBytes ?? 0 }) / GiB;
     // #23278: "Available KV cache memory: -2.14 GiB" at 0.9; #27508: 1.71 GiB at 0.95
     expect(Math.abs(at(0.9) - -2.14)).toBeLessThan(0.1);
     expect(Math.abs(at(0.95) - 1.71)).toBeLessThan(0.1);
@@ -81,13 +95,25 @@ describe("the KV an unpinned seat will get", () => {
   });
 
   it("subtracts vLLM's graph estimate inside the budget from v0.21.0 on", () => {
-    expect(estimatedKv({ totalBytes: 10 * GiB, utilization: 0.5, weightsPerGpu: 1 * GiB, overhead: 1 * GiB, graphsInBudget: CUDA_GRAPH_ESTIMATE })).toBe(2 * GiB);
+    expect(
+      estimatedKv({
+        totalBytes: 10 * GiB,
+        utilization: 0.5,
+        weightsPerGpu: 1 * GiB,
+        overhead: 1 * GiB,
+        graphsInBudget: CUDA_GRAPH_ESTIMATE,
+      }),
+    ).toBe(2 * GiB);
   });
 });
 
 describe("graph headroom, batch defaults, the booting seat's context", () => {
   it("(1 − utilization) × total against 1 GiB of CUDA graphs", () => {
-    expect(graphHeadroom({ totalBytes: 24 * GiB, utilization: 0.9 })).toEqual({ outside: Math.floor(0.1 * 24 * GiB), needed: GiB, short: 0 });
+    expect(graphHeadroom({ totalBytes: 24 * GiB, utilization: 0.9 })).toEqual({
+      outside: Math.floor(0.1 * 24 * GiB),
+      needed: GiB,
+      short: 0,
+    });
     // 0.97 × 24 GiB leaves 0.72 GiB: 0.28 GiB short
     const g = graphHeadroom({ totalBytes: 24 * GiB, utilization: 0.97 });
     expect(g.short).toBe(GiB - Math.floor(0.03 * 24 * GiB));

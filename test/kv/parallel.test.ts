@@ -30,7 +30,9 @@ describe("tensor parallel as vLLM checks it", () => {
 
   it("says what vLLM says and which TP would work", () => {
     const [heads, kv] = parallelProblems(configFacts("qwen3-8b"), 3, 1);
-    expect(heads?.message).toBe("32 attention heads are not divisible by tensor parallel size 3: vLLM refuses to start (verify_with_parallel_config)");
+    expect(heads?.message).toBe(
+      "32 attention heads are not divisible by tensor parallel size 3: vLLM refuses to start (verify_with_parallel_config)",
+    );
     expect(kv?.message).toMatch(/8 KV heads neither divisible by tensor parallel size 3 nor dividing it/);
     expect(heads?.fix).toBe("use --tensor-parallel-size 2, 4, 8, 16 (or 1)");
     expect(parallelProblems(configFacts("phi-4"), 4, 1)[0]?.fix).toBe("use --tensor-parallel-size 2, 5, 10 (or 1)");

@@ -49,14 +49,28 @@ describe("vllmFacts", () => {
   ];
   it.each(table)("%s", (version, util, bytesFlag, auto, cap, graphs, hybrid, chunked) => {
     const f = vllmFacts(version, entries);
-    expect([f.defaultUtilization, f.kvCacheMemoryBytesFlag, f.maxModelLenAuto, f.maxNewTokens, f.cudaGraphsInBudget, f.hybridKvCacheManager, f.chunkedLocalHybrid]).toEqual([util, bytesFlag, auto, cap, graphs, hybrid, chunked]);
+    expect([
+      f.defaultUtilization,
+      f.kvCacheMemoryBytesFlag,
+      f.maxModelLenAuto,
+      f.maxNewTokens,
+      f.cudaGraphsInBudget,
+      f.hybridKvCacheManager,
+      f.chunkedLocalHybrid,
+    ]).toEqual([util, bytesFlag, auto, cap, graphs, hybrid, chunked]);
     expect(f.cites.default_utilization).toMatch(/cache\.py/);
   });
 
   it("lists the facts it cannot pin for a named version", () => {
     // 0.11.0: the 0.92 default, auto, max_new_tokens as a default and Llama-4's hybrid flip came in
     // releases kvgate has not pinned
-    expect(vllmFacts("0.11.0", entries).uncertain).toEqual(["default_utilization", "max_model_len_auto", "max_new_tokens", "kv_cache_dtypes", "chunked_local_hybrid"]);
+    expect(vllmFacts("0.11.0", entries).uncertain).toEqual([
+      "default_utilization",
+      "max_model_len_auto",
+      "max_new_tokens",
+      "kv_cache_dtypes",
+      "chunked_local_hybrid",
+    ]);
     // before the first pinned release of batch_defaults
     expect(vllmFacts("0.7.3", entries).uncertain).toContain("batch_defaults");
     expect(vllmFacts("0.9.2", entries).uncertain).not.toContain("hybrid_kv_cache_manager");

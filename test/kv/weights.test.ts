@@ -12,7 +12,9 @@ function estimate(name: string): number {
 
 describe("model.safetensors.index.json", () => {
   it("takes metadata.total_size", () => {
-    expect(weightsFromIndex('{"metadata": {"total_size": 16381470720}, "weight_map": {}}', "models/q/model.safetensors.index.json")).toEqual({
+    expect(
+      weightsFromIndex('{"metadata": {"total_size": 16381470720}, "weight_map": {}}', "models/q/model.safetensors.index.json"),
+    ).toEqual({
       ok: true,
       bytes: 16_381_470_720,
       source: "index",
@@ -88,7 +90,10 @@ describe("estimated from config.json: every expert resident", () => {
     const r = factsFromHfJson(unknown, "models/x/config.json");
     if (!r.ok) throw new Error(r.problem.message);
     const w = estimateWeights(unknown, r.facts);
-    expect(!w.ok && w.problem).toMatchObject({ field: "quantization_config", message: "models/x/config.json: kvgate cannot estimate the size of hqq weights" });
+    expect(!w.ok && w.problem).toMatchObject({
+      field: "quantization_config",
+      message: "models/x/config.json: kvgate cannot estimate the size of hqq weights",
+    });
     const noVocab = { num_hidden_layers: 2, num_attention_heads: 8, hidden_size: 1024 };
     const r2 = factsFromHfJson(noVocab, "c.json");
     const w2 = r2.ok ? estimateWeights(noVocab, r2.facts) : null;

@@ -17,7 +17,14 @@ test("the ledgers pattern becomes its literal folder; the fleet's globs are the 
   expect(ledgerGlob("scripts/{service}.ledger.yaml")).toBe("scripts/**");
   expect(ledgerGlob("{service}.ledger.yaml")).toBe("**");
   expect(ledgerGlob("fleet/ledgers/{service}/ttm.yaml")).toBe("fleet/ledgers/**");
-  const policy = { services: "svc/*.env", ledgers: "led/{service}.yaml", playbooks: "pb/**/*.yml", compose: "deploy/compose*.yml", ttm: { slot_mib: 0, statics_mib: 0, slack_mib: 0, guards: ["bin/ttm-guard.sh"] }, observed: "obs/plateaus.csv" };
+  const policy = {
+    services: "svc/*.env",
+    ledgers: "led/{service}.yaml",
+    playbooks: "pb/**/*.yml",
+    compose: "deploy/compose*.yml",
+    ttm: { slot_mib: 0, statics_mib: 0, slack_mib: 0, guards: ["bin/ttm-guard.sh"] },
+    observed: "obs/plateaus.csv",
+  };
   const models = ["models/**/config.json", "models/**/model.safetensors.index.json"];
   expect(listingGlobs(policy)).toEqual(["svc/*.env", "led/**", "pb/**/*.yml", "deploy/compose*.yml", ...models]);
   // Env files anywhere can feed a compose file's env_file; other YAML only when the tree has a compose file.
@@ -44,7 +51,10 @@ test("check --staged on a fleet change lists only the policy's folders, never th
   const trace = join(r.dir, ".git", "trace.txt");
   const run = kvgate(["check", "--staged"], { cwd: r.dir, env: { GIT_TRACE: trace, KVGATE_FAST_PATH: "0" } });
   expect(run.code, run.stderr).toBe(0);
-  const commands = readFileSync(trace, "utf8").split("\n").filter((l) => /trace: (built-in|exec): git /.test(l)).map((l) => l.replace(/^.*?git /, "git "));
+  const commands = readFileSync(trace, "utf8")
+    .split("\n")
+    .filter((l) => /trace: (built-in|exec): git /.test(l))
+    .map((l) => l.replace(/^.*?git /, "git "));
   const listings = commands.filter((c) => / (ls-files|ls-tree) /.test(c));
   expect(listings.length).toBeGreaterThan(0);
   for (const c of listings) expect(c, c).toMatch(/ -- ':\(top,literal\)/);

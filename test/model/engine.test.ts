@@ -3,7 +3,16 @@ import { describe, expect, test } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { EnginesFile } from "../../src/rules/engines.js";
-import { extraKnobs, holdsGpus, kvPoolSettings, recogniseEngine, settingDefault, sizesKvByLedger, sizesKvPerSeat, tpNeedsCards } from "../../src/model/engine.js";
+import {
+  extraKnobs,
+  holdsGpus,
+  kvPoolSettings,
+  recogniseEngine,
+  settingDefault,
+  sizesKvByLedger,
+  sizesKvPerSeat,
+  tpNeedsCards,
+} from "../../src/model/engine.js";
 import { parseEnv } from "../../src/parse/env.js";
 import { defaultPolicy, pack } from "../helpers/rule-tester.js";
 
@@ -16,7 +25,12 @@ describe("engine traits from rules/engines.yaml", () => {
     ["sglang", false, false, false, false, ["tp", "gpus"], []],
     [null, false, false, false, false, ["tp", "gpus"], []],
   ])("%s", (engine, gpus, perSeat, byLedger, tpCards, extra, pool) => {
-    expect([holdsGpus(pack, as(engine)), sizesKvPerSeat(pack, as(engine)), sizesKvByLedger(pack, as(engine)), tpNeedsCards(pack, as(engine))]).toEqual([gpus, perSeat, byLedger, tpCards]);
+    expect([
+      holdsGpus(pack, as(engine)),
+      sizesKvPerSeat(pack, as(engine)),
+      sizesKvByLedger(pack, as(engine)),
+      tpNeedsCards(pack, as(engine)),
+    ]).toEqual([gpus, perSeat, byLedger, tpCards]);
     expect([extraKnobs(pack, engine), kvPoolSettings(pack, engine)]).toEqual([extra, pool]);
   });
 
@@ -29,9 +43,22 @@ describe("engine traits from rules/engines.yaml", () => {
 
   test("without ENGINE: the command word or `serve MODEL` names vLLM; nothing else is guessed", () => {
     const env = (text: string) => parseEnv(text, "scripts/x.env");
-    expect(recogniseEngine(pack, env('CMD="vllm serve Qwen/Qwen3-8B"\n'))).toMatchObject({ engine: "vllm", by: "command", evidence: "CMD runs `vllm serve`" });
-    expect(recogniseEngine(pack, env('CMD="vllm --help"\n'))).toMatchObject({ engine: "vllm", by: "command", evidence: "CMD names `vllm`" });
-    expect(recogniseEngine(pack, env('CMD="python -m other.server"\n'))).toEqual({ engine: null, by: "none", evidence: null, origin: null });
+    expect(recogniseEngine(pack, env('CMD="vllm serve Qwen/Qwen3-8B"\n'))).toMatchObject({
+      engine: "vllm",
+      by: "command",
+      evidence: "CMD runs `vllm serve`",
+    });
+    expect(recogniseEngine(pack, env('CMD="vllm --help"\n'))).toMatchObject({
+      engine: "vllm",
+      by: "command",
+      evidence: "CMD names `vllm`",
+    });
+    expect(recogniseEngine(pack, env('CMD="python -m other.server"\n'))).toEqual({
+      engine: null,
+      by: "none",
+      evidence: null,
+      origin: null,
+    });
   });
 
   test("the traits are validated: an unknown kv_sizing or recognise key is refused at load", () => {
@@ -39,7 +66,12 @@ describe("engine traits from rules/engines.yaml", () => {
     expect(EnginesFile.safeParse({ engines: { x: { ...base, kv_sizing: "guess" } } }).success).toBe(false);
     expect(EnginesFile.safeParse({ engines: { x: { ...base, recognise: { image: ["a"] } } } }).success).toBe(false);
     const ok = EnginesFile.parse({ engines: { x: { ...base, recognise: { images: ["x/y:*"] } } } });
-    expect(ok.engines.x).toMatchObject({ gpus: false, tp_needs_cards: false, knobs: { extra: ["tp", "gpus"], kv_pool: [] }, recognise: { images: ["x/y:*"], commands: [], flags: [] } });
+    expect(ok.engines.x).toMatchObject({
+      gpus: false,
+      tp_needs_cards: false,
+      knobs: { extra: ["tp", "gpus"], kv_pool: [] },
+      recognise: { images: ["x/y:*"], commands: [], flags: [] },
+    });
   });
 
   test("rules/engines.yaml gives vLLM's recognition data (images, commands, engine-only flags)", () => {
@@ -52,7 +84,11 @@ describe("engine traits from rules/engines.yaml", () => {
 });
 
 describe("no engine is named in the checks or the model", () => {
-  const files = ["src/checks", "src/model"].flatMap((d) => readdirSync(d).filter((f) => f.endsWith(".ts")).map((f) => join(d, f)));
+  const files = ["src/checks", "src/model"].flatMap((d) =>
+    readdirSync(d)
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => join(d, f)),
+  );
   test.each(files)("%s", (file) => {
     // An engine name as a string literal (`"vllm"`, `'radiance'`); prose in messages is fine.
     expect(readFileSync(file, "utf8").match(/["'`](vllm|radiance)["'`]/g) ?? []).toEqual([]);

@@ -28,11 +28,20 @@ describe("recognising an engine from what a service runs", () => {
 
   test("the image beats a flag of another engine; two engines by one kind of evidence name none", () => {
     expect(rec('IMAGE=vllm/vllm-openai:v1\nARGS="--gpu-headroom-mib 96"\n')).toMatchObject({ engine: "vllm", by: "image" });
-    expect(rec('ARGS="--kv-cache-memory-bytes 1 --host-pool-mib 2"\n')).toMatchObject({ engine: null, by: "none", candidates: ["vllm", "radiance"] });
+    expect(rec('ARGS="--kv-cache-memory-bytes 1 --host-pool-mib 2"\n')).toMatchObject({
+      engine: null,
+      by: "none",
+      candidates: ["vllm", "radiance"],
+    });
   });
 
   test("what names nothing: another image, a shared flag, an unsplittable command", () => {
-    for (const text of ["IMAGE=ghcr.io/huggingface/text-generation-inference:2\n", 'ARGS="--max-model-len 4096"\n', "CMD=\"vllm serve 'x\"\n", "IMAGE=\n"]) {
+    for (const text of [
+      "IMAGE=ghcr.io/huggingface/text-generation-inference:2\n",
+      'ARGS="--max-model-len 4096"\n',
+      'CMD="vllm serve \'x"\n',
+      "IMAGE=\n",
+    ]) {
       expect(rec(text)).toEqual({ engine: null, by: "none", evidence: null, origin: null });
     }
   });

@@ -32,16 +32,51 @@ describe("per boot: free 10 minutes in, the least free, and the creep between th
 
   test("boot 1: 40 free at +10 min (the first sample ≥ 10 minutes in), plateau 10 at +45, creep 30", () => {
     const [b1, b2, b3] = splitBoots(times, used, free);
-    expect(b1).toMatchObject({ first: 0, last: 5, samples: 6, boot_free_bytes: 40, boot_free_at: 10 * MIN, plateau_free_bytes: 10, plateau_at: 45 * MIN, creep_bytes: 30 });
+    expect(b1).toMatchObject({
+      first: 0,
+      last: 5,
+      samples: 6,
+      boot_free_bytes: 40,
+      boot_free_at: 10 * MIN,
+      plateau_free_bytes: 10,
+      plateau_at: 45 * MIN,
+      creep_bytes: 30,
+    });
     // boot 2 starts at +50; +55 is 5 minutes in, +60 is 10: 35 free; the least is 31 at +70.
-    expect(b2).toMatchObject({ first: 6, last: 9, start: 50 * MIN, end: 70 * MIN, boot_free_bytes: 35, plateau_free_bytes: 31, creep_bytes: 4 });
+    expect(b2).toMatchObject({
+      first: 6,
+      last: 9,
+      start: 50 * MIN,
+      end: 70 * MIN,
+      boot_free_bytes: 35,
+      plateau_free_bytes: 31,
+      creep_bytes: 4,
+    });
     // boot 3 ends 5 minutes in: no boot free, no creep; its plateau is its least free, 60.
     expect(b3).toMatchObject({ first: 10, last: 11, boot_free_bytes: null, creep_bytes: null, plateau_free_bytes: 60 });
   });
 
   test("the card's plateau is the least of its boots', with the creep of that boot; against the reserve and the prediction", () => {
-    const series: CardSeries = { host: "h", index: 0, times: Float64Array.from(times), used: Float64Array.from(used), free: Float64Array.from(free), totalBytes: 100, totalSource: "metrics" };
-    const ledger = { host: "h", index: 0, total_bytes: 100, reserve_bytes: 15, used_bytes: 70, spare_bytes: 15, entries: [], shared: true, ledgerSized: false } as CardUsage;
+    const series: CardSeries = {
+      host: "h",
+      index: 0,
+      times: Float64Array.from(times),
+      used: Float64Array.from(used),
+      free: Float64Array.from(free),
+      totalBytes: 100,
+      totalSource: "metrics",
+    };
+    const ledger = {
+      host: "h",
+      index: 0,
+      total_bytes: 100,
+      reserve_bytes: 15,
+      used_bytes: 70,
+      spare_bytes: 15,
+      entries: [],
+      shared: true,
+      ledgerSized: false,
+    } as CardUsage;
     const o = observeCard(series, ledger);
     expect(o).toMatchObject({
       plateau_free_bytes: 10,
@@ -78,7 +113,15 @@ describe("gpu/plateau: plateau free − what the change adds must stay ≥ the r
       expect(f).toBeNull();
       return;
     }
-    expect(f?.data).toEqual({ host: "fv-ml1", gpu: 0, plateau_free_bytes: plateau, added_bytes: added, reserve_bytes: 1 * GiB, free_after_bytes: plateau - added, short_bytes: short });
+    expect(f?.data).toEqual({
+      host: "fv-ml1",
+      gpu: 0,
+      plateau_free_bytes: plateau,
+      added_bytes: added,
+      reserve_bytes: 1 * GiB,
+      free_after_bytes: plateau - added,
+      short_bytes: short,
+    });
     // The fix, applied: add `short` less to the card (or free it) and the finding is gone.
     expect(plateauFinding({ ...base, plateauFreeBytes: plateau, addedBytes: added - short })).toBeNull();
     expect(plateauFinding({ ...base, plateauFreeBytes: plateau, addedBytes: added - short + 1 })).not.toBeNull();
@@ -90,7 +133,9 @@ describe("gpu/plateau: plateau free − what the change adds must stay ≥ the r
       "fv-ml1 GPU 0: 2 GiB free at plateau (observed 2026-10-07) − 1.5 GiB this change adds leaves 0.5 GiB, below the reserve of 1 GiB by 0.5 GiB: headroom counts at plateau, not at boot; add at most 1 GiB to this card (lower the pin or move a seat: kvgate plan), or free 0.5 GiB elsewhere on it",
     );
     const g = plateauFinding({ ...base, plateauFreeBytes: 60 * MiB, addedBytes: 0 });
-    expect(g?.message).toBe("fv-ml1 GPU 0: 60 MiB free at plateau, below the reserve of 1 GiB by 0.94 GiB: headroom counts at plateau, not at boot; free 0.94 GiB on this card (lower a pin, move a seat: kvgate plan), then re-observe its plateau");
+    expect(g?.message).toBe(
+      "fv-ml1 GPU 0: 60 MiB free at plateau, below the reserve of 1 GiB by 0.94 GiB: headroom counts at plateau, not at boot; free 0.94 GiB on this card (lower a pin, move a seat: kvgate plan), then re-observe its plateau",
+    );
   });
 });
 

@@ -16,8 +16,16 @@ let dir: TempFolder;
 
 beforeAll(async () => {
   dir = await makeFolder();
-  for (const [format, ext] of [["nvidia-smi", "csv"], ["prometheus", "json"], ["beszel", "beszel.json"]]) {
-    execFileSync(process.execPath, [join(ROOT, "bench", "gen-gpu-samples.mjs"), "--format", format as string, "--out", join(dir.dir, `${MONTH}.${ext}`)], { stdio: "ignore" });
+  for (const [format, ext] of [
+    ["nvidia-smi", "csv"],
+    ["prometheus", "json"],
+    ["beszel", "beszel.json"],
+  ]) {
+    execFileSync(
+      process.execPath,
+      [join(ROOT, "bench", "gen-gpu-samples.mjs"), "--format", format as string, "--out", join(dir.dir, `${MONTH}.${ext}`)],
+      { stdio: "ignore" },
+    );
   }
 }, 60_000);
 afterAll(async () => {
@@ -25,7 +33,15 @@ afterAll(async () => {
 });
 
 const observe = (args: string[]) => kvgate(["observe", ...args, "--repo", FLEET], { cwd: dir.dir });
-type Card = { host: string; index: number; plateau_free_bytes: number; boots: unknown[]; creep_bytes: number; boot_free_bytes: number; plateau_margin_bytes: number };
+type Card = {
+  host: string;
+  index: number;
+  plateau_free_bytes: number;
+  boots: unknown[];
+  creep_bytes: number;
+  boot_free_bytes: number;
+  plateau_margin_bytes: number;
+};
 
 describe("a month of fv-ml1", () => {
   test("GPU 0 creeps to ~60 MiB free after each boot, into its 1 GiB reserve; GPU 1 steps up 2.5 GB on 10-03", () => {
@@ -34,7 +50,9 @@ describe("a month of fv-ml1", () => {
     expect(r.stdout).toContain("fv-ml1 GPU 0: 43200 samples, 2026-09-08 00:00 → 2026-10-07 23:59, 6 boots");
     expect(r.stdout).toMatch(/plateau 60 MiB free \(2026-09-2\d \d\d:\d\d\): 0\.94 GiB into the 1 GiB reserve/);
     expect(r.stdout).toMatch(/2026-10-01 09:12 → 2026-10-05 22:25: 1\.04 GiB free at \+10 min → plateau \d\d MiB/);
-    expect(r.stdout).toMatch(/note: at plateau the card had 0\.94 GiB less free than its 1 GiB reserve: headroom counts at plateau, not at boot/);
+    expect(r.stdout).toMatch(
+      /note: at plateau the card had 0\.94 GiB less free than its 1 GiB reserve: headroom counts at plateau, not at boot/,
+    );
     expect(r.stdout).toContain("fv-ml1 GPU 1: 43200 samples, 2026-09-08 00:00 → 2026-10-07 23:59, 5 boots");
     expect(r.stdout).toMatch(/2026-10-03 02:34 → 2026-10-05 22:39: 4\.73 GiB free at \+10 min/);
   });
@@ -83,7 +101,14 @@ describe("a month of fv-ml1", () => {
     const chromium = ["chromium", "chromium-browser", "google-chrome"].find((c) => spawnSync("which", [c]).status === 0);
     if (chromium === undefined) throw new Error("no Chromium: apt-get install -y chromium (as .ci/run does)");
     const url = `file://${join(dir.dir, "month.svg")}`;
-    const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", `--user-data-dir=${join(dir.dir, "chromium-profile")}`];
+    const flags = [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--hide-scrollbars",
+      "--no-first-run",
+      `--user-data-dir=${join(dir.dir, "chromium-profile")}`,
+    ];
     // The DOM as the browser parsed it: an XML error would show as a <parsererror>.
     const dom = spawnSync(chromium, [...flags, "--dump-dom", url], { encoding: "utf8", timeout: 60_000 });
     expect(dom.stdout).toContain("fv-ml1 · GPU 1");
@@ -103,7 +128,10 @@ describe("bad input", () => {
   test.each([
     [[], /name the GPU metrics: --metrics FILE\.\.\.[\s\S]*usage: kvgate observe/],
     [["--metrics", `${MONTH}.csv`], /the metrics do not name the host of their cards[\s\S]*fix: name it with --host HOST/],
-    [["--metrics", `${MONTH}.csv`, "--host", "nope"], /unknown host "nope"[\s\S]*fix: name one of kvgate\.yaml's fleet\.hosts: fv-ml1, fv-ml2/],
+    [
+      ["--metrics", `${MONTH}.csv`, "--host", "nope"],
+      /unknown host "nope"[\s\S]*fix: name one of kvgate\.yaml's fleet\.hosts: fv-ml1, fv-ml2/,
+    ],
     [["--metrics", "missing.csv", "--host", "fv-ml1"], /cannot read missing\.csv: no such file/],
     [["--metrics", `${MONTH}.csv`, "--host", "fv-ml1", "--since", "2027-01-01"], /no GPU memory readings in the window/],
     [["--metrics", `${MONTH}.csv`, "--format", "png"], /--format must be one of text, json, svg/],
@@ -114,7 +142,9 @@ describe("bad input", () => {
   });
 
   test("a CSV with skipped readings: counted and listed with file and line, exit 0", () => {
-    const lines = readFileSync(join(dir.dir, `${MONTH}.csv`), "utf8").split("\n").slice(0, 200);
+    const lines = readFileSync(join(dir.dir, `${MONTH}.csv`), "utf8")
+      .split("\n")
+      .slice(0, 200);
     lines[5] = "2026/09/08 00:02:00.000, 0, [N/A], 97887 MiB";
     dir.write("some-bad.csv", lines.join("\n"));
     const r = observe(["--metrics", "some-bad.csv", "--host", "fv-ml1"]);

@@ -39,36 +39,78 @@ describe("nvidia-smi CSV", () => {
     expect(r.samples).toEqual([{ host: null, index: 3, t: T, used: 900 * MiB, free: 100 * MiB, total: null }]);
   });
   test("a header without memory.used is refused, saying the query to run", () => {
-    expect(() => readNvidiaSmi("timestamp, index, utilization.gpu [%]\n", "x.csv")).toThrow(/x\.csv:1: the nvidia-smi header lacks memory\.used: query --query-gpu=timestamp,index,memory\.used,memory\.total/);
+    expect(() => readNvidiaSmi("timestamp, index, utilization.gpu [%]\n", "x.csv")).toThrow(
+      /x\.csv:1: the nvidia-smi header lacks memory\.used: query --query-gpu=timestamp,index,memory\.used,memory\.total/,
+    );
   });
 });
 
 describe("Prometheus range query of the DCGM exporter", () => {
-  const series = (name: string, gpu: string, values: [number, string][]) => ({ metric: { __name__: name, gpu, Hostname: "fv-ml1" }, values });
+  const series = (name: string, gpu: string, values: [number, string][]) => ({
+    metric: { __name__: name, gpu, Hostname: "fv-ml1" },
+    values,
+  });
   test("FB_USED and FB_FREE together: total is their sum", () => {
-    const doc = { status: "success", data: { resultType: "matrix", result: [series("DCGM_FI_DEV_FB_USED", "0", [[T / 1000, "93851"]]), series("DCGM_FI_DEV_FB_FREE", "0", [[T / 1000, "4036"]]), { metric: { __name__: "DCGM_FI_DEV_GPU_UTIL", gpu: "0" }, values: [] }] } };
+    const doc = {
+      status: "success",
+      data: {
+        resultType: "matrix",
+        result: [
+          series("DCGM_FI_DEV_FB_USED", "0", [[T / 1000, "93851"]]),
+          series("DCGM_FI_DEV_FB_FREE", "0", [[T / 1000, "4036"]]),
+          { metric: { __name__: "DCGM_FI_DEV_GPU_UTIL", gpu: "0" }, values: [] },
+        ],
+      },
+    };
     const r = readPrometheus(doc, "p.json");
     expect(r.samples).toEqual([{ host: "fv-ml1", index: 0, t: T, used: 93_851 * MiB, free: 4036 * MiB, total: 97_887 * MiB }]);
     expect(r.notes).toEqual(["p.json: 1 series that are not DCGM_FI_DEV_FB_USED/DCGM_FI_DEV_FB_FREE with a gpu label were left out"]);
   });
   test("FB_FREE alone: used comes from the fleet's total later; a bad value is a problem", () => {
-    const r = readPrometheus({ data: { resultType: "matrix", result: [series("DCGM_FI_DEV_FB_FREE", "1", [[T / 1000, "4036"], [T / 1000 + 60, "NaN"]])] } }, "p.json");
+    const r = readPrometheus(
+      {
+        data: {
+          resultType: "matrix",
+          result: [
+            series("DCGM_FI_DEV_FB_FREE", "1", [
+              [T / 1000, "4036"],
+              [T / 1000 + 60, "NaN"],
+            ]),
+          ],
+        },
+      },
+      "p.json",
+    );
     expect(r.samples).toEqual([{ host: "fv-ml1", index: 1, t: T, used: -1, free: 4036 * MiB, total: null }]);
     expect(r.problems).toHaveLength(1);
   });
   test("an instant query (vector) is refused, naming the endpoint to use", () => {
-    expect(() => readPrometheus({ data: { resultType: "vector", result: [] } }, "p.json")).toThrow(/not a Prometheus range-query result .*query_range/);
+    expect(() => readPrometheus({ data: { resultType: "vector", result: [] } }, "p.json")).toThrow(
+      /not a Prometheus range-query result .*query_range/,
+    );
   });
 });
 
 describe("Beszel system_stats records", () => {
-  const rec = (created: string, mu: number, type = "1m", extra: object = {}) => ({ rec: { created, type, system: "abc", stats: { g: { "0": { n: "GPU", mu, mt: 95_592.77 } } }, ...extra }, line: null });
+  const rec = (created: string, mu: number, type = "1m", extra: object = {}) => ({
+    rec: { created, type, system: "abc", stats: { g: { "0": { n: "GPU", mu, mt: 95_592.77 } } }, ...extra },
+    line: null,
+  });
   test("MiB = mu × 1.024 (contract section 16), for used and total", () => {
     const r = readBeszel([rec("2026-10-05 22:26:00.000Z", 91_650.39)], "b.json");
-    expect(r.samples).toEqual([{ host: null, index: 0, t: T, used: Math.round(91_650.39 * 1.024 * MiB), free: null, total: Math.round(95_592.77 * 1.024 * MiB) }]);
+    expect(r.samples).toEqual([
+      { host: null, index: 0, t: T, used: Math.round(91_650.39 * 1.024 * MiB), free: null, total: Math.round(95_592.77 * 1.024 * MiB) },
+    ]);
   });
   test("several record types cover the same time: the finest is used, and a note says so", () => {
-    const r = readBeszel([rec("2026-10-05 22:26:00.000Z", 100, "10m"), rec("2026-10-05 22:26:00.000Z", 200, "1m"), rec("2026-10-05 20:00:00.000Z", 300, "120m")], "b.json");
+    const r = readBeszel(
+      [
+        rec("2026-10-05 22:26:00.000Z", 100, "10m"),
+        rec("2026-10-05 22:26:00.000Z", 200, "1m"),
+        rec("2026-10-05 20:00:00.000Z", 300, "120m"),
+      ],
+      "b.json",
+    );
     expect(r.samples.map((s) => s.used)).toEqual([Math.round(200 * 1.024 * MiB)]);
     expect(r.notes).toEqual(["b.json: records of types 1m, 10m, 120m: using the finest, 1m"]);
   });
@@ -94,8 +136,16 @@ describe("files, series and hosts", () => {
     dir.write("a.csv", "2026/10/05 22:26:00.000, 0, 1, 2\n");
     dir.write("b.json", JSON.stringify({ status: "success", data: { resultType: "matrix", result: [] } }));
     dir.write("c.json", JSON.stringify({ page: 1, items: [] }));
-    dir.write("d.jsonl", '{"created":"2026-10-05 22:26:00.000Z","stats":{"g":{"0":{"mu":1}}}}\n{"created":"2026-10-05 22:27:00.000Z","stats":{}}\n');
-    expect(["a.csv", "b.json", "c.json", "d.jsonl"].map((f) => readMetricsFile(join(dir.dir, f)).format)).toEqual(["nvidia-smi", "prometheus", "beszel", "beszel"]);
+    dir.write(
+      "d.jsonl",
+      '{"created":"2026-10-05 22:26:00.000Z","stats":{"g":{"0":{"mu":1}}}}\n{"created":"2026-10-05 22:27:00.000Z","stats":{}}\n',
+    );
+    expect(["a.csv", "b.json", "c.json", "d.jsonl"].map((f) => readMetricsFile(join(dir.dir, f)).format)).toEqual([
+      "nvidia-smi",
+      "prometheus",
+      "beszel",
+      "beszel",
+    ]);
   });
 
   test("unreadable, empty, or JSON of another kind: refused (exit 2)", () => {
@@ -140,7 +190,15 @@ describe("files, series and hosts", () => {
 
 describe("observed.yaml", () => {
   const card = observeCard(
-    { host: "fv-ml1", index: 0, times: Float64Array.from([T, T + 11 * 60_000, T + 20 * 60_000]), used: Float64Array.from([50, 90, 95]), free: Float64Array.from([50, 10, 5]), totalBytes: 100, totalSource: "metrics" },
+    {
+      host: "fv-ml1",
+      index: 0,
+      times: Float64Array.from([T, T + 11 * 60_000, T + 20 * 60_000]),
+      used: Float64Array.from([50, 90, 95]),
+      free: Float64Array.from([50, 10, 5]),
+      totalBytes: 100,
+      totalSource: "metrics",
+    },
     undefined,
   );
 
@@ -150,15 +208,34 @@ describe("observed.yaml", () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.cards).toEqual([
-      { host: "fv-ml1", index: 0, plateau_free_bytes: 5, plateau_at: new Date(T + 20 * 60_000).toISOString(), boot_free_bytes: 10, creep_bytes: 5, total_bytes: 100, reserve_bytes: null, predicted_used_bytes: null, boots: 1, samples: 3, last_boot_hours: 0.3 },
+      {
+        host: "fv-ml1",
+        index: 0,
+        plateau_free_bytes: 5,
+        plateau_at: new Date(T + 20 * 60_000).toISOString(),
+        boot_free_bytes: 10,
+        creep_bytes: 5,
+        total_bytes: 100,
+        reserve_bytes: null,
+        predicted_used_bytes: null,
+        boots: 1,
+        samples: 3,
+        last_boot_hours: 0.3,
+      },
     ]);
     expect(r.value.sources).toEqual(["metrics/fv-ml1.csv"]);
     expect(text).toMatch(/^# GPU memory at plateau, per card/);
   });
 
   test.each([
-    ["version: 2\nfrom: 2026-10-05T00:00:00Z\nuntil: 2026-10-06T00:00:00Z\ncards: []\n", /version: Invalid input: expected 1 \(observed\.yaml:1\)/],
-    ["version: 1\nfrom: 2026-10-05T00:00:00Z\nuntil: 2026-10-06T00:00:00Z\ncards:\n  - host: fv-ml1\n    index: 0\n", /cards\.0\.plateau_free_bytes: .*\(observed\.yaml:5\)/],
+    [
+      "version: 2\nfrom: 2026-10-05T00:00:00Z\nuntil: 2026-10-06T00:00:00Z\ncards: []\n",
+      /version: Invalid input: expected 1 \(observed\.yaml:1\)/,
+    ],
+    [
+      "version: 1\nfrom: 2026-10-05T00:00:00Z\nuntil: 2026-10-06T00:00:00Z\ncards:\n  - host: fv-ml1\n    index: 0\n",
+      /cards\.0\.plateau_free_bytes: .*\(observed\.yaml:5\)/,
+    ],
     ["version: 1\nfrom: soon\nuntil: 2026-10-06T00:00:00Z\ncards: []\n", /from: expected an ISO 8601 time \(observed\.yaml:2\)/],
     [
       "version: 1\nfrom: 2026-10-05T00:00:00Z\nuntil: 2026-10-06T00:00:00Z\ncards:\n  - { host: a, index: 0, plateau_free_bytes: 1 }\n  - { host: a, index: 0, plateau_free_bytes: 2 }\n",

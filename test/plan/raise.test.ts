@@ -5,11 +5,34 @@ import { describe, expect, test } from "vitest";
 import { fleet, GiB, pack, policyOf, seat, tenant } from "../kv/fixtures.js";
 import { raiseContextsForHost } from "../../src/plan/raise.js";
 
-const two48 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total: "48GiB" }, { index: 1, total: "48GiB" }] } } } });
-const qwen = (env: Record<string, string> = {}) => seat("a", { MODEL: "Qwen/Qwen3-8B", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(6 * GiB), GPU_MEMORY_UTILIZATION: "0.5", ...env });
+const two48 = policyOf({
+  fleet: {
+    hosts: {
+      "fv-ml1": {
+        gpus: [
+          { index: 0, total: "48GiB" },
+          { index: 1, total: "48GiB" },
+        ],
+      },
+    },
+  },
+});
+const qwen = (env: Record<string, string> = {}) =>
+  seat("a", {
+    MODEL: "Qwen/Qwen3-8B",
+    MAX_MODEL_LEN: "32768",
+    KV_CACHE_MEMORY_BYTES: String(6 * GiB),
+    GPU_MEMORY_UTILIZATION: "0.5",
+    ...env,
+  });
 const llama = (policyCards: string[]) => ({
   policy: policyOf({ fleet: { hosts: { "fv-ml1": { gpus: policyCards.map((total, index) => ({ index, total })) } } } }),
-  service: seat("llama", { MODEL: "meta-llama/Llama-3.1-8B-Instruct", GPU_MEMORY_UTILIZATION: "0.9", VLLM_VERSION: "0.11.0", MAX_MODEL_LEN: "16384" }),
+  service: seat("llama", {
+    MODEL: "meta-llama/Llama-3.1-8B-Instruct",
+    GPU_MEMORY_UTILIZATION: "0.9",
+    VLLM_VERSION: "0.11.0",
+    MAX_MODEL_LEN: "16384",
+  }),
 });
 
 describe("raiseContextsForHost", () => {
@@ -20,14 +43,21 @@ describe("raiseContextsForHost", () => {
     // alone, with t and u on the other card (44 GiB), the worst spare is 4 GiB: move t to gpu 1.
     const state = fleet([qwen()], [tenant("t", 0, 24 * GiB), tenant("u", 1, 20 * GiB)], two48);
     const plan = raiseContextsForHost(state, two48, pack, "fv-ml1");
-    expect(plan.raised).toEqual([{
-      name: "a", from_tokens: 32_768, to_tokens: 40_960, kv_from_bytes: 6 * GiB, kv_to_bytes: 7.5 * GiB, kv_source: "pinned",
-      fixes: [
-        { file: "scripts/a.env", line: expect.any(Number), key: "MAX_MODEL_LEN", value: "40960" },
-        { file: "scripts/a.env", line: expect.any(Number), key: "KV_CACHE_MEMORY_BYTES", value: String(7.5 * GiB) },
-        { file: "scripts/a.env", line: expect.any(Number), key: "GPU_MEMORY_UTILIZATION", value: "0.52" },
-      ],
-    }]);
+    expect(plan.raised).toEqual([
+      {
+        name: "a",
+        from_tokens: 32_768,
+        to_tokens: 40_960,
+        kv_from_bytes: 6 * GiB,
+        kv_to_bytes: 7.5 * GiB,
+        kv_source: "pinned",
+        fixes: [
+          { file: "scripts/a.env", line: expect.any(Number), key: "MAX_MODEL_LEN", value: "40960" },
+          { file: "scripts/a.env", line: expect.any(Number), key: "KV_CACHE_MEMORY_BYTES", value: String(7.5 * GiB) },
+          { file: "scripts/a.env", line: expect.any(Number), key: "GPU_MEMORY_UTILIZATION", value: "0.52" },
+        ],
+      },
+    ]);
     expect(plan.layout.worst_spare_bytes).toBe(4 * GiB);
     expect(plan.layout.moves).toEqual([{ name: "t", kind: "tenant", from: 0, to: 1 }]);
     expect(plan.layout).toMatchObject({ boots: true, optimal: true });
@@ -41,8 +71,15 @@ describe("raiseContextsForHost", () => {
     const state = fleet([qwen({ GPU_MEMORY_UTILIZATION: "0.48" })], [tenant("u", 0, 24 * GiB), tenant("t", 1, 25 * GiB)], two48);
     const plan = raiseContextsForHost(state, two48, pack, "fv-ml1");
     expect(plan.raised).toEqual([]);
-    expect(plan.kept).toEqual([{ name: "a", max_model_len: 32_768, native_max: 40_960, reason: expect.stringContaining("no layout holds it") }]);
-    const atMax = raiseContextsForHost(fleet([qwen({ MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: String(7.5 * GiB) })], [], two48), two48, pack, "fv-ml1");
+    expect(plan.kept).toEqual([
+      { name: "a", max_model_len: 32_768, native_max: 40_960, reason: expect.stringContaining("no layout holds it") },
+    ]);
+    const atMax = raiseContextsForHost(
+      fleet([qwen({ MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: String(7.5 * GiB) })], [], two48),
+      two48,
+      pack,
+      "fv-ml1",
+    );
     expect(atMax.raised).toEqual([]);
     expect(atMax.kept).toEqual([]);
   });
@@ -53,11 +90,18 @@ describe("raiseContextsForHost", () => {
     const small = llama(["24GiB"]);
     const kept = raiseContextsForHost(fleet([small.service], [], small.policy), small.policy, pack, "fv-ml1");
     expect(kept.raised).toEqual([]);
-    expect(kept.kept).toEqual([{ name: "llama", max_model_len: 16_384, native_max: 131_072, reason: expect.stringContaining("no card's profiler estimate holds") }]);
+    expect(kept.kept).toEqual([
+      { name: "llama", max_model_len: 16_384, native_max: 131_072, reason: expect.stringContaining("no card's profiler estimate holds") },
+    ]);
     const big = llama(["48GiB"]);
     const raised = raiseContextsForHost(fleet([big.service], [], big.policy), big.policy, pack, "fv-ml1");
     expect(raised.raised).toHaveLength(1);
-    expect(raised.raised[0]).toMatchObject({ kv_source: "estimated", kv_to_bytes: 20 * GiB, to_tokens: 131_072, fixes: [{ key: "MAX_MODEL_LEN", value: "131072" }] });
+    expect(raised.raised[0]).toMatchObject({
+      kv_source: "estimated",
+      kv_to_bytes: 20 * GiB,
+      to_tokens: 131_072,
+      fixes: [{ key: "MAX_MODEL_LEN", value: "131072" }],
+    });
     expect(raised.raised[0]!.kv_from_bytes / GiB).toBeCloseTo(25.92, 2);
   });
 

@@ -11,7 +11,9 @@ import { GiB, fleet, pack, policyOf, seat, tenant } from "../kv/fixtures.js";
 /** Every assignment of the movable items: the worst spare it reaches and how many items it moves. */
 function bruteForce(input: PlanInput): { worst: number; minMoves: number } {
   const C = input.cards.length;
-  const base = input.cards.map((c) => c.total_bytes - c.reserve_bytes - input.fixed.filter((x) => x.card === c.index).reduce((s, x) => s + x.bytes, 0));
+  const base = input.cards.map(
+    (c) => c.total_bytes - c.reserve_bytes - input.fixed.filter((x) => x.card === c.index).reduce((s, x) => s + x.bytes, 0),
+  );
   let worst = -Infinity;
   let minMoves = Infinity;
   const n = input.items.length;
@@ -24,7 +26,9 @@ function bruteForce(input: PlanInput): { worst: number; minMoves: number } {
       x = Math.floor(x / C);
     }
     const spare = base.slice();
-    const floor = input.cards.map((c) => Math.max(-Infinity, ...input.fixed.filter((x) => x.card === c.index).map((x) => x.boot_floor ?? -Infinity)));
+    const floor = input.cards.map((c) =>
+      Math.max(-Infinity, ...input.fixed.filter((x) => x.card === c.index).map((x) => x.boot_floor ?? -Infinity)),
+    );
     let moves = 0;
     for (let k = 0; k < n; k++) {
       spare[a[k]!] = spare[a[k]!]! - input.items[k]!.footprints[a[k]!]!;
@@ -48,7 +52,10 @@ const instance = fc
     sameTotals: fc.boolean(),
     // few sizes: runs of identical items, where card symmetry and item symmetry must agree
     fewSizes: fc.boolean(),
-    items: fc.array(fc.record({ size: fc.integer({ min: 1, max: 40 }), current: fc.integer({ min: 0, max: 2 }), perCard: fc.boolean() }), { minLength: 0, maxLength: 8 }),
+    items: fc.array(fc.record({ size: fc.integer({ min: 1, max: 40 }), current: fc.integer({ min: 0, max: 2 }), perCard: fc.boolean() }), {
+      minLength: 0,
+      maxLength: 8,
+    }),
     fixed: fc.array(fc.record({ card: fc.integer({ min: 0, max: 2 }), size: fc.integer({ min: 1, max: 30 }) }), { maxLength: 2 }),
   })
   .map(({ cards, sameTotals, fewSizes, items, fixed }): PlanInput => ({
@@ -83,13 +90,19 @@ describe("solvePlan", () => {
   });
 
   it("finds the brute-force optimum among the layouts that pass kv/boot-check (random boot floors)", () => {
-    const withFloors = fc.tuple(instance, fc.array(fc.option(fc.integer({ min: -10, max: 60 }), { nil: undefined }), { minLength: 8, maxLength: 8 }), fc.array(fc.option(fc.integer({ min: -10, max: 40 }), { nil: undefined }), { minLength: 2, maxLength: 2 }));
+    const withFloors = fc.tuple(
+      instance,
+      fc.array(fc.option(fc.integer({ min: -10, max: 60 }), { nil: undefined }), { minLength: 8, maxLength: 8 }),
+      fc.array(fc.option(fc.integer({ min: -10, max: 40 }), { nil: undefined }), { minLength: 2, maxLength: 2 }),
+    );
     fc.assert(
       fc.property(withFloors, ([base, floors, fixedFloors]) => {
         // a seat's floor on each card: utilization × total − footprint − reserve, here drawn directly
         const input: PlanInput = {
           ...base,
-          items: base.items.map((it, k) => (floors[k] === undefined ? it : { ...it, boot_floors: it.footprints.map((_, c) => (floors[k]! + c) * GiB) })),
+          items: base.items.map((it, k) =>
+            floors[k] === undefined ? it : { ...it, boot_floors: it.footprints.map((_, c) => (floors[k]! + c) * GiB) },
+          ),
           fixed: base.fixed.map((x, k) => (fixedFloors[k] === undefined ? x : { ...x, boot_floor: fixedFloors[k] * GiB })),
         };
         const r = solvePlan(input);
@@ -103,7 +116,9 @@ describe("solvePlan", () => {
         for (const card of input.cards) {
           const floors = [
             ...input.fixed.filter((x) => x.card === card.index).map((x) => x.boot_floor ?? -Infinity),
-            ...input.items.filter((it) => r.assignment[it.name] === card.index).map((it) => it.boot_floors?.[input.cards.indexOf(card)] ?? -Infinity),
+            ...input.items
+              .filter((it) => r.assignment[it.name] === card.index)
+              .map((it) => it.boot_floors?.[input.cards.indexOf(card)] ?? -Infinity),
           ];
           expect(r.spares[String(card.index)]).toBeGreaterThanOrEqual(Math.max(-Infinity, ...floors));
         }
@@ -115,7 +130,15 @@ describe("solvePlan", () => {
   it("does not lose the optimum when identical items meet interchangeable cards (the old solver said 3)", () => {
     // Two empty alike cards and pairs of identical items (11, 11 and 7, 7): trying only the first-tried
     // of two alike cards, and then only later cards for the twin item, excluded the split 11 | 11.
-    const sizes: [number, number][] = [[7, 0], [8, 1], [3, 1], [7, 1], [5, 1], [11, 1], [11, 0]];
+    const sizes: [number, number][] = [
+      [7, 0],
+      [8, 1],
+      [3, 1],
+      [7, 1],
+      [5, 1],
+      [11, 1],
+      [11, 0],
+    ];
     const input: PlanInput = {
       host: "h",
       cards: [0, 1].map((i) => ({ index: i, total_bytes: 30, reserve_bytes: 0 })),
@@ -124,7 +147,12 @@ describe("solvePlan", () => {
     };
     expect(bruteForce(input).worst).toBe(4);
     // sizes in bytes: the proof's grain set to one byte
-    expect(solvePlan(input, { resolutionBytes: 1 })).toMatchObject({ worst_spare_bytes: 4, optimal: true, worst_spare_bound_bytes: 4, resolution_bytes: 1 });
+    expect(solvePlan(input, { resolutionBytes: 1 })).toMatchObject({
+      worst_spare_bytes: 4,
+      optimal: true,
+      worst_spare_bound_bytes: 4,
+      resolution_bytes: 1,
+    });
   });
 
   it("moves nothing when today's layout is already optimal", () => {
@@ -159,7 +187,11 @@ describe("solvePlan", () => {
       host: "h",
       cards: [0, 1].map((i) => ({ index: i, total_bytes: 96 * GiB, reserve_bytes: GiB })),
       items: [{ name: "a", kind: "seat", current: 0, footprints: [20 * GiB, 20 * GiB] }],
-      fixed: [{ name: "big", kind: "seat", card: 0, bytes: 40 * GiB }, { name: "big", kind: "seat", card: 1, bytes: 40 * GiB }, { name: "t", kind: "tenant", card: 0, bytes: 3 * GiB }],
+      fixed: [
+        { name: "big", kind: "seat", card: 0, bytes: 40 * GiB },
+        { name: "big", kind: "seat", card: 1, bytes: 40 * GiB },
+        { name: "t", kind: "tenant", card: 0, bytes: 3 * GiB },
+      ],
     };
     const r = solvePlan(input);
     expect(r.assignment).toMatchObject({ a: 1, big: [0, 1], t: 0 });
@@ -190,8 +222,15 @@ function benchInstance(seedArg: number, seats: number): PlanInput {
   const cards = Array.from({ length: 8 }, (_, i) => ({ index: i, total_bytes: 96 * GiB, reserve_bytes: GiB }));
   const items = Array.from({ length: seats }, (_, i) => {
     const tenantSized = i >= seats - 3;
-    const bytes = tenantSized ? Math.ceil(rnd() * 6) * GiB : Math.round((weights[Math.floor(rnd() * weights.length)]! + Math.ceil(rnd() * 20) / 2 + 2) * GiB);
-    return { name: `s${i}`, kind: tenantSized ? ("tenant" as const) : ("seat" as const), current: Math.floor(rnd() * 8), footprints: cards.map(() => bytes) };
+    const bytes = tenantSized
+      ? Math.ceil(rnd() * 6) * GiB
+      : Math.round((weights[Math.floor(rnd() * weights.length)]! + Math.ceil(rnd() * 20) / 2 + 2) * GiB);
+    return {
+      name: `s${i}`,
+      kind: tenantSized ? ("tenant" as const) : ("seat" as const),
+      current: Math.floor(rnd() * 8),
+      footprints: cards.map(() => bytes),
+    };
   });
   return { host: "bench", cards, items, fixed: [] };
 }
@@ -240,13 +279,26 @@ describe("solvePlan at 40 seats × 8 cards", () => {
 describe("planForHost", () => {
   it("builds the host's input from the fleet, honouring GPU_PIN and tenant pins", () => {
     const mk = (name: string, gpu: string, extra: Record<string, string> = {}) =>
-      seat(name, { MODEL: "Qwen/Qwen3-8B", GPU: gpu, MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680", GPU_MEMORY_UTILIZATION: "0.3", ...extra });
-    const state = fleet([mk("a", "0"), mk("b", "0"), mk("c", "0", { GPU_PIN: "1" })], [tenant("pinned", 0, 3 * GiB, true), tenant("free", 0, 3 * GiB)]);
+      seat(name, {
+        MODEL: "Qwen/Qwen3-8B",
+        GPU: gpu,
+        MAX_MODEL_LEN: "40960",
+        KV_CACHE_MEMORY_BYTES: "8053063680",
+        GPU_MEMORY_UTILIZATION: "0.3",
+        ...extra,
+      });
+    const state = fleet(
+      [mk("a", "0"), mk("b", "0"), mk("c", "0", { GPU_PIN: "1" })],
+      [tenant("pinned", 0, 3 * GiB, true), tenant("free", 0, 3 * GiB)],
+    );
     const r = planForHost(state, policyOf(), pack, "fv-ml1");
     const fp = Math.round(15.3 * GiB) + 9.5 * GiB;
     expect(r.assignment).toMatchObject({ c: 0, pinned: 0 });
     // c + pinned stay on 0; the best is two of a, b, free on gpu 1 … a and b split across the cards
-    const on1 = Object.entries(r.assignment).filter(([, g]) => g === 1).map(([n]) => n).sort();
+    const on1 = Object.entries(r.assignment)
+      .filter(([, g]) => g === 1)
+      .map(([n]) => n)
+      .sort();
     expect(on1.length).toBeGreaterThanOrEqual(1);
     expect(r.worst_spare_bytes).toBe(Math.min(...Object.values(r.spares)));
     expect(r.today_worst_spare_bytes).toBe(95 * GiB - 3 * fp - 6 * GiB);
@@ -256,7 +308,13 @@ describe("planForHost", () => {
 
   it("keeps a seat without a byte pin alone on its card (kv/unpinned-shared-card), at the cost of worst spare", () => {
     const pinnedSeat = (name: string, gpu: string) =>
-      seat(name, { MODEL: "Qwen/Qwen3-8B", GPU: gpu, MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: "8053063680", GPU_MEMORY_UTILIZATION: "0.3" });
+      seat(name, {
+        MODEL: "Qwen/Qwen3-8B",
+        GPU: gpu,
+        MAX_MODEL_LEN: "40960",
+        KV_CACHE_MEMORY_BYTES: "8053063680",
+        GPU_MEMORY_UTILIZATION: "0.3",
+      });
     // loose: unpinned at 0.2 × 96 GiB = 19.2 GiB; each pinned seat 15.3 + 7.5 + 2 = 24.8 GiB.
     // Sharing would give 95 − 19.2 − 24.8 = 51 | 95 − 49.6 = 45.4; alone it is 75.8 | 95 − 74.4 = 20.6.
     const loose = seat("loose", { MODEL: "Qwen/Qwen3-8B", GPU: "0", MAX_MODEL_LEN: "4096", GPU_MEMORY_UTILIZATION: "0.2" });
@@ -266,12 +324,22 @@ describe("planForHost", () => {
     expect(r.today_worst_spare_bytes).toBe(95 * GiB - 2 * fp);
     expect(r).toMatchObject({ optimal: true, boots: true });
     const alone = r.assignment.loose;
-    expect(Object.entries(r.assignment).filter(([, g]) => g === alone).map(([n]) => n)).toEqual(["loose"]);
+    expect(
+      Object.entries(r.assignment)
+        .filter(([, g]) => g === alone)
+        .map(([n]) => n),
+    ).toEqual(["loose"]);
     expect(r.worst_spare_bytes).toBe(95 * GiB - 3 * fp);
   });
 
   it("keeps a TP 2 seat fixed and says so", () => {
-    const big = seat("big", { MODEL: "Qwen/Qwen3-32B", GPU: "0,1", TP: "2", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(4 * GiB) });
+    const big = seat("big", {
+      MODEL: "Qwen/Qwen3-32B",
+      GPU: "0,1",
+      TP: "2",
+      MAX_MODEL_LEN: "32768",
+      KV_CACHE_MEMORY_BYTES: String(4 * GiB),
+    });
     const r = planForHost(fleet([big]), policyOf(), pack, "fv-ml1");
     expect(r.assignment).toEqual({ big: [0, 1] });
     expect(r.notes.join(" ")).toContain("big spans gpus 0,1");
@@ -300,7 +368,12 @@ describe("renderPlan", () => {
   it("says when a layout is proven to the 1 MiB grain, and when to the byte", () => {
     const input = benchInstance(1, 24);
     expect(renderPlan(solvePlan(input), fleet([]), { color: false })).toMatch(/proven optimal to 1 MiB \([\d,]+ nodes\)/);
-    const whole: PlanInput = { host: "h", cards: [0, 1].map((i) => ({ index: i, total_bytes: 96 * GiB, reserve_bytes: GiB })), items: [{ name: "a", kind: "seat", current: 0, footprints: [30 * GiB, 30 * GiB] }], fixed: [] };
+    const whole: PlanInput = {
+      host: "h",
+      cards: [0, 1].map((i) => ({ index: i, total_bytes: 96 * GiB, reserve_bytes: GiB })),
+      items: [{ name: "a", kind: "seat", current: 0, footprints: [30 * GiB, 30 * GiB] }],
+      fixed: [],
+    };
     expect(renderPlan(solvePlan(whole), fleet([]), { color: false })).toMatch(/proven optimal \(\d+ nodes\)/);
   });
 });

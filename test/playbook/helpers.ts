@@ -54,7 +54,10 @@ export function service(file: string, text: string): Service {
 }
 
 /** A rule-tester case: the services and the playbooks read, the playbooks (or `changed`) in the unit. */
-export function playbookCase(name: string, opts: { services: Service[]; playbooks: PlaybookRead[]; changed?: string[]; kind?: UnitKind }): Case {
+export function playbookCase(
+  name: string,
+  opts: { services: Service[]; playbooks: PlaybookRead[]; changed?: string[]; kind?: UnitKind },
+): Case {
   const fleet: FleetState = { services: opts.services, tenants: [], cards: [], ledgerFacts: {}, paths: [], playbooks: opts.playbooks };
   return { name, fleet, before: null, kind: opts.kind ?? "staged", changed: opts.changed ?? opts.playbooks.map((p) => p.path) };
 }

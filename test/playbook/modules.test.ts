@@ -26,7 +26,7 @@ describe("lineinfile", () => {
         "    - ansible.builtin.lineinfile:", //                               3
         "        dest: scripts/coder.env", //                                 4
         "        line: 'export KV_CACHE_MEMORY_BYTES=8053063680'", //         5
-        "    - ansible.legacy.lineinfile: path=scripts/coder.env line=\"GPU=0\"", // 6
+        '    - ansible.legacy.lineinfile: path=scripts/coder.env line="GPU=0"', // 6
       ),
     });
     expect(edits(r, "coder")).toEqual([
@@ -48,7 +48,9 @@ describe("lineinfile", () => {
   });
 
   test("a regexp naming another key renames it: remove the old, set the new", () => {
-    const r = read({ [PB]: play("    - lineinfile:", "        path: scripts/a.env", "        regexp: ^CUDA_VISIBLE_DEVICES=", "        line: GPU=1") });
+    const r = read({
+      [PB]: play("    - lineinfile:", "        path: scripts/a.env", "        regexp: ^CUDA_VISIBLE_DEVICES=", "        line: GPU=1"),
+    });
     expect(edits(r, "a")).toEqual([
       ["remove", "CUDA_VISIBLE_DEVICES", 6],
       ["set", "GPU", "1", 6],
@@ -56,13 +58,22 @@ describe("lineinfile", () => {
   });
 
   test("state: absent with a regexp kvgate cannot read is unresolved", () => {
-    const r = read({ [PB]: play("    - lineinfile:", "        path: scripts/a.env", "        regexp: '.*LEN.*'", "        state: absent") });
+    const r = read({
+      [PB]: play("    - lineinfile:", "        path: scripts/a.env", "        regexp: '.*LEN.*'", "        state: absent"),
+    });
     expect(edits(r, "a")).toEqual([]);
     expect(problems(r)).toEqual([["unresolved", PB, 5]]);
   });
 
   test("a file that is not <service>.env is not a deploy", () => {
-    const r = read({ [PB]: play("    - lineinfile:", "        path: /etc/hosts", "        line: 10.0.0.1 fv-ml1", "    - lineinfile: { path: scripts/a.env.bak, line: GPU=1 }") });
+    const r = read({
+      [PB]: play(
+        "    - lineinfile:",
+        "        path: /etc/hosts",
+        "        line: 10.0.0.1 fv-ml1",
+        "    - lineinfile: { path: scripts/a.env.bak, line: GPU=1 }",
+      ),
+    });
     expect(r.deploys).toEqual([]);
   });
 
@@ -105,7 +116,7 @@ describe("blockinfile, copy, template", () => {
         "        dest: '{{ root }}/scripts/gen-small.env'", // 4: the folder stays a variable
         "        content: |", //                     5
         "          ENGINE=vllm", //                  6
-        "          SERVE_ARGS=\"--max-model-len 32768\"", // 7
+        '          SERVE_ARGS="--max-model-len 32768"', // 7
       ),
     });
     expect(edits(r, "gen-small")).toEqual([
@@ -118,7 +129,15 @@ describe("blockinfile, copy, template", () => {
 
   test("template: its .j2 read as an env file, rendered with play vars, at the .j2's lines", () => {
     const r = read({
-      [PB]: lines("- hosts: all", "  vars:", "    ctx: 40960", "  tasks:", "    - template:", "        src: voices.env.j2", "        dest: /opt/scripts/voices.env"),
+      [PB]: lines(
+        "- hosts: all",
+        "  vars:",
+        "    ctx: 40960",
+        "  tasks:",
+        "    - template:",
+        "        src: voices.env.j2",
+        "        dest: /opt/scripts/voices.env",
+      ),
       "playbooks/templates/voices.env.j2": lines("ENGINE=vllm", "MAX_MODEL_LEN={{ ctx }}", "KV_CACHE_MEMORY_BYTES={{ kv_bytes }}", "GPU=0"),
     });
     const j2 = "playbooks/templates/voices.env.j2";
@@ -147,7 +166,7 @@ describe("docker_container", () => {
       "        image: vllm/vllm-openai:v0.11.0", //       5
       "        env:", //                                  6
       "          MAX_MODEL_LEN: 32768", //                7
-      "          HF_TOKEN: \"{{ vault_hf }}\"", //          8
+      '          HF_TOKEN: "{{ vault_hf }}"', //          8
       "        command:", //                              9
       "          - --model", //                           10
       "          - Qwen/Qwen3-8B", //                     11
@@ -170,9 +189,13 @@ describe("docker_container", () => {
   });
 
   test("a container named after the service, and a string command", () => {
-    const r = read({ [PB]: play("    - docker_container:", "        name: coder", "        command: vllm serve Qwen/Qwen3-8B --max-model-len 32768") }, PB, {
-      services: new Map([["coder", "scripts/coder.env"]]),
-    });
+    const r = read(
+      { [PB]: play("    - docker_container:", "        name: coder", "        command: vllm serve Qwen/Qwen3-8B --max-model-len 32768") },
+      PB,
+      {
+        services: new Map([["coder", "scripts/coder.env"]]),
+      },
+    );
     expect(edits(r, "coder")).toEqual([["flags", "COMMAND", "vllm serve Qwen/Qwen3-8B --max-model-len 32768", 5]]);
   });
 
@@ -189,7 +212,12 @@ describe("docker_container", () => {
 
 describe("unknown modules and loops", () => {
   test("unknown modules are ignored", () => {
-    const r = read({ [PB]: play("    - ansible.builtin.shell: echo MAX_MODEL_LEN=1 >> scripts/a.env", "    - community.general.ufw: { rule: allow, port: '8000' }") });
+    const r = read({
+      [PB]: play(
+        "    - ansible.builtin.shell: echo MAX_MODEL_LEN=1 >> scripts/a.env",
+        "    - community.general.ufw: { rule: allow, port: '8000' }",
+      ),
+    });
     expect(r.isPlaybook).toBe(true);
     expect(r.deploys).toEqual([]);
     expect(r.problems).toEqual([]);

@@ -7,7 +7,15 @@ import type { EnvEdit, PlaybookDeploy } from "../../src/playbook/types.js";
 const F = "scripts/coder.env";
 const PB = "playbooks/p.yaml";
 const committed = parseEnv(
-  ["ENGINE=vllm", "GPU=0", "MAX_MODEL_LEN=16384", "KV_CACHE_MEMORY_BYTES=4G", 'SERVE_ARGS="--served-model-name coder --max-num-seqs 4"', "HF_HOME=/models", ""].join("\n"),
+  [
+    "ENGINE=vllm",
+    "GPU=0",
+    "MAX_MODEL_LEN=16384",
+    "KV_CACHE_MEMORY_BYTES=4G",
+    'SERVE_ARGS="--served-model-name coder --max-num-seqs 4"',
+    "HF_HOME=/models",
+    "",
+  ].join("\n"),
   F,
 );
 const entry = (env: ReturnType<typeof overlayEnv>, key: string) => {
@@ -34,7 +42,9 @@ describe("overlayEnv", () => {
   });
 
   test("set of a flag key re-reads its flags at the playbook's line", () => {
-    const out = overlayEnv(committed, [{ kind: "set", key: "SERVE_ARGS", value: "--max-num-seqs 8 --max-model-len 40960", line: 20, file: PB }]);
+    const out = overlayEnv(committed, [
+      { kind: "set", key: "SERVE_ARGS", value: "--max-num-seqs 8 --max-model-len 40960", line: 20, file: PB },
+    ]);
     expect(out.flags.map((f) => [f.name, f.value, f.line, f.file])).toEqual([
       ["--max-num-seqs", "8", 20, PB],
       ["--max-model-len", "40960", 20, PB],
@@ -42,7 +52,14 @@ describe("overlayEnv", () => {
   });
 
   test("flags (a container command) replaces every flag key; list words keep their lines", () => {
-    const edit: EnvEdit = { kind: "flags", key: "COMMAND", value: "vllm serve Qwen/Qwen3-8B --max-model-len 40960", line: 9, file: PB, wordLines: [10, 11, 12, 13, 14] };
+    const edit: EnvEdit = {
+      kind: "flags",
+      key: "COMMAND",
+      value: "vllm serve Qwen/Qwen3-8B --max-model-len 40960",
+      line: 9,
+      file: PB,
+      wordLines: [10, 11, 12, 13, 14],
+    };
     const out = overlayEnv(committed, [edit]);
     expect(out.entries.has("SERVE_ARGS")).toBe(false);
     expect(out.flags.map((f) => [f.name, f.value, f.line, f.file])).toEqual([["--max-model-len", "40960", 13, PB]]);
@@ -70,7 +87,12 @@ describe("overlayEnv", () => {
   });
 
   test("deployedEnv of a service with no committed env file", () => {
-    const d: PlaybookDeploy = { playbook: PB, service: "new", envFile: "scripts/new.env", edits: [{ kind: "set", key: "GPU", value: "1", line: 3, file: PB }] };
+    const d: PlaybookDeploy = {
+      playbook: PB,
+      service: "new",
+      envFile: "scripts/new.env",
+      edits: [{ kind: "set", key: "GPU", value: "1", line: 3, file: PB }],
+    };
     const out = deployedEnv(d, null);
     expect([out.file, entry(out, "GPU")]).toEqual(["scripts/new.env", ["1", 3, PB]]);
   });

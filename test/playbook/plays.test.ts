@@ -7,7 +7,17 @@ const set = (svc: string, kv: string): string => `    - lineinfile: { path: scri
 describe("plays and task lists", () => {
   test("pre_tasks, tasks, post_tasks, handlers: every section, in Ansible's order", () => {
     const r = read({
-      [PB]: lines("- hosts: all", "  handlers:", set("a", "D=4"), "  post_tasks:", set("a", "C=3"), "  tasks:", set("a", "B=2"), "  pre_tasks:", set("a", "A=1")),
+      [PB]: lines(
+        "- hosts: all",
+        "  handlers:",
+        set("a", "D=4"),
+        "  post_tasks:",
+        set("a", "C=3"),
+        "  tasks:",
+        set("a", "B=2"),
+        "  pre_tasks:",
+        set("a", "A=1"),
+      ),
     });
     expect(edits(r, "a")).toEqual([
       ["set", "A", "1", 9],
@@ -51,7 +61,11 @@ describe("includes", () => {
   test("import_tasks / include_tasks relative to the including file's folder, edits at the included file's lines", () => {
     const r = read({
       [PB]: lines("- hosts: all", "  tasks:", "    - import_tasks: tasks/seats.yml"),
-      "playbooks/tasks/seats.yml": lines("- lineinfile: { path: scripts/a.env, line: A=1 }", "- ansible.builtin.include_tasks:", "    file: more.yml"),
+      "playbooks/tasks/seats.yml": lines(
+        "- lineinfile: { path: scripts/a.env, line: A=1 }",
+        "- ansible.builtin.include_tasks:",
+        "    file: more.yml",
+      ),
       "playbooks/tasks/more.yml": lines("# more", "- lineinfile: { path: scripts/a.env, line: B=2 }"),
     });
     expect(edits(r, "a")).toEqual([
@@ -93,7 +107,10 @@ describe("includes", () => {
   });
 
   test("import_playbook", () => {
-    const r = read({ [PB]: lines("- import_playbook: other.yml"), "playbooks/other.yml": lines("- hosts: all", "  tasks:", set("a", "A=1")) });
+    const r = read({
+      [PB]: lines("- import_playbook: other.yml"),
+      "playbooks/other.yml": lines("- hosts: all", "  tasks:", set("a", "A=1")),
+    });
     expect(edits(r, "a")).toEqual([["set", "A", "1", 3, "playbooks/other.yml"]]);
   });
 
@@ -216,7 +233,9 @@ describe("what is not a playbook", () => {
   });
 
   test("a YAML error is a parse problem with its line", () => {
-    const r = read({ [PB]: lines("- hosts: all", "  tasks:", "    - lineinfile:", "        path: scripts/a.env", "      line: 'GPU=1", "") });
+    const r = read({
+      [PB]: lines("- hosts: all", "  tasks:", "    - lineinfile:", "        path: scripts/a.env", "      line: 'GPU=1", ""),
+    });
     expect(r.isPlaybook).toBe(false);
     expect(r.problems.map((p) => p.kind)).toContain("parse");
     expect(r.problems[0]?.line).toBeGreaterThanOrEqual(5);
@@ -228,7 +247,10 @@ describe("what is not a playbook", () => {
   });
 
   test("a YAML error in an included file is a parse problem there", () => {
-    const r = read({ [PB]: lines("- hosts: all", "  tasks:", "    - import_tasks: t.yml"), "playbooks/t.yml": lines("- a: 1", "  b: c: d") });
+    const r = read({
+      [PB]: lines("- hosts: all", "  tasks:", "    - import_tasks: t.yml"),
+      "playbooks/t.yml": lines("- a: 1", "  b: c: d"),
+    });
     expect(problems(r)).toEqual([["parse", "playbooks/t.yml", 2]]);
   });
 });

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { render } from "../../src/playbook/template.js";
 
-const scope = [{ item: { key: "MAX_MODEL_LEN", value: 40960 } }, { ctx: "40960", half: "{{ ctx | int }}", list: [1, 2], name: "voices", empty: "", self: "{{ self }}" }];
+const scope = [
+  { item: { key: "MAX_MODEL_LEN", value: 40960 } },
+  { ctx: "40960", half: "{{ ctx | int }}", list: [1, 2], name: "voices", empty: "", self: "{{ self }}" },
+];
 
 describe("render", () => {
   test.each([

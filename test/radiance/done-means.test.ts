@@ -26,7 +26,12 @@ describe("issue 4, done means", () => {
   it("GPU_HEADROOM_MIB 96 → 32 is refused", async () => {
     const f = await unit({}, { GPU_HEADROOM_MIB: "32" });
     expect(failing(f)).toEqual(["radiance/headroom"]);
-    expect(f.find((x) => x.rule === "radiance/headroom")?.data).toEqual({ gpu_headroom_mib: 32, headroom_floor_mib: 48, key: "GPU_HEADROOM_MIB", fix: { file: "scripts/frank-archon.env", line: 6, key: "GPU_HEADROOM_MIB", value: "48" } });
+    expect(f.find((x) => x.rule === "radiance/headroom")?.data).toEqual({
+      gpu_headroom_mib: 32,
+      headroom_floor_mib: 48,
+      key: "GPU_HEADROOM_MIB",
+      fix: { file: "scripts/frank-archon.env", line: 6, key: "GPU_HEADROOM_MIB", value: "48" },
+    });
   });
 
   it("GPU_HEADROOM_MIB and HOST_POOL_MIB in one unit is refused by knob/one-per-deploy; as two units, neither is", async () => {
@@ -44,21 +49,32 @@ describe("issue 4, done means", () => {
     const ledger = f.find((x) => x.rule === "ttm/ledger");
     expect(ledger?.data).toMatchObject({ ledger_mib: 99839.68, required_mib: 99840, ttm_min_mib: 97792, ttm_target_mib: 98816 });
     const co = f.find((x) => x.rule === "ttm/co-change");
-    expect(co?.data).toMatchObject({ ledger_before_mib: 97791.68, ledger_mib: 99839.68, ttm_min_mib: 97792, ttm_min_changed: false, missing_guards: ["test/ttm-ledger.bats"] });
+    expect(co?.data).toMatchObject({
+      ledger_before_mib: 97791.68,
+      ledger_mib: 99839.68,
+      ttm_min_mib: 97792,
+      ttm_min_changed: false,
+      missing_guards: ["test/ttm-ledger.bats"],
+    });
     // the pool buys cache here (the floor was 2,172 MiB), so no pool-no-effect; funding moves
     expect(f.find((x) => x.rule === "radiance/funding")?.data).toMatchObject({ tokens: 193968, before: { tokens: 179408 } });
     expect(f.some((x) => x.rule === "radiance/pool-no-effect" || x.rule === "radiance/pool-step")).toBe(false);
   });
 
   it("the same raise with TTM_MIN_MIB, TTM_TARGET_MIB and the guard passes", async () => {
-    const f = await unit({}, { HOST_POOL_MIB: "45952", TTM_MIN_MIB: "99840", TTM_TARGET_MIB: "100864" }, ["scripts/frank-archon.env", "test/ttm-ledger.bats"]);
+    const f = await unit({}, { HOST_POOL_MIB: "45952", TTM_MIN_MIB: "99840", TTM_TARGET_MIB: "100864" }, [
+      "scripts/frank-archon.env",
+      "test/ttm-ledger.bats",
+    ]);
     expect(failing(f)).toEqual([]);
   });
 
   it("the contract's ledger example gives 97,791.68 MiB (and passes at TTM_MIN_MIB 97,792, fails at 97,791)", async () => {
     const ok = await findings(radianceCase("all", { before: null, after: frankState(), policy }));
     expect(failing(ok)).toEqual([]);
-    const low = await findings(radianceCase("all", { before: null, after: frankState({ TTM_MIN_MIB: "97791", TTM_TARGET_MIB: "98815" }), policy }));
+    const low = await findings(
+      radianceCase("all", { before: null, after: frankState({ TTM_MIN_MIB: "97791", TTM_TARGET_MIB: "98815" }), policy }),
+    );
     expect(failing(low)).toEqual(["ttm/ledger"]);
     expect(low.find((x) => x.rule === "ttm/ledger")?.data).toMatchObject({ ledger_mib: 97791.68, required_mib: 97792 });
   });

@@ -8,9 +8,21 @@ describe("explainRadiance (kvgate explain <endpoint>)", () => {
   it("gives the ttm and funding objects of contract section 10, before and after", () => {
     const x = explainRadiance(side({ GPU_HEADROOM_MIB: "48" }), side(), policyOf());
     expect(x.problems).toEqual([]);
-    expect(x.ttm).toMatchObject({ ledger_mib: 97791.68, ttm_min_mib: 97792, ttm_target_mib: 98816, terms: { pool_mib: 89856, slots: 16, checkpoint_store_mib: 1791.68 } });
+    expect(x.ttm).toMatchObject({
+      ledger_mib: 97791.68,
+      ttm_min_mib: 97792,
+      ttm_target_mib: 98816,
+      terms: { pool_mib: 89856, slots: 16, checkpoint_store_mib: 1791.68 },
+    });
     expect(x.funding).toMatchObject({ tokens: 180096, demand_tokens: 196608, budget_card: 0, before: { tokens: 179408 } });
-    const cards = x.funding?.cards as { index: number; capacity_mib: number; elastic_mib: number; expert_floor_mib: number; kv_bytes: number; tokens: number }[];
+    const cards = x.funding?.cards as {
+      index: number;
+      capacity_mib: number;
+      elastic_mib: number;
+      expert_floor_mib: number;
+      kv_bytes: number;
+      tokens: number;
+    }[];
     expect(cards.map((c) => [c.index, c.capacity_mib, c.elastic_mib, c.expert_floor_mib, c.tokens])).toEqual([
       [0, 24635, 14835, 2172, 180096],
       [1, 25339, 15539, 2172, 190096],
@@ -23,7 +35,9 @@ describe("explainRadiance (kvgate explain <endpoint>)", () => {
     const none = explainRadiance({ service: frank(), ledger: undefined }, null, policyOf());
     expect(none.funding).toBeNull();
     expect(none.ttm).not.toBeNull();
-    expect(none.problems).toEqual(["no ledger facts file scripts/frank-archon.ledger.yaml: write it from the last boot ledger to see the funding (README#rule-radiance-ledger-facts)"]);
+    expect(none.problems).toEqual([
+      "no ledger facts file scripts/frank-archon.ledger.yaml: write it from the last boot ledger to see the funding (README#rule-radiance-ledger-facts)",
+    ]);
     const bad = explainRadiance(side({}, ledgerOf("frank-archon", factsYaml().replace("block_size: 16\n", ""))), null, policyOf());
     expect(bad.problems).toEqual(["scripts/frank-archon.ledger.yaml:2: block_size is missing (tokens per paged KV block): add it"]);
     const unset = explainRadiance(side({ MAX_SEQS: undefined }), null, policyOf());

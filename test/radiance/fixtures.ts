@@ -12,8 +12,6 @@ import { ledgerEntryOf, type LedgerEntry } from "../../src/parse/ledger-facts.js
 
 export const pack = loadPack();
 
-
-
 export function policyOf(user: Config = {}): Policy {
   return resolvePolicy(DEFAULTS, user);
 }
@@ -85,19 +83,38 @@ export function service(name: string, env: Record<string, string | undefined>, o
       const raw = options.flags?.[flagName] as string;
       const r = readValue(s, raw, true);
       if (!r.ok) throw new Error(r.message);
-      settings[sname] = { name: sname, raw, value: r.value, origin: { file, line: flagLine, source: "flag", name: flagName }, shadowed: [] };
+      settings[sname] = {
+        name: sname,
+        raw,
+        value: r.value,
+        origin: { file, line: flagLine, source: "flag", name: flagName },
+        shadowed: [],
+      };
       continue;
     }
     const raw = s.env ? env[s.env] : undefined;
     if (raw === undefined || !s.env) continue;
     const r = readValue(s, raw, false);
     if (!r.ok) throw new Error(r.message);
-    settings[sname] = { name: sname, raw, value: r.value, origin: { file, line: lineOfKey.get(s.env) ?? 0, source: "env", name: s.env }, shadowed: [] };
+    settings[sname] = {
+      name: sname,
+      raw,
+      value: r.value,
+      origin: { file, line: lineOfKey.get(s.env) ?? 0, source: "env", name: s.env },
+      shadowed: [],
+    };
   }
   const parsed: ParsedEnv = { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
-  const origin = (key: string) => (lineOfKey.has(key) ? { file, line: lineOfKey.get(key) as number, source: "env" as const, name: key } : undefined);
+  const origin = (key: string) =>
+    lineOfKey.has(key) ? { file, line: lineOfKey.get(key) as number, source: "env" as const, name: key } : undefined;
   const origins: Service["origins"] = {};
-  for (const [k, key] of [["engine", "ENGINE"], ["host", "HOST"], ["gpus", "GPU"], ["tp", "TP"], ["model", "MODEL"]] as const) {
+  for (const [k, key] of [
+    ["engine", "ENGINE"],
+    ["host", "HOST"],
+    ["gpus", "GPU"],
+    ["tp", "TP"],
+    ["model", "MODEL"],
+  ] as const) {
     const o = origin(key);
     if (o) origins[k] = o;
   }
@@ -140,5 +157,12 @@ export interface CaseInput {
 
 /** A rule-tester case: a staged change from `before` to `after`, or --all when there is no before. */
 export function radianceCase(name: string, input: CaseInput): Case {
-  return { name, fleet: input.after, before: input.before, kind: input.before ? "staged" : "all", changed: input.files ?? ["scripts/frank-archon.env"], policy: input.policy ?? policyOf() };
+  return {
+    name,
+    fleet: input.after,
+    before: input.before,
+    kind: input.before ? "staged" : "all",
+    changed: input.files ?? ["scripts/frank-archon.env"],
+    policy: input.policy ?? policyOf(),
+  };
 }

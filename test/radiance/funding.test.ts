@@ -91,7 +91,8 @@ describe("renderFunding", () => {
     const before = fundingFromInputs(base, facts);
     const after = fundingFromInputs({ ...base, gpu_headroom_mib: 48 }, facts);
     const text = renderFunding(before, after, { pool_step_mib: 1024 });
-    for (const term of ["capacity", "elastic", "host room", "expert floor", "kv cap", "kv (MiB)", "tokens", "demand", "funded"]) expect(text).toContain(term);
+    for (const term of ["capacity", "elastic", "host room", "expert floor", "kv cap", "kv (MiB)", "tokens", "demand", "funded"])
+      expect(text).toContain(term);
     expect(text).toMatch(/capacity\s+24,587\s+24,635/);
     expect(text).toMatch(/card 0 \(budget\)/);
     expect(text).toMatch(/^\s+tokens\s+179,408\s+180,096$/m);

@@ -41,7 +41,10 @@ describe("the TTM pin ledger (contract section 7)", () => {
     expect(Math.round((after.ledger_mib - before.ledger_mib) * 100) / 100).toBe(223.96);
     expect(after.required_mib).toBe(98016);
     // once with retain 0, not at all with a fixed slot count
-    expect(Math.round((ledger({ MAX_SEQS: "9", CHECKPOINT_RETAIN: "0" }).ledger_mib - ledger({ CHECKPOINT_RETAIN: "0" }).ledger_mib) * 100) / 100).toBe(111.98);
+    expect(
+      Math.round((ledger({ MAX_SEQS: "9", CHECKPOINT_RETAIN: "0" }).ledger_mib - ledger({ CHECKPOINT_RETAIN: "0" }).ledger_mib) * 100) /
+        100,
+    ).toBe(111.98);
     expect(ledger({ MAX_SEQS: "9", CHECKPOINT_SLOTS: "16" }).ledger_mib).toBe(97791.68);
   });
 

@@ -31,7 +31,9 @@ function raisedByTables(list: readonly RuleTable[]): Set<string> {
 describe("every rule is tested", () => {
   test("each rule module has its table, named as its file (kv/covers-context → kv-covers-context.ts)", () => {
     const byFile = (a: [string, string], b: [string, string]) => a[0].localeCompare(b[0]);
-    expect(tables.map((t): [string, string] => [t.file, t.table.rule.id]).sort(byFile)).toEqual(RULE_MODULES_BY_ID.map((r): [string, string] => [r.id.replace("/", "-"), r.id]).sort(byFile));
+    expect(tables.map((t): [string, string] => [t.file, t.table.rule.id]).sort(byFile)).toEqual(
+      RULE_MODULES_BY_ID.map((r): [string, string] => [r.id.replace("/", "-"), r.id]).sort(byFile),
+    );
   });
 
   test("each table has a passing and a failing case", () => {

@@ -9,8 +9,24 @@ import { shardBlock } from "../../src/git/repo.js";
 
 describe("shardBlock: near-equal contiguous blocks", () => {
   test.each([
-    [7, 3, [[0, 1, 2], [3, 4], [5, 6]]],
-    [6, 3, [[0, 1], [2, 3], [4, 5]]],
+    [
+      7,
+      3,
+      [
+        [0, 1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+    ],
+    [
+      6,
+      3,
+      [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+      ],
+    ],
     [2, 4, [[0], [1], [], []]],
     [5, 1, [[0, 1, 2, 3, 4]]],
   ])("%i commits in %i shards", (n, count, want) => {
@@ -59,7 +75,10 @@ describe("audit --shard I/N through the CLI", () => {
     const whole = audit();
     expect(whole.out.commits).toHaveLength(8);
     expect(whole.code).toBe(1);
-    expect(whole.out.commits.filter((c) => c.classification === "bypass").map((c) => c.subject)).toEqual(["side: a key, no verdict", "merge side"]);
+    expect(whole.out.commits.filter((c) => c.classification === "bypass").map((c) => c.subject)).toEqual([
+      "side: a key, no verdict",
+      "merge side",
+    ]);
     for (const n of [2, 3, 8]) {
       const parts = Array.from({ length: n }, (_, k) => audit("--shard", `${k + 1}/${n}`));
       expect(parts.flatMap((p) => p.out.commits)).toEqual(whole.out.commits);

@@ -24,19 +24,51 @@ const V = (v: string): Trailer => ({ key: "Kvgate-Verdict", value: `${v} tree=${
 const ALLOWED: Trailer = { key: "Kvgate-Allowed-Secret", value: `secret/aws-access-key-id ${secretFingerprint(FAKE.awsId)} ${SKILL}:1` };
 
 const audit = (message: string, trailers: Trailer[], files: ChangedFile[], policy = defaultPolicy()) =>
-  auditCommit({ commit: { sha: "c0ffee", parents: [], subject: message.split("\n")[0] ?? "", message, trailers, author: "t" }, files }, policy, pack);
+  auditCommit(
+    { commit: { sha: "c0ffee", parents: [], subject: message.split("\n")[0] ?? "", message, trailers, author: "t" }, files },
+    policy,
+    pack,
+  );
 /** The re-scan's findings as the pipeline makes them (the input classifyCommit takes). */
 const rescan = (files: ChangedFile[]) => runCase(secretCase("rescan", files), [secretScan]);
 
 describe("a commit's classification", () => {
   test.each<[string, string, Trailer[], ChangedFile[], Classification, string[]]>([
     ["nothing credential-shaped", "Raise the pool", [V("pass")], NOTHING, "clean", []],
-    ["the seed commit: ALLOW_SECRETS=1 named, only placeholders", SEED, [], PLACEHOLDERS, "exempt-only", ["audit/override-unneeded:notice"]],
+    [
+      "the seed commit: ALLOW_SECRETS=1 named, only placeholders",
+      SEED,
+      [],
+      PLACEHOLDERS,
+      "exempt-only",
+      ["audit/override-unneeded:notice"],
+    ],
     ["placeholders, no override recorded", "Add the skill page", [V("pass")], PLACEHOLDERS, "exempt-only", []],
-    ["placeholders under a Kvgate-Verdict: allowed trailer", "Land", [V("allowed")], PLACEHOLDERS, "exempt-only", ["audit/override-unneeded:notice"]],
+    [
+      "placeholders under a Kvgate-Verdict: allowed trailer",
+      "Land",
+      [V("allowed")],
+      PLACEHOLDERS,
+      "exempt-only",
+      ["audit/override-unneeded:notice"],
+    ],
     ["an override recorded but nothing found", "Land (ALLOW_SECRETS=1)", [], NOTHING, "clean", ["audit/override-unneeded:notice"]],
-    ["a real key under a recorded allowed trailer", "Land", [V("allowed"), ALLOWED], REAL_KEY, "secret-landed", ["audit/secret-landed:error"]],
-    ["a real key, message naming ALLOW_SECRETS=1 only", "Landed with `ALLOW_SECRETS=1`", [], REAL_KEY, "secret-landed", ["audit/secret-landed:error"]],
+    [
+      "a real key under a recorded allowed trailer",
+      "Land",
+      [V("allowed"), ALLOWED],
+      REAL_KEY,
+      "secret-landed",
+      ["audit/secret-landed:error"],
+    ],
+    [
+      "a real key, message naming ALLOW_SECRETS=1 only",
+      "Landed with `ALLOW_SECRETS=1`",
+      [],
+      REAL_KEY,
+      "secret-landed",
+      ["audit/secret-landed:error"],
+    ],
     ["a real key, no trailer at all", "Quick fix", [], REAL_KEY, "bypass", ["audit/bypass:error"]],
     ["a real key, Kvgate-Verdict: not-run (--no-verify)", "Quick fix", [V("not-run")], REAL_KEY, "bypass", ["audit/bypass:error"]],
     ["a real key, but the trailer says pass", "Raise", [V("pass")], REAL_KEY, "verdict-mismatch", ["audit/verdict-mismatch:error"]],
@@ -60,7 +92,9 @@ describe("a commit's classification", () => {
 
   test("the override's name follows secrets.override", async () => {
     const findings = await rescan(REAL_KEY);
-    expect(classifyCommit({ message: "KVGATE_ALLOW=1", trailers: [], findings, override: "KVGATE_ALLOW" }).classification).toBe("secret-landed");
+    expect(classifyCommit({ message: "KVGATE_ALLOW=1", trailers: [], findings, override: "KVGATE_ALLOW" }).classification).toBe(
+      "secret-landed",
+    );
     expect(classifyCommit({ message: "ALLOW_SECRETS=1", trailers: [], findings, override: "KVGATE_ALLOW" }).classification).toBe("bypass");
   });
 

@@ -72,7 +72,9 @@ describe("a staged file bigger than SPILL_BYTES, through the built CLI", () => {
     repo.commit("dump");
     const plant = new Map([[3000, `AWS_ACCESS_KEY_ID=${FAKE.awsId2}`]]);
     // Every other line rewritten, so the patch itself passes SPILL_BYTES, with one key among the new lines.
-    const lines = bigText(LINES, plant).split("\n").map((t, i) => (i % 2 === 0 && !plant.has(i + 1) ? `${t} changed` : t));
+    const lines = bigText(LINES, plant)
+      .split("\n")
+      .map((t, i) => (i % 2 === 0 && !plant.has(i + 1) ? `${t} changed` : t));
     repo.write("data/dump.txt", lines.join("\n"));
     repo.stage();
     const r = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
@@ -90,7 +92,8 @@ describe("the streamed scan agrees with the whole-file scan", () => {
     for (const edge of [4296, 8592]) pem(FAKE.privateKeyBody).forEach((t, k) => plant.set(edge - 2 + k, t));
     const lines = numberLines(bigText(20000, plant));
     const set = builtinDetectors();
-    const brief = (ms: Iterable<{ detector: { id: string }; line: number; column: number }>): string[] => [...ms].map((m) => `${m.detector.id}@${m.line}:${m.column}`);
+    const brief = (ms: Iterable<{ detector: { id: string }; line: number; column: number }>): string[] =>
+      [...ms].map((m) => `${m.detector.id}@${m.line}:${m.column}`);
     const whole = brief(scanLines(lines, set));
     expect(whole.filter((w) => w.startsWith("private-key"))).toEqual(["private-key@4294:1", "private-key@8590:1"]);
     expect(whole).toHaveLength(21 + 2);
@@ -109,7 +112,9 @@ describe("secret/unscanned: a stream that breaks is an error, never a pass", () 
       },
     });
     const got = await scan([file]);
-    expect(got.map((a) => `${a.rule} ${a.severity} ${a.status ?? "open"} ${a.file}`)).toEqual(["secret/unscanned error open data/dump.txt"]);
+    expect(got.map((a) => `${a.rule} ${a.severity} ${a.status ?? "open"} ${a.file}`)).toEqual([
+      "secret/unscanned error open data/dump.txt",
+    ]);
     expect(got[0]?.message).toMatch(/could not be scanned for secrets \(ENOENT.*secrets\.exclude/);
     expect(got[0]?.data).toMatchObject({ size_bytes: 50_000_000 });
   });

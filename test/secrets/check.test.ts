@@ -13,7 +13,11 @@ test("an invalid user pattern is an error naming it", async () => {
 
 describe("no raw value outside Report.secret", () => {
   const all = Object.entries(FAKE).map(([k, v]) =>
-    k === "privateKeyBody" ? `-----BEGIN PRIVATE KEY-----\n${v}\n-----END PRIVATE KEY-----` : k === "awsSecret" ? `aws_secret_access_key = ${v}` : `X_TOKEN=${v}`,
+    k === "privateKeyBody"
+      ? `-----BEGIN PRIVATE KEY-----\n${v}\n-----END PRIVATE KEY-----`
+      : k === "awsSecret"
+        ? `aws_secret_access_key = ${v}`
+        : `X_TOKEN=${v}`,
   );
   test.each([[{}], [{ ALLOW_SECRETS: "1" }]])("env %j: the findings never hold a value, only its redacted form", async (env) => {
     const found = await runCase(secretCase("every fake", [addedFile("a.env", all.join("\n"))], { env }), [secretScan]);

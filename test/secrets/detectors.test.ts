@@ -13,7 +13,8 @@ const set = builtinDetectors();
 const found = (text: string): { rule: string; value: string; line: number; column: number }[] =>
   scanLines(numberLines(text), set).map((m) => ({ rule: m.detector.rule, value: m.value, line: m.line, column: m.column }));
 
-const pem = (body: string, kind = "RSA "): string => `-----BEGIN ${kind}PRIVATE KEY-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END ${kind}PRIVATE KEY-----`;
+const pem = (body: string, kind = "RSA "): string =>
+  `-----BEGIN ${kind}PRIVATE KEY-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END ${kind}PRIVATE KEY-----`;
 
 // [detector, text, expected value (null: no finding)]
 const TRUE_POSITIVES: [string, string, string][] = [
@@ -31,7 +32,11 @@ const TRUE_POSITIVES: [string, string, string][] = [
   ["gitlab-token", `GITLAB_TOKEN=${FAKE.glpat}`, FAKE.glpat],
   ["slack-token", `SLACK_BOT=${FAKE.slack}`, FAKE.slack],
   ["private-key", pem(FAKE.privateKeyBody), FAKE.privateKeyBody],
-  ["private-key", `{"private_key": "-----BEGIN PRIVATE KEY-----\\n${FAKE.privateKeyBody}\\n-----END PRIVATE KEY-----\\n"}`, FAKE.privateKeyBody],
+  [
+    "private-key",
+    `{"private_key": "-----BEGIN PRIVATE KEY-----\\n${FAKE.privateKeyBody}\\n-----END PRIVATE KEY-----\\n"}`,
+    FAKE.privateKeyBody,
+  ],
   ["anthropic-api-key", `ANTHROPIC_API_KEY=${FAKE.anthropic}`, FAKE.anthropic],
   ["openai-api-key", `OPENAI_API_KEY=${FAKE.openai}`, FAKE.openai],
   ["openai-api-key", `openai.api_key = '${FAKE.openaiLegacy}'`, FAKE.openaiLegacy],
@@ -67,7 +72,10 @@ const FALSE_POSITIVES: [string, string][] = [
   ["glpat- too short", "glpat-abc"],
   ["xox with no digits", "xoxb-notatoken-atall"],
   ["a private key header in code", `if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):`],
-  ["a private key header in code, a public key block after it", `if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):\n-----BEGIN PUBLIC KEY-----\n${FAKE.privateKeyBody}\n-----END PUBLIC KEY-----`],
+  [
+    "a private key header in code, a public key block after it",
+    `if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):\n-----BEGIN PUBLIC KEY-----\n${FAKE.privateKeyBody}\n-----END PUBLIC KEY-----`,
+  ],
   ["a public key block", `-----BEGIN PUBLIC KEY-----\n${FAKE.privateKeyBody}\n-----END PUBLIC KEY-----`],
   ["sk- inside a word", `ask-${FAKE.openaiLegacy.slice(3)}`],
   ["sk- too short", "sk-abc"],
@@ -157,7 +165,16 @@ describe("detectors: linear time", () => {
   }
 
   test("every detector together: a 1 MiB line of each adversarial kind finishes", () => {
-    const lines = [fill("akia"), fill("token="), fill("eyJ"), fill("://a:b@"), fill("${X:-"), fill("{{ default('"), fill(".a"), "x".repeat(MiB)];
+    const lines = [
+      fill("akia"),
+      fill("token="),
+      fill("eyJ"),
+      fill("://a:b@"),
+      fill("${X:-"),
+      fill("{{ default('"),
+      fill(".a"),
+      "x".repeat(MiB),
+    ];
     for (const text of lines) expect(() => scanLines([{ line: 1, text }], set)).not.toThrow();
   }, 60_000);
 
@@ -180,31 +197,73 @@ describe("rules/secrets.yaml", () => {
   test("holds every detector of contract section 9 and the built-in placeholders", () => {
     const ids = set.detectors.map((d) => d.id);
     for (const id of [
-      "aws-access-key-id", "aws-secret-access-key", "github-token", "github-pat", "gitlab-token", "slack-token", "private-key",
-      "anthropic-api-key", "openai-api-key", "huggingface-token", "google-api-key", "stripe-secret-key", "jwt", "generic-secret",
-    ]) expect(ids).toContain(id);
+      "aws-access-key-id",
+      "aws-secret-access-key",
+      "github-token",
+      "github-pat",
+      "gitlab-token",
+      "slack-token",
+      "private-key",
+      "anthropic-api-key",
+      "openai-api-key",
+      "huggingface-token",
+      "google-api-key",
+      "stripe-secret-key",
+      "jwt",
+      "generic-secret",
+    ])
+      expect(ids).toContain(id);
     expect(ids).toHaveLength(56);
     // Every detector blocks: the specific formats and, above its entropy floor, the generic one.
     expect(set.detectors.filter((d) => d.severity !== "error").map((d) => d.id)).toEqual([]);
     expect(ids.at(-1)).toBe("generic-secret");
     expect(ids.indexOf("anthropic-api-key")).toBeLessThan(ids.indexOf("openai-api-key"));
-    for (const v of ["AKIAIOSFODNN7EXAMPLE", "AKIAI44QH8DHBEXAMPLE", "ASIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "AKIA0000000000000EXAMPLE"]) {
+    for (const v of [
+      "AKIAIOSFODNN7EXAMPLE",
+      "AKIAI44QH8DHBEXAMPLE",
+      "ASIAIOSFODNN7EXAMPLE",
+      "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+      "AKIA0000000000000EXAMPLE",
+    ]) {
       expect(set.placeholders.values).toContain(v);
     }
   });
 
   test("secret/scan reports one rule per detector plus the skipped rule; the audit rules are registered", () => {
-    expect((secretScan.family ?? []).map((r) => `${r.id}:${r.severity}`)).toEqual([...set.detectors.map((d) => `${d.rule}:${d.severity}`), "secret/skipped:notice", "secret/ignore-unused:notice", "secret/ignore-invalid:error", "secret/unscanned:error"]);
+    expect((secretScan.family ?? []).map((r) => `${r.id}:${r.severity}`)).toEqual([
+      ...set.detectors.map((d) => `${d.rule}:${d.severity}`),
+      "secret/skipped:notice",
+      "secret/ignore-unused:notice",
+      "secret/ignore-invalid:error",
+      "secret/unscanned:error",
+    ]);
     const registered = new Set(RULES.map((r) => `${r.id}:${r.severity}`));
-    for (const id of [...set.detectors.map((d) => `${d.rule}:${d.severity}`), "secret/skipped:notice", "secret/unscanned:error", "audit/override-unneeded:notice", "audit/secret-landed:error", "audit/bypass:error", "audit/verdict-mismatch:error"]) {
+    for (const id of [
+      ...set.detectors.map((d) => `${d.rule}:${d.severity}`),
+      "secret/skipped:notice",
+      "secret/unscanned:error",
+      "audit/override-unneeded:notice",
+      "audit/secret-landed:error",
+      "audit/bypass:error",
+      "audit/verdict-mismatch:error",
+    ]) {
       expect(registered.has(id), id).toBe(true);
     }
   });
 
   test.each([
     ["a duplicate id", text.replace("id: github-pat", "id: github-token"), /listed twice/],
-    ["a bad regex", text.replace("regex: 'hf_[A-Za-z0-9]{30}'", "regex: 'hf_[A-Z'"), /detectors\.17\.regex: not a valid regular expression/],
-    ["an uppercase file_context", text.replace("file_context: [service_account]", "file_context: [Service_account]"), /file_context entries are lowercase/],
+    [
+      "a bad regex",
+      text.replace("regex: 'hf_[A-Za-z0-9]{30}'", "regex: 'hf_[A-Z'"),
+      /detectors\.17\.regex: not a valid regular expression/,
+    ],
+    [
+      "an uppercase file_context",
+      text.replace("file_context: [service_account]", "file_context: [Service_account]"),
+      /file_context entries are lowercase/,
+    ],
     ["a lookup name that is not a word", text.replace("lookups: [lookup, query, q]", "lookups: [lookup(]"), /references\.lookups/],
     ["an unknown key", text.replace("  - id: jwt\n", "  - id: jwt\n    colour: red\n"), /unknown key "colour"/],
     ["an uppercase keyword", text.replace("keywords: [eyj]", "keywords: [eyJ]"), /keywords are lowercase/],

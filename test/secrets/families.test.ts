@@ -6,7 +6,8 @@ import { numberLines, scanLines } from "../../src/secrets/scan.js";
 import { ALPHA, SAMPLE, rand } from "./families.js";
 
 const set = builtinDetectors();
-const found = (text: string): { rule: string; value: string }[] => scanLines(numberLines(text), set).map((m) => ({ rule: m.detector.rule, value: m.value }));
+const found = (text: string): { rule: string; value: string }[] =>
+  scanLines(numberLines(text), set).map((m) => ({ rule: m.detector.rule, value: m.value }));
 const S = SAMPLE as Record<string, string> & { [k: string]: string };
 const v = (id: string): string => {
   const x = S[id];
@@ -40,7 +41,11 @@ const TRUE_POSITIVES: [string, string, string][] = [
   ["npm-token", `//registry.npmjs.org/:_authToken=${v("npm-token")}`, v("npm-token")],
   ["pypi-token", `password = ${v("pypi-token")}`, v("pypi-token")],
   ["docker-hub-token", `DOCKERHUB_TOKEN=${v("docker-hub-token")}`, v("docker-hub-token")],
-  ["azure-storage-key", `AZ=DefaultEndpointsProtocol=https;AccountName=fleet;AccountKey=${v("azure-storage-key")};EndpointSuffix=core.windows.net`, v("azure-storage-key")],
+  [
+    "azure-storage-key",
+    `AZ=DefaultEndpointsProtocol=https;AccountName=fleet;AccountKey=${v("azure-storage-key")};EndpointSuffix=core.windows.net`,
+    v("azure-storage-key"),
+  ],
   ["azure-ad-client-secret", `AZURE_CLIENT_SECRET=${v("azure-ad-client-secret")}`, v("azure-ad-client-secret")],
   ["twilio-api-key", `TWILIO_API_KEY=${v("twilio-api-key")}`, v("twilio-api-key")],
   ["twilio-auth-token", `TWILIO_AUTH_TOKEN=${v("twilio-auth-token")}`, v("twilio-auth-token")],
@@ -120,7 +125,7 @@ const FALSE_POSITIVES: [string, string, string][] = [
   ["heroku-api-key-legacy", "a UUID with no heroku name", `request_id=${[8, 4, 4, 4, 12].map((n) => rand(ALPHA.hex, n)).join("-")}`],
   ["grafana-cloud-token", "too short", "glc_abc"],
   ["grafana-service-account-token", "too short", "glsa_abc_def"],
-  ["grafana-api-key", "a short base64 of {\"k\":", "eyJrIjoiYWJj"],
+  ["grafana-api-key", 'a short base64 of {"k":', "eyJrIjoiYWJj"],
   ["sentry-token", "too short", "sntryu_abc"],
   ["linear-api-key", "too short", "lin_api_abc"],
   ["postman-api-key", "too short", "PMAK-abc"],
@@ -149,7 +154,18 @@ describe("every detector has rows", () => {
     const tp = new Set(TRUE_POSITIVES.map((r) => r[0]));
     const fp = new Set(FALSE_POSITIVES.map((r) => r[0]));
     // The detectors of the first release keep their rows in detectors.test.ts.
-    const older = ["aws-secret-access-key", "github-token", "github-pat", "gitlab-token", "slack-token", "private-key", "anthropic-api-key", "openai-api-key", "aws-access-key-id", "jwt"];
+    const older = [
+      "aws-secret-access-key",
+      "github-token",
+      "github-pat",
+      "gitlab-token",
+      "slack-token",
+      "private-key",
+      "anthropic-api-key",
+      "openai-api-key",
+      "aws-access-key-id",
+      "jwt",
+    ];
     for (const d of set.detectors) {
       if (d.id === "gcp-service-account" || d.id === "private-key" || d.id === "aws-secret-access-key") continue; // multi-line: rows below / in detectors.test.ts
       expect(tp.has(d.id), `${d.id} has a true-positive row`).toBe(true);
@@ -176,7 +192,15 @@ describe("false positives", () => {
 describe("GCP service-account JSON", () => {
   const body = rand(ALPHA.b64, 200);
   const json = (type: string): string =>
-    [`{`, `  "type": "${type}",`, `  "project_id": "fleet",`, `  "private_key_id": "${rand(ALPHA.hex, 40)}",`, `  "private_key": "-----BEGIN PRIVATE KEY-----\\n${body}\\n-----END PRIVATE KEY-----\\n",`, `  "client_email": "svc@fleet.iam.gserviceaccount.com"`, `}`].join("\n");
+    [
+      `{`,
+      `  "type": "${type}",`,
+      `  "project_id": "fleet",`,
+      `  "private_key_id": "${rand(ALPHA.hex, 40)}",`,
+      `  "private_key": "-----BEGIN PRIVATE KEY-----\\n${body}\\n-----END PRIVATE KEY-----\\n",`,
+      `  "client_email": "svc@fleet.iam.gserviceaccount.com"`,
+      `}`,
+    ].join("\n");
   test.each([
     ["a service-account file", json("service_account"), ["secret/gcp-service-account"]],
     ["the same key in another JSON is a private key block", json("authorized_user"), ["secret/private-key"]],

@@ -21,7 +21,13 @@ export function rand(alphabet: string, n: number): string {
   for (;;) {
     let s = "";
     for (let i = 0; i < n; i++) s += alphabet[Math.floor(next() * alphabet.length)];
-    if (!/[a-z]/.test(alphabet) || !/[A-Z]/.test(alphabet) || n < 8 || (/[a-z]/.test(s) && /[A-Z]/.test(s) && /[0-9]/.test(s) === /[0-9]/.test(alphabet))) return s;
+    if (
+      !/[a-z]/.test(alphabet) ||
+      !/[A-Z]/.test(alphabet) ||
+      n < 8 ||
+      (/[a-z]/.test(s) && /[A-Z]/.test(s) && /[0-9]/.test(s) === /[0-9]/.test(alphabet))
+    )
+      return s;
   }
 }
 const j = (...p: string[]): string => p.join("");
@@ -36,9 +42,24 @@ export const SAMPLE: Record<string, string> = {
   "gitlab-token": j("glpat", "-", rand(ALPHA.url64, 20)),
   "gitlab-other-token": j("glrt", "-", rand(ALPHA.alnum, 20)),
   "slack-config-token": j("xoxe", ".xoxp-1-", rand(ALPHA.alnum, 163)),
-  "slack-app-token": j("xapp", "-1-A0", rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 9), "-", rand(ALPHA.digits, 13), "-", rand(ALPHA.hex, 64)),
+  "slack-app-token": j(
+    "xapp",
+    "-1-A0",
+    rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 9),
+    "-",
+    rand(ALPHA.digits, 13),
+    "-",
+    rand(ALPHA.hex, 64),
+  ),
   "slack-token": j("xoxb", "-", rand(ALPHA.digits, 12), "-", rand(ALPHA.digits, 13), "-", rand(ALPHA.alnum, 24)),
-  "slack-webhook": j("T0", rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8), "/B0", rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8), "/", rand(ALPHA.alnum, 24)),
+  "slack-webhook": j(
+    "T0",
+    rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8),
+    "/B0",
+    rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8),
+    "/",
+    rand(ALPHA.alnum, 24),
+  ),
   "age-secret-key": j("AGE-SECRET", "-KEY-1", rand(ALPHA.bech32, 58)),
   "anthropic-api-key": j("sk-ant", "-api03-", rand(ALPHA.url64, 93), "AA"),
   "openai-api-key": j("sk-", "proj-", rand(ALPHA.url64, 48)),
@@ -56,7 +77,13 @@ export const SAMPLE: Record<string, string> = {
   "twilio-api-key": j("SK", rand(ALPHA.hex, 32)),
   "twilio-auth-token": rand(ALPHA.hex, 32),
   "sendgrid-api-key": j("SG", ".", rand(ALPHA.url64, 22), ".", rand(ALPHA.url64, 43)),
-  "discord-bot-token": j(b64url(rand("123456789", 1) + rand(ALPHA.digits, 17)).slice(0, 24), ".", rand(ALPHA.url64, 6), ".", rand(ALPHA.url64, 38)),
+  "discord-bot-token": j(
+    b64url(rand("123456789", 1) + rand(ALPHA.digits, 17)).slice(0, 24),
+    ".",
+    rand(ALPHA.url64, 6),
+    ".",
+    rand(ALPHA.url64, 38),
+  ),
   "discord-webhook": j(rand(ALPHA.digits, 19), "/", rand(ALPHA.url64, 68)),
   "teams-webhook": j(uuid(), "@", uuid(), "/IncomingWebhook/", rand(ALPHA.hex, 32), "/", uuid()),
   "telegram-bot-token": j(rand(ALPHA.digits, 10), ":AA", rand(ALPHA.url64, 33)),
@@ -78,7 +105,13 @@ export const SAMPLE: Record<string, string> = {
   "pulumi-token": j("pul", "-", rand(ALPHA.hex, 40)),
   "onepassword-service-token": j("ops", "_eyJ", rand(ALPHA.b64, 300)),
   "newrelic-key": j("NRAK", "-", rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 27)),
-  "jwt": j(b64url('{"alg":"HS256","typ":"JWT"}'), ".", b64url(`{"sub":"${rand(ALPHA.alnum, 10)}","iat":1760000000}`), ".", rand(ALPHA.url64, 43)),
+  jwt: j(
+    b64url('{"alg":"HS256","typ":"JWT"}'),
+    ".",
+    b64url(`{"sub":"${rand(ALPHA.alnum, 10)}","iat":1760000000}`),
+    ".",
+    rand(ALPHA.url64, 43),
+  ),
   "jwt-unsigned": j(b64url('{"alg":"none","typ":"JWT"}'), ".", b64url(`{"sub":"${rand(ALPHA.alnum, 10)}","admin":true}`), "."),
   "database-url-password": rand(ALPHA.alnum, 20),
   "basic-auth-url": rand(ALPHA.alnum, 18),
@@ -87,13 +120,22 @@ export const SAMPLE: Record<string, string> = {
 
 /** A line that carries a sample of this family the way it appears in files (its name, its URL). */
 export const lineFor = (id: string, value: string): string =>
-  id === "database-url-password" ? `DATABASE_URL=postgres://app:${value}@db/app`
-  : id === "basic-auth-url" ? `URL=https://u:${value}@h.test/`
-  : id === "slack-webhook" ? `https://hooks.slack.com/services/${value}`
-  : id === "discord-webhook" ? `https://discord.com/api/webhooks/${value}`
-  : id === "teams-webhook" ? `https://a.webhook.office.com/webhookb2/${value}`
-  : id === "azure-storage-key" ? `AccountKey=${value}`
-  : id === "twilio-auth-token" ? `TWILIO_AUTH_TOKEN=${value}`
-  : id === "heroku-api-key-legacy" ? `HEROKU_API_KEY=${value}`
-  : id === "vault-token-legacy" ? `VAULT_TOKEN=${value}`
-  : `X=${value}`;
+  id === "database-url-password"
+    ? `DATABASE_URL=postgres://app:${value}@db/app`
+    : id === "basic-auth-url"
+      ? `URL=https://u:${value}@h.test/`
+      : id === "slack-webhook"
+        ? `https://hooks.slack.com/services/${value}`
+        : id === "discord-webhook"
+          ? `https://discord.com/api/webhooks/${value}`
+          : id === "teams-webhook"
+            ? `https://a.webhook.office.com/webhookb2/${value}`
+            : id === "azure-storage-key"
+              ? `AccountKey=${value}`
+              : id === "twilio-auth-token"
+                ? `TWILIO_AUTH_TOKEN=${value}`
+                : id === "heroku-api-key-legacy"
+                  ? `HEROKU_API_KEY=${value}`
+                  : id === "vault-token-legacy"
+                    ? `VAULT_TOKEN=${value}`
+                    : `X=${value}`;

@@ -26,14 +26,33 @@ export const FAKE = {
   hf: j("hf_", "QwErTyUiOpAsDfGhJkLzXcVbNm1234Ab"),
   google: j("AIza", "SyA1b2C3d4E5f6G7h8I9j0K_L-mNoPqRsTu"),
   stripe: j("sk_live_", "51HqLm2Xz9Kp4Rv8Wn3Yb6Hc"),
-  jwt: j("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", ".", "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ", ".", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"),
+  jwt: j(
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+    ".",
+    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ",
+    ".",
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+  ),
   generic: j("Tr0ub4dor", "&3xK9mQz", "!Lp2"),
-  privateKeyBody: j("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7", "VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu"),
+  privateKeyBody: j(
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7",
+    "VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu",
+  ),
 };
 
 export function addedFile(path: string, text: string, extra: Partial<ChangedFile> = {}): ChangedFile {
   const lines = numberLines(text);
-  return { path, oldPath: null, status: "added", before: null, after: text, binary: false, size: Buffer.byteLength(text), addedLines: lines, ...extra };
+  return {
+    path,
+    oldPath: null,
+    status: "added",
+    before: null,
+    after: text,
+    binary: false,
+    size: Buffer.byteLength(text),
+    addedLines: lines,
+    ...extra,
+  };
 }
 
 export interface CaseOptions {
@@ -47,7 +66,11 @@ export interface CaseOptions {
 /** A rule-tester case: a staged change adding these files, under kvgate.yaml's secrets settings. */
 export function secretCase(name: string, files: ChangedFile[], o: CaseOptions = {}): Case {
   const policy = resolvePolicy(DEFAULTS, {
-    secrets: { placeholders: { values: o.values ?? [], patterns: o.patterns ?? [] }, override: o.override ?? "ALLOW_SECRETS", exclude: o.exclude ?? [] },
+    secrets: {
+      placeholders: { values: o.values ?? [], patterns: o.patterns ?? [] },
+      override: o.override ?? "ALLOW_SECRETS",
+      exclude: o.exclude ?? [],
+    },
   });
   const fleet: FleetState = { services: [], tenants: [], cards: [], ledgerFacts: {}, paths: files.map((f) => f.path) };
   return { name, fleet, before: null, kind: "staged", changed: files, policy, env: o.env ?? {} };

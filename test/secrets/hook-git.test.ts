@@ -36,7 +36,14 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function repo(): { dir: string; git: (...a: string[]) => string; env: NodeJS.ProcessEnv } {
   const dir = mkdtempSync(join(work, "r-"));
-  const env = { ...process.env, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@x", GIT_EDITOR: "true" };
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: "T",
+    GIT_AUTHOR_EMAIL: "t@x",
+    GIT_COMMITTER_NAME: "T",
+    GIT_COMMITTER_EMAIL: "t@x",
+    GIT_EDITOR: "true",
+  };
   const git = (...a: string[]): string => execFileSync("git", a, { cwd: dir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   git("init", "-q", "-b", "main");
   git("config", "commit.gpgsign", "false");
@@ -50,18 +57,31 @@ function repo(): { dir: string; git: (...a: string[]) => string; env: NodeJS.Pro
 function recordPass(git: (...a: string[]) => string, dir: string): string {
   const tree = git("write-tree").trim();
   const store = resolve(dir, git("rev-parse", "--git-path", "kvgate").trim());
-  execFileSync(process.execPath, ["--input-type=module", "-e", `
+  execFileSync(process.execPath, [
+    "--input-type=module",
+    "-e",
+    `
     const { saveVerdict } = await import(${JSON.stringify(join(work, "verdict.mjs"))});
-    saveVerdict(${JSON.stringify(store)}, ${JSON.stringify(tree)}, { version: 1, tree: ${JSON.stringify(tree)}, verdict: "pass", at: "", allowed: [] });`]);
+    saveVerdict(${JSON.stringify(store)}, ${JSON.stringify(tree)}, { version: 1, tree: ${JSON.stringify(tree)}, verdict: "pass", at: "", allowed: [] });`,
+  ]);
   return tree;
 }
 
 beforeAll(async () => {
-  await build({ entryPoints: [join(root, "src/secrets/verdict.ts")], bundle: true, platform: "node", format: "esm", outfile: join(work, "verdict.mjs"), logLevel: "error" });
+  await build({
+    entryPoints: [join(root, "src/secrets/verdict.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: join(work, "verdict.mjs"),
+    logLevel: "error",
+  });
 });
 
 const kvgateTrailers = (git: (...a: string[]) => string, rev = "HEAD"): string[] =>
-  git("log", "-1", "--format=%(trailers:key=Kvgate-Verdict,valueonly)", rev).split("\n").filter((l) => l.trim() !== "");
+  git("log", "-1", "--format=%(trailers:key=Kvgate-Verdict,valueonly)", rev)
+    .split("\n")
+    .filter((l) => l.trim() !== "");
 const body = (git: (...a: string[]) => string, rev = "HEAD"): string => `${git("log", "-1", "--format=%B", rev).trimEnd()}\n`;
 
 describe("prepare-commit-msg in a real repository", () => {

@@ -17,16 +17,41 @@ describe("item 2: references are only references; literal defaults are scanned",
     ["a shell default ${X:-…}", "a.env", `AWS_ACCESS_KEY_ID=\${AWS_ACCESS_KEY_ID:-${AWS}}`, ["secret/aws-access-key-id open error 1"]],
     ["a shell default ${X-…}", "a.env", `AWS_ACCESS_KEY_ID=\${AWS_ACCESS_KEY_ID-${AWS}}`, ["secret/aws-access-key-id open error 1"]],
     ["a shell default ${X:=…}", "a.sh", `: "\${KEY:=${AWS}}"`, ["secret/aws-access-key-id open error 1"]],
-    ["a compose environment default", "compose.yaml", `    environment:\n      - HF_TOKEN=\${HF_TOKEN:-${FAKE.hf}}`, ["secret/huggingface-token open error 2"]],
+    [
+      "a compose environment default",
+      "compose.yaml",
+      `    environment:\n      - HF_TOKEN=\${HF_TOKEN:-${FAKE.hf}}`,
+      ["secret/huggingface-token open error 2"],
+    ],
     ["a generic password as a shell default", "a.env", `DB_PASSWORD=\${DB_PASSWORD:-${GEN}}`, ["secret/generic-secret open error 1"]],
-    ["an Ansible default('…')", "p.yml", `aws_key: "{{ lookup('env', 'AWS_KEY') | default('${AWS}') }}"`, ["secret/aws-access-key-id open error 1"]],
-    ["an Ansible default(\"…\") on a password var", "p.yml", `db_password: '{{ vault_db_password | default("${GEN}") }}'`, ["secret/generic-secret open error 1"]],
+    [
+      "an Ansible default('…')",
+      "p.yml",
+      `aws_key: "{{ lookup('env', 'AWS_KEY') | default('${AWS}') }}"`,
+      ["secret/aws-access-key-id open error 1"],
+    ],
+    [
+      'an Ansible default("…") on a password var',
+      "p.yml",
+      `db_password: '{{ vault_db_password | default("${GEN}") }}'`,
+      ["secret/generic-secret open error 1"],
+    ],
     ["any string literal inside {{ }}", "p.yml", `key: "{{ '${AWS}' }}"`, ["secret/aws-access-key-id open error 1"]],
-    ["a specific key inside a lookup's terms is still a key", "p.yml", `t: "{{ lookup('hashi_vault', 'secret=kv/app token=${SAMPLE["vault-token"]}') }}"`, ["secret/vault-token open error 1"]],
+    [
+      "a specific key inside a lookup's terms is still a key",
+      "p.yml",
+      `t: "{{ lookup('hashi_vault', 'secret=kv/app token=${SAMPLE["vault-token"]}') }}"`,
+      ["secret/vault-token open error 1"],
+    ],
     ["${NAME}: a name", "a.env", `AWS_ACCESS_KEY_ID=\${${AWS}}`, []],
     ["${NAME} of a password: a name", "a.env", "DB_PASSWORD=${DB_PASSWORD}", []],
     ["{{ name }}: a name", "p.yml", `key: "{{ ${AWS} }}"`, []],
-    ["a vault lookup with nothing literal", "p.yml", `password: "{{ lookup('hashi_vault', 'secret=kv/data/app:Zx9Cv8Bn7Mq6Wl5Ek4Rj') }}"`, []],
+    [
+      "a vault lookup with nothing literal",
+      "p.yml",
+      `password: "{{ lookup('hashi_vault', 'secret=kv/data/app:Zx9Cv8Bn7Mq6Wl5Ek4Rj') }}"`,
+      [],
+    ],
     ["a query() lookup", "p.yml", `password: "{{ query('community.hashi_vault.vault_read', 'kv/Zx9Cv8Bn7Mq6Wl5Ek4Rj') }}"`, []],
     ["a GitHub Actions secret", "ci.yml", "  AWS_KEY: ${{ secrets.AWS_ACCESS_KEY_ID }}", []],
     ["a vault: prefix", "a.env", `AWS_ACCESS_KEY_ID=vault:${AWS}`, []],
@@ -44,7 +69,12 @@ describe("item 5: keys glued to other text", () => {
     ["glued to a lowercase word", `key${AWS}`, "secret/aws-access-key-id", AWS],
     ["a GitHub token after an escaped newline", `"a\\n${FAKE.ghp}"`, "secret/github-token", FAKE.ghp],
     ["a GitHub token URL-encoded", `t%3D${FAKE.ghp}`, "secret/github-token", FAKE.ghp],
-    ["a Telegram token in the Bot API path", `https://api.telegram.org/bot${SAMPLE["telegram-bot-token"]}/getMe`, "secret/telegram-bot-token", SAMPLE["telegram-bot-token"] ?? ""],
+    [
+      "a Telegram token in the Bot API path",
+      `https://api.telegram.org/bot${SAMPLE["telegram-bot-token"]}/getMe`,
+      "secret/telegram-bot-token",
+      SAMPLE["telegram-bot-token"] ?? "",
+    ],
   ])("%s", async (_case, text, rule, value) => {
     const rs = await scan([addedFile("a.txt", text)]);
     expect(brief(rs)).toEqual([`${rule} open error 1`]);
@@ -70,7 +100,11 @@ describe("item 1: placeholders by shape are exempt, reported, never dropped", ()
     ["the SigV4 example secret", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "secret/aws-secret-access-key"],
     ["a Firebase SDK example key", "apiKey: 'AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU'", "secret/google-api-key"],
     ["Stripe's docs test key", "STRIPE_KEY=sk_test_4eC39HqLyjWDarjtT1zdp7dc", "secret/stripe-secret-key"],
-    ["the jwt.io example token", "Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", "secret/jwt"],
+    [
+      "the jwt.io example token",
+      "Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+      "secret/jwt",
+    ],
     ["one repeated character", `NPM_TOKEN=npm_${x(36, "a")}`, "secret/npm-token"],
     ["a run of zeros", `DO_TOKEN=dop_v1_${x(64, "0")}`, "secret/digitalocean-token"],
     ["your_…_here", "GITLAB_TOKEN=glpat-your-gitlab-token-here", "secret/gitlab-token"],
@@ -87,7 +121,12 @@ describe("item 1: placeholders by shape are exempt, reported, never dropped", ()
   test("a real key on the same line as a placeholder is still found", async () => {
     const rs = await scan([addedFile("a.env", `EXAMPLE=ghp_${x(36)} REAL=${FAKE.ghp} AKIA${x(16, "X")} ${AWS}`)]);
     // Errors sort before notices (the pipeline's order); each value is judged alone.
-    expect(brief(rs)).toEqual(["secret/aws-access-key-id open error 1", "secret/github-token open error 1", "secret/aws-access-key-id exempt notice 1", "secret/github-token exempt notice 1"]);
+    expect(brief(rs)).toEqual([
+      "secret/aws-access-key-id open error 1",
+      "secret/github-token open error 1",
+      "secret/aws-access-key-id exempt notice 1",
+      "secret/github-token exempt notice 1",
+    ]);
   });
 
   test.each([
@@ -111,8 +150,12 @@ describe("item 6: user placeholder patterns run in linear time", () => {
   }, 60_000);
 
   test("a user pattern still exempts what it fully matches (RE2 syntax)", async () => {
-    expect(brief(await scan([addedFile("a.env", `A=${AWS}`)], { patterns: ["AKIA[A-Z0-9]{16}"] }))).toEqual(["secret/aws-access-key-id exempt notice 1"]);
-    expect(brief(await scan([addedFile("a.env", `A=${AWS}`)], { patterns: ["(?i)akia[a-z0-9]{16}"] }))).toEqual(["secret/aws-access-key-id exempt notice 1"]);
+    expect(brief(await scan([addedFile("a.env", `A=${AWS}`)], { patterns: ["AKIA[A-Z0-9]{16}"] }))).toEqual([
+      "secret/aws-access-key-id exempt notice 1",
+    ]);
+    expect(brief(await scan([addedFile("a.env", `A=${AWS}`)], { patterns: ["(?i)akia[a-z0-9]{16}"] }))).toEqual([
+      "secret/aws-access-key-id exempt notice 1",
+    ]);
   });
 
   test.each([

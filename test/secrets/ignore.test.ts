@@ -9,7 +9,16 @@ import { isExpired, parseIgnore } from "../../src/secrets/ignore.js";
 
 interface Out {
   verdict: string;
-  findings: { rule: string; status: string; severity: string; file: string; line: number | null; message: string; reason?: string; fingerprint: string }[];
+  findings: {
+    rule: string;
+    status: string;
+    severity: string;
+    file: string;
+    line: number | null;
+    message: string;
+    reason?: string;
+    fingerprint: string;
+  }[];
 }
 const json = (stdout: string): Out => JSON.parse(stdout) as Out;
 const brief = (o: Out): string[] => o.findings.map((f) => `${f.rule} ${f.status} ${f.file}:${f.line}`);
@@ -20,7 +29,11 @@ const FP_GHP = secretFingerprint(FAKE.ghp);
 describe("parseIgnore: one fingerprint a line, reason, @owner, until", () => {
   test.each([
     ["fingerprint alone", "sha256:0123456789ab", { fingerprint: "sha256:0123456789ab", reason: "", owner: null, until: null, line: 1 }],
-    ["with reason, owner and date", "sha256:0123456789ab  # AWS docs example in runbook @ops-team until 2027-03-31", { reason: "AWS docs example in runbook @ops-team until 2027-03-31", owner: "ops-team", until: "2027-03-31" }],
+    [
+      "with reason, owner and date",
+      "sha256:0123456789ab  # AWS docs example in runbook @ops-team until 2027-03-31",
+      { reason: "AWS docs example in runbook @ops-team until 2027-03-31", owner: "ops-team", until: "2027-03-31" },
+    ],
     ["CRLF and indentation", "  sha256:0123456789ab # ok\r", { reason: "ok", owner: null }],
   ])("%s", (_c, text, want) => {
     const l = parseIgnore(text, "2026-12-02");
@@ -72,7 +85,11 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     const r = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
     expect(r.code).toBe(1);
     const out = json(r.stdout);
-    expect(brief(out)).toEqual(["secret/aws-access-key-id exempt docs/runbook.env:1", "secret/github-token open docs/runbook.env:2", "secret/aws-access-key-id exempt other/place.txt:3"]);
+    expect(brief(out)).toEqual([
+      "secret/aws-access-key-id exempt docs/runbook.env:1",
+      "secret/github-token open docs/runbook.env:2",
+      "secret/aws-access-key-id exempt other/place.txt:3",
+    ]);
     expect(out.findings[0]?.reason).toBe("the runbook's sample key @ops until 2999-12-31");
     expect(out.findings[0]?.severity).toBe("notice");
     for (const v of [FAKE.awsId, FAKE.ghp]) expect(r.stdout).not.toContain(v);
@@ -84,7 +101,9 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     repo.stage();
     const r = kvgate(["check", "--staged"], { cwd: repo.dir });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/docs\/runbook\.env:1 notice \(exempt\) secret\/aws-access-key-id AWS access key id AKIA…BN is accepted by \.kvgateignore line 1\n +↳ listed in \.kvgateignore/);
+    expect(r.stdout).toMatch(
+      /docs\/runbook\.env:1 notice \(exempt\) secret\/aws-access-key-id AWS access key id AKIA…BN is accepted by \.kvgateignore line 1\n +↳ listed in \.kvgateignore/,
+    );
   });
 
   test("an expired entry no longer exempts, and the finding says so", async () => {
@@ -95,7 +114,9 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     expect(r.code).toBe(1);
     const f = json(r.stdout).findings[0];
     expect(`${f?.rule} ${f?.status} ${f?.severity}`).toBe("secret/aws-access-key-id open error");
-    expect(f?.message).toMatch(/its \.kvgateignore entry at line 1 expired after 2001-01-31: review the value and renew the date, or rotate it/);
+    expect(f?.message).toMatch(
+      /its \.kvgateignore entry at line 1 expired after 2001-01-31: review the value and renew the date, or rotate it/,
+    );
   });
 
   test("under --all: an entry that matches nothing is the notice secret/ignore-unused at its line", async () => {
@@ -106,8 +127,14 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     repo.commit("a");
     const r = kvgate(["check", "--all", "--format", "json"], { cwd: repo.dir });
     expect(r.code).toBe(0);
-    expect(brief(json(r.stdout))).toEqual(["secret/ignore-unused open .kvgateignore:2", "secret/aws-access-key-id exempt docs/a.env:1", "fleet/no-services open null:null"]);
-    expect(json(r.stdout).findings[0]?.message).toBe(`.kvgateignore lists ${FP_GHP}, which no file in the tree holds any more: remove the line`);
+    expect(brief(json(r.stdout))).toEqual([
+      "secret/ignore-unused open .kvgateignore:2",
+      "secret/aws-access-key-id exempt docs/a.env:1",
+      "fleet/no-services open null:null",
+    ]);
+    expect(json(r.stdout).findings[0]?.message).toBe(
+      `.kvgateignore lists ${FP_GHP}, which no file in the tree holds any more: remove the line`,
+    );
   });
 
   test("a malformed .kvgateignore, when it changes: secret/ignore-invalid at the line, an error", async () => {
@@ -118,7 +145,9 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     expect(r.code).toBe(1);
     const out = json(r.stdout);
     expect(brief(out)).toEqual(["secret/ignore-invalid open .kvgateignore:2"]);
-    expect(out.findings[0]?.message).toMatch(/"sha256:nothex" is not a fingerprint as kvgate prints it: a line is `sha256:<12 hex> # reason @owner until YYYY-MM-DD`/);
+    expect(out.findings[0]?.message).toMatch(
+      /"sha256:nothex" is not a fingerprint as kvgate prints it: a line is `sha256:<12 hex> # reason @owner until YYYY-MM-DD`/,
+    );
   });
 
   test("--baseline FILE: findings an earlier JSON report lists are exempt (reason baseline), even after the lines move", async () => {
@@ -150,7 +179,12 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     repo.write("docs/runbook.env", `AWS_ACCESS_KEY_ID=${FAKE.awsId}\n`);
     repo.stage();
     repo.commit("runbook");
-    const classes = (): string[] => (JSON.parse(kvgate(["audit", "--range", `${base}..HEAD`, "--format", "json"], { cwd: repo.dir }).stdout) as { commits: { classification: string }[] }).commits.map((c) => c.classification);
+    const classes = (): string[] =>
+      (
+        JSON.parse(kvgate(["audit", "--range", `${base}..HEAD`, "--format", "json"], { cwd: repo.dir }).stdout) as {
+          commits: { classification: string }[];
+        }
+      ).commits.map((c) => c.classification);
     expect(classes()).toEqual(["bypass"]);
     repo.write(".kvgateignore", `${FP_AWS} # the runbook's sample @ops\n`);
     expect(classes()).toEqual(["exempt-only"]);

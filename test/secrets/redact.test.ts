@@ -31,7 +31,9 @@ test("secretFingerprint is sha256:<first 12 hex of the value's sha256>", () => {
 describe("scrubText and scrubData", () => {
   test("every occurrence, longest secret first", () => {
     const long = `${FAKE.awsId}XYZ`;
-    expect(scrubText(`a ${FAKE.awsId} b ${long} c ${FAKE.awsId}`, [FAKE.awsId, long])).toBe(`a ${redactSecret(FAKE.awsId)} b ${redactSecret(long)} c ${redactSecret(FAKE.awsId)}`);
+    expect(scrubText(`a ${FAKE.awsId} b ${long} c ${FAKE.awsId}`, [FAKE.awsId, long])).toBe(
+      `a ${redactSecret(FAKE.awsId)} b ${redactSecret(long)} c ${redactSecret(FAKE.awsId)}`,
+    );
     expect(scrubText("nothing here", [FAKE.awsId, ""])).toBe("nothing here");
   });
   test("data: nested strings, arrays and keys; numbers untouched", () => {

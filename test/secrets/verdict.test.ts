@@ -16,12 +16,24 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const finding = (rule: string, status: string, fingerprint = "sha256:0123456789ab") => ({ rule, status, fingerprint, file: "a.env", line: 3 });
+const finding = (rule: string, status: string, fingerprint = "sha256:0123456789ab") => ({
+  rule,
+  status,
+  fingerprint,
+  file: "a.env",
+  line: 3,
+});
 
 describe("verdictRecordOf", () => {
   test.each([
     ["pass, nothing allowed", "pass", [finding("secret/aws-access-key-id", "exempt")], "pass", 0],
-    ["pass with an allowed secret", "pass", [finding("secret/aws-access-key-id", "allowed"), finding("kv/oversized", "open")], "allowed", 1],
+    [
+      "pass with an allowed secret",
+      "pass",
+      [finding("secret/aws-access-key-id", "allowed"), finding("kv/oversized", "open")],
+      "allowed",
+      1,
+    ],
     ["fail", "fail", [finding("secret/github-token", "open")], "fail", 0],
     ["fail even with allowed ones", "fail", [finding("secret/github-token", "allowed"), finding("kv/covers-context", "open")], "fail", 1],
   ] as const)("%s", (_c, verdict, findings, expected, allowed) => {
@@ -36,7 +48,13 @@ describe("verdictRecordOf", () => {
 });
 
 describe("saveVerdict / loadVerdict", () => {
-  const rec: VerdictRecord = { version: 1, tree: TREE, verdict: "allowed", at: "2026-10-05T00:00:00.000Z", allowed: [{ rule: "secret/aws-access-key-id", fingerprint: "sha256:0123456789ab", file: "a.env", line: 3 }] };
+  const rec: VerdictRecord = {
+    version: 1,
+    tree: TREE,
+    verdict: "allowed",
+    at: "2026-10-05T00:00:00.000Z",
+    allowed: [{ rule: "secret/aws-access-key-id", fingerprint: "sha256:0123456789ab", file: "a.env", line: 3 }],
+  };
   test("round trip under <git-path kvgate>/verdicts/<tree>.json", () => {
     const dir = tmp();
     saveVerdict(dir, TREE, rec);

@@ -22,7 +22,9 @@ describe.skipIf(NO_POSTGRES)("usage --litellm-db against PostgreSQL", () => {
   beforeAll(async () => {
     dir = await makeFolder();
     pg = await startPostgres();
-    execFileSync(process.execPath, [join(ROOT, "bench", "gen-spend-logs.mjs"), "--format", "csv", "--out", join(dir.dir, "week.csv")], { stdio: "ignore" });
+    execFileSync(process.execPath, [join(ROOT, "bench", "gen-spend-logs.mjs"), "--format", "csv", "--out", join(dir.dir, "week.csv")], {
+      stdio: "ignore",
+    });
     // Two rows no report can use, in the file and in the table alike.
     csv =
       readFileSync(join(dir.dir, "week.csv"), "utf8") +
@@ -36,7 +38,10 @@ describe.skipIf(NO_POSTGRES)("usage --litellm-db against PostgreSQL", () => {
     pg.psql(`\\copy "LiteLLM_SpendLogs"(${COLUMNS}) FROM STDIN WITH (FORMAT csv, HEADER true)`, { db: "litellm", input: csv });
     pg.psql(`GRANT SELECT ON "LiteLLM_SpendLogs" TO kvgate`, { db: "litellm" });
     // A spend-log table from before model_group existed.
-    pg.psql(`CREATE TABLE "LiteLLM_SpendLogs" (request_id text PRIMARY KEY, api_key text, model text, prompt_tokens int, completion_tokens int, "startTime" timestamp(3), "endTime" timestamp(3)); GRANT SELECT ON "LiteLLM_SpendLogs" TO kvgate`, { db: "old" });
+    pg.psql(
+      `CREATE TABLE "LiteLLM_SpendLogs" (request_id text PRIMARY KEY, api_key text, model text, prompt_tokens int, completion_tokens int, "startTime" timestamp(3), "endTime" timestamp(3)); GRANT SELECT ON "LiteLLM_SpendLogs" TO kvgate`,
+      { db: "old" },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -65,7 +70,12 @@ describe.skipIf(NO_POSTGRES)("usage --litellm-db against PostgreSQL", () => {
       "request bad-2: prompt_tokens: expected a whole number of tokens ≥ 0, got -4",
     ]);
     const g = report.services.find((s: { name: string }) => s.name === "gen-small");
-    expect(g).toMatchObject({ calls: 22_396, runaway_count: 9, prompt_tokens: { p99: 4_438 }, peak_inflight_tokens_without_runaways: 24_595 });
+    expect(g).toMatchObject({
+      calls: 22_396,
+      runaway_count: 9,
+      prompt_tokens: { p99: 4_438 },
+      peak_inflight_tokens_without_runaways: 24_595,
+    });
     expect(report.source).toEqual({ database: `postgresql://kvgate@127.0.0.1:${pg.port}/litellm` });
     expect(db.stdout + db.stderr).not.toContain(PASSWORD);
   });
@@ -87,13 +97,33 @@ describe.skipIf(NO_POSTGRES)("usage --litellm-db against PostgreSQL", () => {
 
   describe("failures are exit 2, say what to fix, and never show the password", () => {
     const cases: [string, () => string, RegExp][] = [
-      ["a wrong password", () => pg.url("kvgate", "not-the-password", "litellm"), /refused the login: .*password authentication failed for user "kvgate"[\s\S]*fix: fix the user and password/],
-      ["a refused connection", () => `postgresql://kvgate:${encodeURIComponent(PASSWORD)}@127.0.0.1:1/litellm`, /cannot connect to PostgreSQL at postgresql:\/\/kvgate@127\.0\.0\.1:1\/litellm: connection refused[\s\S]*fix: start the server, or fix the host and port/],
-      ["a database without the table", () => pg.url("kvgate", PASSWORD, "empty"), /no table "LiteLLM_SpendLogs"[\s\S]*fix: point --litellm-db at LiteLLM's database/],
-      ["a database that does not exist", () => pg.url("kvgate", PASSWORD, "nodb"), /database "nodb" does not exist[\s\S]*fix: name LiteLLM's database/],
+      [
+        "a wrong password",
+        () => pg.url("kvgate", "not-the-password", "litellm"),
+        /refused the login: .*password authentication failed for user "kvgate"[\s\S]*fix: fix the user and password/,
+      ],
+      [
+        "a refused connection",
+        () => `postgresql://kvgate:${encodeURIComponent(PASSWORD)}@127.0.0.1:1/litellm`,
+        /cannot connect to PostgreSQL at postgresql:\/\/kvgate@127\.0\.0\.1:1\/litellm: connection refused[\s\S]*fix: start the server, or fix the host and port/,
+      ],
+      [
+        "a database without the table",
+        () => pg.url("kvgate", PASSWORD, "empty"),
+        /no table "LiteLLM_SpendLogs"[\s\S]*fix: point --litellm-db at LiteLLM's database/,
+      ],
+      [
+        "a database that does not exist",
+        () => pg.url("kvgate", PASSWORD, "nodb"),
+        /database "nodb" does not exist[\s\S]*fix: name LiteLLM's database/,
+      ],
       ["a table without model_group", () => pg.url("kvgate", PASSWORD, "old"), /"LiteLLM_SpendLogs" lacks model_group, metadata/],
       ["not a URL", () => `kvgate:${PASSWORD}@localhost`, /--litellm-db must be a postgresql:\/\/ URL|--litellm-db is not a URL/],
-      ["another scheme", () => `mysql://kvgate:${encodeURIComponent(PASSWORD)}@localhost/litellm`, /--litellm-db must be a postgresql:\/\/ URL \(got mysql:\/\/…\)/],
+      [
+        "another scheme",
+        () => `mysql://kvgate:${encodeURIComponent(PASSWORD)}@localhost/litellm`,
+        /--litellm-db must be a postgresql:\/\/ URL \(got mysql:\/\/…\)/,
+      ],
     ];
     test.each(cases)("%s", (_, url, message) => {
       for (const env of [{}, { KVGATE_DEBUG: "1" }] as Record<string, string>[]) {

@@ -18,9 +18,16 @@ let rows: { api_key: string; model_group: string; prompt_tokens: number; complet
 beforeAll(async () => {
   dir = await makeFolder();
   for (const format of ["jsonl", "csv"]) {
-    execFileSync(process.execPath, [join(ROOT, "bench", "gen-spend-logs.mjs"), "--format", format, "--out", join(dir.dir, `week.${format}`)], { stdio: "ignore" });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, "bench", "gen-spend-logs.mjs"), "--format", format, "--out", join(dir.dir, `week.${format}`)],
+      { stdio: "ignore" },
+    );
   }
-  rows = readFileSync(join(dir.dir, "week.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  rows = readFileSync(join(dir.dir, "week.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 }, 60_000);
 afterAll(async () => {
   await dir.cleanup();
@@ -32,9 +39,14 @@ describe("the generated week reproduces the seeds' gen-small figures", () => {
   test("by brute force over the rows, first (what the CLI must print)", () => {
     const g = rows.filter((r) => r.model_group === "gen-small");
     const runaways = g.filter((r) => r.completion_tokens >= 32_768);
-    const sans = g.filter((r) => r.completion_tokens < 32_768).map((r) => ({ start: Date.parse(r.startTime), end: Date.parse(r.endTime), tokens: r.prompt_tokens + r.completion_tokens }));
+    const sans = g
+      .filter((r) => r.completion_tokens < 32_768)
+      .map((r) => ({ start: Date.parse(r.startTime), end: Date.parse(r.endTime), tokens: r.prompt_tokens + r.completion_tokens }));
     expect(g).toHaveLength(22_396);
-    const p99 = percentileOf(g.map((r) => r.prompt_tokens), 99) as number;
+    const p99 = percentileOf(
+      g.map((r) => r.prompt_tokens),
+      99,
+    ) as number;
     expect(Math.abs(p99 - 4_500)).toBeLessThan(150);
     expect(Math.abs(peakOfIntervals(sans) - 24_500)).toBeLessThan(500);
     expect(runaways).toHaveLength(9);
@@ -49,13 +61,34 @@ describe("the generated week reproduces the seeds' gen-small figures", () => {
     const g = JSON.parse(r.stdout).services.find((s: { name: string }) => s.name === "gen-small");
     const mine = rows.filter((x) => x.model_group === "gen-small");
     const sans = mine.filter((x) => x.completion_tokens < 32_768);
-    const span = (xs: typeof rows) => xs.map((x) => ({ start: Date.parse(x.startTime), end: Date.parse(x.endTime), tokens: x.prompt_tokens + x.completion_tokens }));
+    const span = (xs: typeof rows) =>
+      xs.map((x) => ({ start: Date.parse(x.startTime), end: Date.parse(x.endTime), tokens: x.prompt_tokens + x.completion_tokens }));
     expect(g).toMatchObject({
       name: "gen-small",
       engine: "vllm",
       calls: 22_396,
-      prompt_tokens: { p50: percentileOf(mine.map((x) => x.prompt_tokens), 50), p99: percentileOf(mine.map((x) => x.prompt_tokens), 99), max: Math.max(...mine.map((x) => x.prompt_tokens)) },
-      completion_tokens: { p50: percentileOf(mine.map((x) => x.completion_tokens), 50), p99: percentileOf(mine.map((x) => x.completion_tokens), 99), max: Math.max(...mine.map((x) => x.completion_tokens)) },
+      prompt_tokens: {
+        p50: percentileOf(
+          mine.map((x) => x.prompt_tokens),
+          50,
+        ),
+        p99: percentileOf(
+          mine.map((x) => x.prompt_tokens),
+          99,
+        ),
+        max: Math.max(...mine.map((x) => x.prompt_tokens)),
+      },
+      completion_tokens: {
+        p50: percentileOf(
+          mine.map((x) => x.completion_tokens),
+          50,
+        ),
+        p99: percentileOf(
+          mine.map((x) => x.completion_tokens),
+          99,
+        ),
+        max: Math.max(...mine.map((x) => x.completion_tokens)),
+      },
       peak_inflight_tokens: peakOfIntervals(span(mine)),
       peak_inflight_tokens_without_runaways: peakOfIntervals(span(sans)),
       // the seat's output cap (32,768) is below usage.runaway_tokens (100,000): it is the threshold
@@ -63,7 +96,15 @@ describe("the generated week reproduces the seeds' gen-small figures", () => {
       runaway_count: 9,
       current: { max_model_len: 32_768, kv_pinned_bytes: 5_905_580_032, output_cap: 32_768 },
     });
-    expect(g.runaway_keys).toEqual([{ key: expect.stringMatching(/^[0-9a-f]{4}…[0-9a-f]{2}$/), key_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{12}$/), key_alias: "all-agents-local", count: 9, max_completion_tokens: g.completion_tokens.max }]);
+    expect(g.runaway_keys).toEqual([
+      {
+        key: expect.stringMatching(/^[0-9a-f]{4}…[0-9a-f]{2}$/),
+        key_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{12}$/),
+        key_alias: "all-agents-local",
+        count: 9,
+        max_completion_tokens: g.completion_tokens.max,
+      },
+    ]);
     expect(g.recommended).toMatchObject({ output_cap: 32_768, output_cap_source: "seat", bytes_per_token: 147_456, factor: 1.25 });
   });
 
@@ -74,7 +115,9 @@ describe("the generated week reproduces the seeds' gen-small figures", () => {
     expect(r.stdout).toMatch(/gen-small \(vllm\): 22,396 calls, 2026-09-28 00:00 → 2026-10-04 23:5\d/);
     expect(r.stdout).toMatch(/prompt tokens {7}p50 902 {3}p99 4,438 {3}max 15,600/);
     expect(r.stdout).toMatch(/peak in flight {6}24,595 tokens without runaways \(277,342 with the runaways\)/);
-    expect(r.stdout).toMatch(/runaways {12}9 replies ≥ 32,768 tokens, up to 261,816; by key:\n {24}[0-9a-f]{4}…[0-9a-f]{2} sha256:[0-9a-f]{12} \(all-agents-local\): 9, up to 261,816/);
+    expect(r.stdout).toMatch(
+      /runaways {12}9 replies ≥ 32,768 tokens, up to 261,816; by key:\n {24}[0-9a-f]{4}…[0-9a-f]{2} sha256:[0-9a-f]{12} \(all-agents-local\): 9, up to 261,816/,
+    );
     expect(r.stdout).toMatch(/sec: 400 calls/);
     expect(r.stdout).toMatch(/no service of that name in the working tree/);
     for (const key of new Set(rows.map((x) => x.api_key))) expect(r.stdout).not.toContain(key);
@@ -128,7 +171,9 @@ describe("bad input", () => {
     const split = JSON.parse(usage(["--litellm", join(dir.dir, "first.jsonl"), join(dir.dir, "second.jsonl"), "--format", "json"]).stdout);
     const whole = JSON.parse(usage(["--litellm", join(dir.dir, "week.jsonl"), "--format", "json"]).stdout);
     expect(split.services).toEqual(whole.services);
-    const day = JSON.parse(usage(["--litellm", join(dir.dir, "week.jsonl"), "--since", "2026-10-01", "--until", "2026-10-02", "--format", "json"]).stdout);
+    const day = JSON.parse(
+      usage(["--litellm", join(dir.dir, "week.jsonl"), "--since", "2026-10-01", "--until", "2026-10-02", "--format", "json"]).stdout,
+    );
     const inDay = rows.filter((x) => x.startTime >= "2026-10-01" && x.startTime < "2026-10-02");
     expect(day.rows).toMatchObject({ used: inDay.length, outside_window: rows.length - inDay.length });
     expect(day.since).toBe("2026-10-01T00:00:00.000Z");

@@ -23,7 +23,17 @@ interface Row {
 const KEY = "0c6f5d61a4b1e2f3a4b5c6d7e8f90123456789abcdef0123456789abcdef99ff";
 const at = (s: number): string => new Date(Date.UTC(2026, 9, 1) + s * 1000).toISOString();
 function row(i: number, start: number, end: number, prompt: number, completion: number, group = "gen-small"): Row {
-  return { request_id: `req-${i}`, api_key: KEY, model: `hosted_vllm/${group}`, model_group: group, prompt_tokens: prompt, completion_tokens: completion, startTime: at(start), endTime: at(end), metadata: { user_api_key_alias: "all-agents-local" } };
+  return {
+    request_id: `req-${i}`,
+    api_key: KEY,
+    model: `hosted_vllm/${group}`,
+    model_group: group,
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    startTime: at(start),
+    endTime: at(end),
+    metadata: { user_api_key_alias: "all-agents-local" },
+  };
 }
 
 // gen-small: prompts 100, 200, 300, 400 and a runaway; voices: one request.
@@ -40,7 +50,21 @@ const ROWS: Row[] = [
 
 const csvOf = (rows: Row[]): string =>
   "request_id,api_key,model,model_group,prompt_tokens,completion_tokens,startTime,endTime,metadata\n" +
-  rows.map((r) => [r.request_id, r.api_key, r.model, r.model_group, r.prompt_tokens, r.completion_tokens, r.startTime, r.endTime, `"${JSON.stringify(r.metadata).replace(/"/g, '""')}"`].join(",")).join("\n") +
+  rows
+    .map((r) =>
+      [
+        r.request_id,
+        r.api_key,
+        r.model,
+        r.model_group,
+        r.prompt_tokens,
+        r.completion_tokens,
+        r.startTime,
+        r.endTime,
+        `"${JSON.stringify(r.metadata).replace(/"/g, '""')}"`,
+      ].join(","),
+    )
+    .join("\n") +
   "\n";
 
 let dir: TempFolder;
@@ -52,7 +76,14 @@ afterEach(async () => {
 });
 
 function run(files: string[], o: Partial<Parameters<typeof usageFromFiles>[0]> = {}): Promise<FileUsage> {
-  return usageFromFiles({ files: files.map((f) => join(dir.dir, f)), services: new ServiceMap({}), runawayThreshold: () => 100_000, since: null, until: null, ...o });
+  return usageFromFiles({
+    files: files.map((f) => join(dir.dir, f)),
+    services: new ServiceMap({}),
+    runawayThreshold: () => 100_000,
+    since: null,
+    until: null,
+    ...o,
+  });
 }
 
 describe("three formats, one answer", () => {
@@ -76,7 +107,16 @@ describe("three formats, one answer", () => {
       runawayCount: 1,
       runawayKeys: [{ api_key: KEY, alias: "all-agents-local", count: 1, max_completion_tokens: 150_000 }],
     });
-    expect(g?.runaways).toEqual([{ request_id: "req-5", api_key: KEY, alias: "all-agents-local", prompt_tokens: 50, completion_tokens: 150_000, start_ms: Date.UTC(2026, 9, 1) + 1000 }]);
+    expect(g?.runaways).toEqual([
+      {
+        request_id: "req-5",
+        api_key: KEY,
+        alias: "all-agents-local",
+        prompt_tokens: 50,
+        completion_tokens: 150_000,
+        start_ms: Date.UTC(2026, 9, 1) + 1000,
+      },
+    ]);
     expect(a.counts).toEqual({ read: 6, used: 6, skipped: 0, outside: 0 });
     expect(a.resorted).toEqual([]);
   });
@@ -103,7 +143,13 @@ describe("three formats, one answer", () => {
     // Spread over a day so that the 6-hour reorder window cannot absorb the reversal.
     const many = Array.from({ length: 300 }, (_, i) => row(i, i * 600, i * 600 + 900, 100 + i, 10));
     dir.write("old-first.jsonl", many.map((r) => JSON.stringify(r)).join("\n"));
-    dir.write("new-first.jsonl", [...many].reverse().map((r) => JSON.stringify(r)).join("\n"));
+    dir.write(
+      "new-first.jsonl",
+      [...many]
+        .reverse()
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
+    );
     const a = await run(["old-first.jsonl"]);
     const b = await run(["new-first.jsonl"]);
     expect(a.resorted).toEqual([]);
@@ -116,7 +162,14 @@ describe("three formats, one answer", () => {
 
 describe("bad rows are skipped, counted, and shown with file and line", () => {
   test("JSON lines", async () => {
-    const lines = [JSON.stringify(ROWS[0]), "{not json", JSON.stringify({ ...ROWS[1], prompt_tokens: -3 }), "", JSON.stringify(ROWS[2]), JSON.stringify({ ...ROWS[3], endTime: at(1) })];
+    const lines = [
+      JSON.stringify(ROWS[0]),
+      "{not json",
+      JSON.stringify({ ...ROWS[1], prompt_tokens: -3 }),
+      "",
+      JSON.stringify(ROWS[2]),
+      JSON.stringify({ ...ROWS[3], endTime: at(1) }),
+    ];
     dir.write("a.jsonl", lines.join("\n"));
     const r = await run(["a.jsonl"]);
     expect(r.counts).toEqual({ read: 5, used: 2, skipped: 3, outside: 0 });
@@ -162,7 +215,10 @@ describe("files that are not spend logs are refused (exit 2)", () => {
   });
   test("CSV without the spend-log columns names what it lacks, at line 1", async () => {
     dir.write("a.csv", "id,name\n1,x\n");
-    await refused(["a.csv"], /a\.csv:1: not a LiteLLM spend-log export: the header lacks prompt_tokens, completion_tokens, startTime, endTime, model_group, model/);
+    await refused(
+      ["a.csv"],
+      /a\.csv:1: not a LiteLLM spend-log export: the header lacks prompt_tokens, completion_tokens, startTime, endTime, model_group, model/,
+    );
   });
   test("a pretty-printed API response is not JSON lines: the message says how to take its rows", async () => {
     dir.write("a.json", JSON.stringify({ data: ROWS, total: 6 }, null, 2));
@@ -174,7 +230,16 @@ describe("files that are not spend logs are refused (exit 2)", () => {
   });
   test("an unclosed CSV quote would swallow every later row: refused at the line it opens", async () => {
     const line = (i: number): string => `r${i},k,m,g,1,2,${at(i)},${at(i + 1)}`;
-    dir.write("a.csv", ["request_id,api_key,model,model_group,prompt_tokens,completion_tokens,startTime,endTime", line(1), 'r2,"open quote,x', line(3), line(4)].join("\n"));
+    dir.write(
+      "a.csv",
+      [
+        "request_id,api_key,model,model_group,prompt_tokens,completion_tokens,startTime,endTime",
+        line(1),
+        'r2,"open quote,x',
+        line(3),
+        line(4),
+      ].join("\n"),
+    );
     await refused(["a.csv"], /a\.csv:3: a quote opened on this line is never closed/);
   });
 });

@@ -77,7 +77,15 @@ describe("the streaming tracker", () => {
   test("rows in end order (LiteLLM's insert order), spread over many one-second buckets, with runaways: both sums exact", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 3_600_000 }), fc.integer({ min: 0, max: 120_000 }), fc.integer({ min: 1, max: 5000 }), fc.boolean()), { maxLength: 300 }),
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 3_600_000 }),
+            fc.integer({ min: 0, max: 120_000 }),
+            fc.integer({ min: 1, max: 5000 }),
+            fc.boolean(),
+          ),
+          { maxLength: 300 },
+        ),
         (xs) => {
           const reqs = xs.map(([s, d, t, runaway]) => ({ ...r(s, s + d, t), runaway })).sort((a, b) => a.end - b.end);
           const t = new InflightPeak(150_000); // longer than any request: end order is within the window
@@ -102,10 +110,15 @@ describe("the streaming tracker", () => {
 
   test("equals the reference for any requests given in start order", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 80 }), fc.integer({ min: 1, max: 1000 })), { maxLength: 200 }), (xs) => {
-        const reqs = xs.map(([s, d, t]) => r(s, s + d, t)).sort((a, b) => a.start - b.start);
-        expect(streamed(reqs, 5)).toBe(peakOfIntervals(reqs));
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 80 }), fc.integer({ min: 1, max: 1000 })), {
+          maxLength: 200,
+        }),
+        (xs) => {
+          const reqs = xs.map(([s, d, t]) => r(s, s + d, t)).sort((a, b) => a.start - b.start);
+          expect(streamed(reqs, 5)).toBe(peakOfIntervals(reqs));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -114,10 +127,15 @@ describe("the streaming tracker", () => {
 describe("the external sort (any order)", () => {
   test("equals the reference in any order, with the events spilled in runs of 16", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 80 }), fc.integer({ min: 1, max: 1000 })), { maxLength: 200 }), (xs) => {
-        const reqs = xs.map(([s, d, t]) => r(s, s + d, t));
-        expect(spilled(reqs, 16).peak).toBe(peakOfIntervals(reqs));
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 80 }), fc.integer({ min: 1, max: 1000 })), {
+          maxLength: 200,
+        }),
+        (xs) => {
+          const reqs = xs.map(([s, d, t]) => r(s, s + d, t));
+          expect(spilled(reqs, 16).peak).toBe(peakOfIntervals(reqs));
+        },
+      ),
       { numRuns: 200 },
     );
   });

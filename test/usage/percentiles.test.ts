@@ -43,13 +43,16 @@ describe("nearest rank, by hand", () => {
 describe("the histogram is exact and bounded", () => {
   test("equals sorting for any multiset of token counts", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 100_000, max: 300_000 })), { minLength: 1, maxLength: 400 }), (values) => {
-        const h = new TokenHistogram();
-        for (const v of values) h.add(v);
-        expect(h.percentile(50)).toBe(percentileOf(values, 50));
-        expect(h.percentile(99)).toBe(percentileOf(values, 99));
-        expect(h.max).toBe(Math.max(...values));
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 100_000, max: 300_000 })), { minLength: 1, maxLength: 400 }),
+        (values) => {
+          const h = new TokenHistogram();
+          for (const v of values) h.add(v);
+          expect(h.percentile(50)).toBe(percentileOf(values, 50));
+          expect(h.percentile(99)).toBe(percentileOf(values, 99));
+          expect(h.max).toBe(Math.max(...values));
+        },
+      ),
       { numRuns: 200 },
     );
   });

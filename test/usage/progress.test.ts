@@ -23,7 +23,10 @@ describe("byte progress", () => {
     expect(s.out[2]).toBe("\r\u001b[2K");
   });
   test("not a TTY (CI logs, pipes), or a small input: nothing at all", () => {
-    for (const [tty, total] of [[false, 2 * GiB], [true, 1024]] as const) {
+    for (const [tty, total] of [
+      [false, 2 * GiB],
+      [true, 1024],
+    ] as const) {
       const s = fakeStream(tty);
       const bar = byteProgress(s, total, "x");
       bar.add(total);

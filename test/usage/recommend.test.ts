@@ -9,7 +9,18 @@ import { requiredKv } from "../../src/kv/bytes.js";
 import { GiB } from "../../src/units/bytes.js";
 
 // Qwen3-8B: 2 × 36 layers × 8 KV heads × 128 × 2 B = 147,456 B (144 KiB) per token.
-const SEAT: SeatView = { name: "voices", engine: "vllm", bytesPerToken: 147_456, factor: 1.25, roundBytes: GiB / 2, maxModelLen: 40_960, pinnedBytes: 7 * GiB, ownerPinned: null, outputCap: 8192, modelMaxContext: 40_960 };
+const SEAT: SeatView = {
+  name: "voices",
+  engine: "vllm",
+  bytesPerToken: 147_456,
+  factor: 1.25,
+  roundBytes: GiB / 2,
+  maxModelLen: 40_960,
+  pinnedBytes: 7 * GiB,
+  ownerPinned: null,
+  outputCap: 8192,
+  modelMaxContext: 40_960,
+};
 
 function figures(p: Partial<ServiceFigures> = {}): ServiceFigures {
   return {
@@ -50,7 +61,9 @@ describe("the recommendation, by hand", () => {
     // 1.25 × 5,000 × 147,456 / 0.5 GiB = 1.72 → 1 GiB for the peak, but 5 GiB to cover 28,672 tokens
     expect(r.kv_for_peak_bytes).toBe(1 * GiB);
     expect(r.kv_bytes).toBe(5 * GiB);
-    expect(r.kv_bytes).toBeGreaterThanOrEqual(requiredKv({ factor: 1.25, maxModelLen: r.max_model_len, bytesPerToken: 147_456, roundBytes: GiB / 2 }));
+    expect(r.kv_bytes).toBeGreaterThanOrEqual(
+      requiredKv({ factor: 1.25, maxModelLen: r.max_model_len, bytesPerToken: 147_456, roundBytes: GiB / 2 }),
+    );
   });
 
   test.each([
@@ -67,7 +80,10 @@ describe("the recommendation, by hand", () => {
   });
 
   test("notes: no cap with runaways, above the model's native context, an owner's pin, an unknown model", () => {
-    const r = recommend(figures({ runawayCount: 9, completion: { p50: 300, p99: 2_000, max: 261_816 }, prompt: { p50: 800, p99: 4_000, max: 40_000 } }), { ...SEAT, outputCap: null, ownerPinned: { bytes: 5.5 * GiB, by: "Prime" } });
+    const r = recommend(
+      figures({ runawayCount: 9, completion: { p50: 300, p99: 2_000, max: 261_816 }, prompt: { p50: 800, p99: 4_000, max: 40_000 } }),
+      { ...SEAT, outputCap: null, ownerPinned: { bytes: 5.5 * GiB, by: "Prime" } },
+    );
     expect(r.notes).toEqual([
       // 40,000 + 4,096 = 44,096 tokens → ⌈43.06⌉ = 44 × 1,024 = 45,056
       "max_model_len 45056 is above the model's native 40960: lower the output cap, or accept that the largest prompts get shorter replies",
@@ -89,14 +105,44 @@ describe("the report never shows a raw key", () => {
   test("runaways and their keys show the first 4 and last 2 characters and a sha256 fingerprint", () => {
     const f = figures({
       runawayCount: 2,
-      runaways: [{ request_id: "r1", api_key: raw, alias: "all-agents-local", prompt_tokens: 900, completion_tokens: 261_000, start_ms: Date.UTC(2026, 9, 1) }],
+      runaways: [
+        {
+          request_id: "r1",
+          api_key: raw,
+          alias: "all-agents-local",
+          prompt_tokens: 900,
+          completion_tokens: 261_000,
+          start_ms: Date.UTC(2026, 9, 1),
+        },
+      ],
       runawayKeys: [{ api_key: raw, alias: "all-agents-local", count: 2, max_completion_tokens: 261_000 }],
     });
-    const report = buildReport({ source: { files: ["week.jsonl"] }, since: null, until: null, counts: { read: 1000, used: 1000, skipped: 0, outside: 0 }, problems: [], figures: [f], seats: new Map([["voices", SEAT]]) });
+    const report = buildReport({
+      source: { files: ["week.jsonl"] },
+      since: null,
+      until: null,
+      counts: { read: 1000, used: 1000, skipped: 0, outside: 0 },
+      problems: [],
+      figures: [f],
+      seats: new Map([["voices", SEAT]]),
+    });
     const text = JSON.stringify(report);
     expect(text).not.toContain(raw);
     expect(text).not.toContain(raw.slice(4, -2));
-    expect(report.services[0]?.runaway_keys).toEqual([{ key: "8f3a…c6", key_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{12}$/), key_alias: "all-agents-local", count: 2, max_completion_tokens: 261_000 }]);
-    expect(report.services[0]?.runaways[0]).toMatchObject({ request_id: "r1", key: "8f3a…c6", completion_tokens: 261_000, start: "2026-10-01T00:00:00.000Z" });
+    expect(report.services[0]?.runaway_keys).toEqual([
+      {
+        key: "8f3a…c6",
+        key_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{12}$/),
+        key_alias: "all-agents-local",
+        count: 2,
+        max_completion_tokens: 261_000,
+      },
+    ]);
+    expect(report.services[0]?.runaways[0]).toMatchObject({
+      request_id: "r1",
+      key: "8f3a…c6",
+      completion_tokens: 261_000,
+      start: "2026-10-01T00:00:00.000Z",
+    });
   });
 });

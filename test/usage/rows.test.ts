@@ -20,16 +20,31 @@ describe("timestamps", () => {
   ])("%s", (text, ms) => {
     expect(parseTimestamp(text)).toBeCloseTo(ms, 6);
   });
-  test.each(["", "yesterday", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-10-05T25:00:00Z", "2026-10-05T22:26:01.Z", "2026-10-05T22:26:01 junk", "1759703161"])(
-    "refuses %j",
-    (text) => {
-      expect(parseTimestamp(text)).toBeNull();
-    },
-  );
+  test.each([
+    "",
+    "yesterday",
+    "2026-13-01T00:00:00Z",
+    "2026-02-30T00:00:00Z",
+    "2026-10-05T25:00:00Z",
+    "2026-10-05T22:26:01.Z",
+    "2026-10-05T22:26:01 junk",
+    "1759703161",
+  ])("refuses %j", (text) => {
+    expect(parseTimestamp(text)).toBeNull();
+  });
 });
 
 describe("a spend row", () => {
-  const good = { request_id: "r1", api_key: "k".repeat(64), model: "hosted_vllm/gen-small", model_group: "gen-small", prompt_tokens: 10, completion_tokens: 5, startTime: "2026-10-05T22:26:01Z", endTime: "2026-10-05T22:26:02Z" };
+  const good = {
+    request_id: "r1",
+    api_key: "k".repeat(64),
+    model: "hosted_vllm/gen-small",
+    model_group: "gen-small",
+    prompt_tokens: 10,
+    completion_tokens: 5,
+    startTime: "2026-10-05T22:26:01Z",
+    endTime: "2026-10-05T22:26:02Z",
+  };
 
   test("JSON numbers and CSV text read the same", () => {
     const a = spendRowOf(good);

@@ -14,7 +14,14 @@ import { progress } from "../progress.js";
 
 const AUDIT_USAGE = "usage: kvgate audit --range A..B [--shard I/N] [--repo DIR] [--config FILE] [--format text|json] [--output FILE]";
 
-const OPTIONS = { range: { type: "string" }, shard: { type: "string" }, repo: { type: "string" }, format: { type: "string" }, config: { type: "string" }, output: { type: "string" } } as const;
+const OPTIONS = {
+  range: { type: "string" },
+  shard: { type: "string" },
+  repo: { type: "string" },
+  format: { type: "string" },
+  config: { type: "string" },
+  output: { type: "string" },
+} as const;
 
 /** `--shard I/N`: this job audits the I-th of N contiguous blocks of the range (a CI matrix). */
 export function parseShard(text: string | undefined): Shard | undefined {
@@ -58,6 +65,11 @@ export async function auditCommand(argv: string[]): Promise<number> {
   }
   bar.done();
   const result = auditResult(shard ? `${range} (shard ${shard.index}/${shard.count})` : range, rows);
-  emit(format === "json" ? formatAuditJson(result) : formatAuditText(result, { color: values.output === undefined && useColor(process.stdout, process.env) }), values.output);
+  emit(
+    format === "json"
+      ? formatAuditJson(result)
+      : formatAuditText(result, { color: values.output === undefined && useColor(process.stdout, process.env) }),
+    values.output,
+  );
   return result.verdict === "fail" ? 1 : 0;
 }

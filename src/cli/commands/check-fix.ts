@@ -38,7 +38,13 @@ async function writeRound(base: string, result: CheckResult, run: FixRun, tried:
     try {
       text = await readFile(abs, "utf8");
     } catch (e) {
-      run.failed.push(...fresh.map((fix) => ({ fix, why: `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, rule: fix.rule })));
+      run.failed.push(
+        ...fresh.map((fix) => ({
+          fix,
+          why: `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          rule: fix.rule,
+        })),
+      );
       continue;
     }
     const edit = applyFixes(text, path, fresh);
@@ -49,7 +55,9 @@ async function writeRound(base: string, result: CheckResult, run: FixRun, tried:
     try {
       await writeFile(abs, edit.text);
     } catch (e) {
-      throw new GateError(`cannot write ${path}: ${(e as Error).message}`, { hint: "make the file writable, or apply the fixes the report names by hand" });
+      throw new GateError(`cannot write ${path}: ${(e as Error).message}`, {
+        hint: "make the file writable, or apply the fixes the report names by hand",
+      });
     }
     written.set(path, edit.text);
   }
@@ -67,7 +75,16 @@ async function recheckUnits(source: Source, selection: Selection, units: DeployU
     });
     for (const [path, text] of texts) {
       if (files.some((f) => f.path === path)) continue;
-      files.push({ path, oldPath: null, status: "modified", before: null, after: text, binary: false, size: Buffer.byteLength(text), addedLines: [] });
+      files.push({
+        path,
+        oldPath: null,
+        status: "modified",
+        before: null,
+        after: text,
+        binary: false,
+        size: Buffer.byteLength(text),
+        addedLines: [],
+      });
     }
     return { ...u, after: worktree, files };
   });
@@ -102,13 +119,18 @@ function shown(text: string): string {
 export function describeFixes(run: FixRun): string {
   const out: string[] = [];
   if (run.applied.length === 0 && run.failed.length === 0) out.push("kvgate --fix: no finding carries a value fix; nothing written");
-  else out.push(`kvgate --fix: wrote ${run.applied.length} value${run.applied.length === 1 ? "" : "s"} into the working tree (not staged: review and git add them)`);
+  else
+    out.push(
+      `kvgate --fix: wrote ${run.applied.length} value${run.applied.length === 1 ? "" : "s"} into the working tree (not staged: review and git add them)`,
+    );
   for (const a of run.applied) {
     const was = a.from === null ? "added" : `${shown(a.from)} →`;
     out.push(`  fixed ${a.fix.file}:${a.line} ${a.fix.key} ${was} ${a.to} (${a.rule})`);
   }
   for (const f of run.failed) out.push(`  not fixed ${f.fix.file}: ${f.fix.key}=${f.fix.value} (${f.rule}): ${f.why}`);
   const left = run.result.findings.filter((f) => f.status === "open").length;
-  out.push(left === 0 ? "  left: nothing open after the fixes" : `  left: ${left} open finding${left === 1 ? "" : "s"} after the fixes (below)`);
+  out.push(
+    left === 0 ? "  left: nothing open after the fixes" : `  left: ${left} open finding${left === 1 ? "" : "s"} after the fixes (below)`,
+  );
   return out.join("\n") + "\n";
 }

@@ -49,7 +49,10 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
         build: __KVGATE_BUILD__,
         names: [...CONFIG_NAMES],
         config: configKeyOf(configs),
-        fleet: fleetChangeGlobs(policy, (fleet.composes?.length ?? 0) > 0 || fleet.paths.some((p) => picomatch(policy.compose, { dot: true })(p))),
+        fleet: fleetChangeGlobs(
+          policy,
+          (fleet.composes?.length ?? 0) > 0 || fleet.paths.some((p) => picomatch(policy.compose, { dot: true })(p)),
+        ),
         exclude: policy.secrets.exclude,
       });
     },

@@ -30,7 +30,9 @@ function readBaselineFile(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (e) {
-    throw new GateError(`--baseline ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { hint: "write one with `kvgate check --format json --output FILE`" });
+    throw new GateError(`--baseline ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, {
+      hint: "write one with `kvgate check --format json --output FILE`",
+    });
   }
 }
 
@@ -50,7 +52,12 @@ const OPTIONS = {
 } as const;
 
 export function selectionOf(v: { staged?: boolean; commit?: string; range?: string; all?: boolean; unit?: string }): Selection {
-  const chosen = [v.staged && "--staged", v.commit !== undefined && "--commit", v.range !== undefined && "--range", v.all && "--all"].filter(Boolean);
+  const chosen = [
+    v.staged && "--staged",
+    v.commit !== undefined && "--commit",
+    v.range !== undefined && "--range",
+    v.all && "--all",
+  ].filter(Boolean);
   if (chosen.length > 1) throw new UsageError(`choose one of ${chosen.join(", ")}`);
   const unit = oneOf("unit", v.unit, ["commit", "range"] as const, "commit");
   if (v.unit !== undefined && v.range === undefined) throw new UsageError("--unit goes with --range");
@@ -81,7 +88,15 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const mode: Mode = selection.mode;
   const loader = createFleetLoader();
   const baseline = values.baseline === undefined ? undefined : parseBaseline(readBaselineFile(values.baseline), values.baseline);
-  const runOpts = { mode, failOn, pack, env: overrideEnv(selection, process.env), loader, ...(policy ? { policy } : {}), ...(baseline ? { baseline } : {}) };
+  const runOpts = {
+    mode,
+    failOn,
+    pack,
+    env: overrideEnv(selection, process.env),
+    loader,
+    ...(policy ? { policy } : {}),
+    ...(baseline ? { baseline } : {}),
+  };
   let result = await checkUnits(units, runOpts);
   // The verdict recorded is the staged tree's: --fix writes the working tree, not the index.
   await recording.save(result);
@@ -89,7 +104,14 @@ export async function checkCommand(argv: string[]): Promise<number> {
   if (staged && values.config === undefined) await recording.saveFastPathKey(staged, loader, pack);
   if (values.fix) {
     const base = source.repo ? resolve(source.repo.root, source.repo.prefix) : await repoDirOf(values.repo);
-    const run = await fixAndRecheck({ source, base, selection, units, first: result, check: (u) => checkUnits(u, { ...runOpts, loader: createFleetLoader() }) });
+    const run = await fixAndRecheck({
+      source,
+      base,
+      selection,
+      units,
+      first: result,
+      check: (u) => checkUnits(u, { ...runOpts, loader: createFleetLoader() }),
+    });
     result = run.result;
     // Text keeps one stream; a machine format stays parseable on stdout, so the summary goes to stderr.
     (format === "text" && values.output === undefined ? process.stdout : process.stderr).write(describeFixes(run));
@@ -99,7 +121,14 @@ export async function checkCommand(argv: string[]): Promise<number> {
   // tree is not what the working tree holds any more, so the fixes left are given without them.
   const newest = units[units.length - 1];
   const files = format === "sarif" && !values.fix && newest ? await fixFileTexts(result.findings, newest.after) : undefined;
-  emit(formatResult(result, format, { color, overrideName: await overrideNameOf(result, policy, units, loader, pack), ...(files ? { files } : {}) }), values.output);
+  emit(
+    formatResult(result, format, {
+      color,
+      overrideName: await overrideNameOf(result, policy, units, loader, pack),
+      ...(files ? { files } : {}),
+    }),
+    values.output,
+  );
   return result.verdict === "fail" ? 1 : 0;
 }
 
@@ -107,7 +136,13 @@ export async function checkCommand(argv: string[]): Promise<number> {
  * The override variable as kvgate.yaml names it, for the text that explains allowed findings:
  * --config's, else the newest unit's kvgate.yaml (read only when something was allowed).
  */
-async function overrideNameOf(result: CheckResult, policy: Policy | undefined, units: DeployUnit[], loader: FleetLoader, pack: RulesPack): Promise<string> {
+async function overrideNameOf(
+  result: CheckResult,
+  policy: Policy | undefined,
+  units: DeployUnit[],
+  loader: FleetLoader,
+  pack: RulesPack,
+): Promise<string> {
   const newest = units[units.length - 1];
   if (policy) return policy.secrets.override;
   if (result.counts.allowed > 0 && newest) return (await loader.policy(newest.after, pack)).secrets.override;

@@ -9,7 +9,8 @@ import { createMasker } from "../../secrets/mask.js";
 import type { FleetState } from "../../model/types.js";
 
 function composeServiceOf(fleet: FleetState, key: string): string | null {
-  for (const r of fleet.composes ?? []) for (const d of r.deploys) if (d.composeService === key || d.containerName === key) return d.service;
+  for (const r of fleet.composes ?? [])
+    for (const d of r.deploys) if (d.composeService === key || d.containerName === key) return d.service;
   return null;
 }
 
@@ -23,10 +24,15 @@ export async function explainCommand(argv: string[]): Promise<number> {
   const asked = positionals[0];
   const only = asked === undefined || fleet.services.some((s) => s.name === asked) ? asked : (composeServiceOf(fleet, asked) ?? asked);
   if (only !== undefined && !fleet.services.some((s) => s.name === only)) {
-    throw new GateError(`no service "${only}"`, { hint: `name one of: ${fleet.services.map((s) => s.name).join(", ") || "(none found under " + policy.services + ")"}` });
+    throw new GateError(`no service "${only}"`, {
+      hint: `name one of: ${fleet.services.map((s) => s.name).join(", ") || "(none found under " + policy.services + ")"}`,
+    });
   }
   const input = { fleet, before, policy, pack, only: only ?? null };
-  const out = format === "json" ? JSON.stringify(explainJson(input), null, 2) + "\n" : explainText(input, { color: useColor(process.stdout, process.env) });
+  const out =
+    format === "json"
+      ? JSON.stringify(explainJson(input), null, 2) + "\n"
+      : explainText(input, { color: useColor(process.stdout, process.env) });
   // explain prints settings as written: a credential among them is shown redacted, as everywhere.
   process.stdout.write(createMasker(pack.detectors(), policy).text(out));
   return 0;

@@ -18,7 +18,8 @@ import { writeObservedFile } from "../../observe/observed-file.js";
 import type { RawSample } from "../../observe/sample.js";
 import { VERSION } from "../../version.js";
 
-export const OBSERVE_USAGE = "usage: kvgate observe --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg] [--output FILE] [--write FILE] [--repo DIR] [--config FILE]";
+export const OBSERVE_USAGE =
+  "usage: kvgate observe --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg] [--output FILE] [--write FILE] [--repo DIR] [--config FILE]";
 
 const OPTIONS = {
   metrics: { type: "string", multiple: true },
@@ -32,7 +33,10 @@ const OPTIONS = {
   config: { type: "string" },
 } as const;
 
-async function fleetCards(values: { repo?: string | undefined; config?: string | undefined }): Promise<{ ledgers: CardUsage[]; hosts: string[] }> {
+async function fleetCards(values: {
+  repo?: string | undefined;
+  config?: string | undefined;
+}): Promise<{ ledgers: CardUsage[]; hosts: string[] }> {
   const w = await loadWorkingFleetIfAny(values);
   return w ? { ledgers: cardUsage(w.fleet, w.policy, w.pack), hosts: Object.keys(w.policy.fleet.hosts) } : { ledgers: [], hosts: [] };
 }
@@ -44,7 +48,11 @@ export function observeCommand(argv: string[]): Promise<number> {
 async function runObserve(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, OPTIONS, Number.MAX_SAFE_INTEGER);
   const format = oneOf("format", values.format, ["text", "json", "svg"] as const, "text");
-  if (values.metrics === undefined) throw new UsageError("name the GPU metrics: --metrics FILE... (nvidia-smi CSV, Prometheus range-query JSON of DCGM, Beszel records)", OBSERVE_USAGE);
+  if (values.metrics === undefined)
+    throw new UsageError(
+      "name the GPU metrics: --metrics FILE... (nvidia-smi CSV, Prometheus range-query JSON of DCGM, Beszel records)",
+      OBSERVE_USAGE,
+    );
   const files = [...values.metrics, ...positionals];
   const since = timeOption("since", values.since);
   const until = timeOption("until", values.until);
@@ -61,7 +69,11 @@ async function runObserve(argv: string[]): Promise<number> {
     report.sources.push({ file, format: r.format });
     report.problems.push(...r.problems);
     report.notes.push(...r.notes);
-    if (r.samples.length === 0) throw new GateError(`${file}: no GPU memory readings in it${r.problems[0] ? ` (${r.problems[0].line === null ? "" : `line ${r.problems[0].line}: `}${r.problems[0].reason})` : ""}`, { hint: "check the export: see `kvgate observe --help` for the formats" });
+    if (r.samples.length === 0)
+      throw new GateError(
+        `${file}: no GPU memory readings in it${r.problems[0] ? ` (${r.problems[0].line === null ? "" : `line ${r.problems[0].line}: `}${r.problems[0].reason})` : ""}`,
+        { hint: "check the export: see `kvgate observe --help` for the formats" },
+      );
     for (const s of r.samples) samples.push(s);
   }
   const series = cardSeries(samples, {
@@ -80,8 +92,14 @@ async function runObserve(argv: string[]): Promise<number> {
       throw new GateError(`cannot write --write ${values.write}: ${(e as Error).message}`, { hint: "name a writable path" });
     }
   }
-  const text = format === "json" ? JSON.stringify(report, null, 2) + "\n" : format === "svg" ? renderSvg(series, report.cards) : renderObserve(report, { color: values.output === undefined && useColor(process.stdout, process.env) });
+  const text =
+    format === "json"
+      ? JSON.stringify(report, null, 2) + "\n"
+      : format === "svg"
+        ? renderSvg(series, report.cards)
+        : renderObserve(report, { color: values.output === undefined && useColor(process.stdout, process.env) });
   emit(text, values.output);
-  if (report.problems.length > 0 && format !== "text") process.stderr.write(`kvgate observe: ${report.problems.length} readings skipped (see "problems")\n`);
+  if (report.problems.length > 0 && format !== "text")
+    process.stderr.write(`kvgate observe: ${report.problems.length} readings skipped (see "problems")\n`);
   return 0;
 }

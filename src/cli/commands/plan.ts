@@ -10,17 +10,27 @@ import { raiseContextsForHost } from "../../plan/raise.js";
 import { sizesKvPerSeat } from "../../model/engine.js";
 import { useColor } from "../../report/color.js";
 
-const OPTIONS = { host: { type: "string" }, repo: { type: "string" }, format: { type: "string" }, config: { type: "string" }, "raise-contexts": { type: "boolean" } } as const;
+const OPTIONS = {
+  host: { type: "string" },
+  repo: { type: "string" },
+  format: { type: "string" },
+  config: { type: "string" },
+  "raise-contexts": { type: "boolean" },
+} as const;
 
 export async function planCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, OPTIONS, 0);
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
   const { fleet, written, policy, pack } = await loadWorkingFleet(values);
   const known = planHosts(fleet);
-  if (known.length === 0) throw new GateError("no hosts to plan: kvgate.yaml has no fleet.hosts", { hint: "list the hosts and their cards under fleet.hosts" });
-  if (values.host !== undefined && !known.includes(values.host)) throw new GateError(`unknown host "${values.host}"`, { hint: `name one of: ${known.join(", ")}` });
+  if (known.length === 0)
+    throw new GateError("no hosts to plan: kvgate.yaml has no fleet.hosts", { hint: "list the hosts and their cards under fleet.hosts" });
+  if (values.host !== undefined && !known.includes(values.host))
+    throw new GateError(`unknown host "${values.host}"`, { hint: `name one of: ${known.join(", ")}` });
   // Without --host, the hosts that hold something the plan can move.
-  const movable = known.filter((h) => fleet.services.some((s) => sizesKvPerSeat(pack, s) && s.host === h) || fleet.tenants.some((t) => t.host === h));
+  const movable = known.filter(
+    (h) => fleet.services.some((s) => sizesKvPerSeat(pack, s) && s.host === h) || fleet.tenants.some((t) => t.host === h),
+  );
   const hosts = values.host !== undefined ? [values.host] : movable;
   if (values["raise-contexts"] === true) {
     const raises = hosts.map((h) => raiseContextsForHost(fleet, policy, pack, h));

@@ -5,7 +5,13 @@ import { parse } from "../args.js";
 
 export function configJsonSchema(): string {
   const schema = z.toJSONSchema(ConfigSchema, { target: "draft-2020-12" });
-  return JSON.stringify({ ...schema, $id: "https://github.com/kvgate/kvgate/blob/main/rules/kvgate.schema.json", title: "kvgate.yaml" }, null, 2) + "\n";
+  return (
+    JSON.stringify(
+      { ...schema, $id: "https://github.com/kvgate/kvgate/blob/main/rules/kvgate.schema.json", title: "kvgate.yaml" },
+      null,
+      2,
+    ) + "\n"
+  );
 }
 
 export async function schemaCommand(argv: string[]): Promise<number> {

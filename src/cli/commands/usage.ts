@@ -14,7 +14,8 @@ import { buildReport, type UsageReport } from "../../usage/report.js";
 import { renderUsage } from "../../usage/render.js";
 import type { Policy } from "../../config/policy.js";
 
-export const USAGE_USAGE = "usage: kvgate usage (--litellm FILE... | --litellm-db postgresql://…) [--since T] [--until T] [--format text|json] [--repo DIR] [--config FILE]";
+export const USAGE_USAGE =
+  "usage: kvgate usage (--litellm FILE... | --litellm-db postgresql://…) [--since T] [--until T] [--format text|json] [--repo DIR] [--config FILE]";
 
 const OPTIONS = {
   litellm: { type: "string", multiple: true },
@@ -27,7 +28,10 @@ const OPTIONS = {
 } as const;
 
 /** The fleet gives the seats; a folder with no fleet in it still gets the traffic figures. */
-async function seatsOf(values: { repo?: string | undefined; config?: string | undefined }): Promise<{ seats: Map<string, SeatView>; policy: Policy | null }> {
+async function seatsOf(values: {
+  repo?: string | undefined;
+  config?: string | undefined;
+}): Promise<{ seats: Map<string, SeatView>; policy: Policy | null }> {
   const w = await loadWorkingFleetIfAny(values);
   return w ? { seats: seatViews(w.fleet, w.policy, w.pack), policy: w.policy } : { seats: new Map(), policy: null };
 }
@@ -43,8 +47,12 @@ async function runUsage(argv: string[]): Promise<number> {
   const db = values["litellm-db"];
   if (db !== undefined && files.length > 0) throw new UsageError("give --litellm FILE... or --litellm-db URL, not both", USAGE_USAGE);
   if (db === undefined && values.litellm === undefined) {
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}": name the exports with --litellm FILE...`, USAGE_USAGE);
-    throw new UsageError("name LiteLLM spend logs: --litellm FILE... (JSON lines, JSON array or CSV) or --litellm-db postgresql://…", USAGE_USAGE);
+    if (positionals.length > 0)
+      throw new UsageError(`unexpected argument "${positionals[0]}": name the exports with --litellm FILE...`, USAGE_USAGE);
+    throw new UsageError(
+      "name LiteLLM spend logs: --litellm FILE... (JSON lines, JSON array or CSV) or --litellm-db postgresql://…",
+      USAGE_USAGE,
+    );
   }
   const since = timeOption("since", values.since);
   const until = timeOption("until", values.until);
@@ -84,10 +92,23 @@ async function runUsage(argv: string[]): Promise<number> {
     const thresholds = new Map<string, number>();
     for (const [name, seat] of seats) if (threshold(name) !== runawayTokens) thresholds.set(name, runawayThreshold(seat, runawayTokens));
     const r = await usageFromDb({ target, services, thresholds, defaultThreshold: runawayTokens, since, until });
-    report = buildReport({ source: { database: target.shown }, since, until, counts: r.counts, problems: r.problems, figures: r.figures, seats });
+    report = buildReport({
+      source: { database: target.shown },
+      since,
+      until,
+      counts: r.counts,
+      problems: r.problems,
+      figures: r.figures,
+      seats,
+    });
   }
-  if (report.rows.skipped > 0) process.stderr.write(`kvgate usage: ${report.rows.skipped} row${report.rows.skipped === 1 ? "" : "s"} skipped (see "problems"${format === "text" ? " below" : ""})\n`);
-  process.stdout.write(format === "json" ? JSON.stringify(report, null, 2) + "\n" : renderUsage(report, { color: useColor(process.stdout, process.env) }));
+  if (report.rows.skipped > 0)
+    process.stderr.write(
+      `kvgate usage: ${report.rows.skipped} row${report.rows.skipped === 1 ? "" : "s"} skipped (see "problems"${format === "text" ? " below" : ""})\n`,
+    );
+  process.stdout.write(
+    format === "json" ? JSON.stringify(report, null, 2) + "\n" : renderUsage(report, { color: useColor(process.stdout, process.env) }),
+  );
   return 0;
 }
 

@@ -14,17 +14,28 @@ export default ruleTester(auditOverrideUnneeded, {
       name: "the override was recorded, the filter exempts every value: a notice counting them",
       message: "Land with ALLOW_SECRETS=1",
       commit: { files: [addedFile(SKILL, `an id looks like ${PH}\nand again: ${PH}`)] },
-      findings: [{
-        severity: "notice", file: null, line: null, data: { exempt: 2 },
-        message: "ALLOW_SECRETS=1 was recorded, but the current placeholder filter exempts all 2 credential-shaped value(s) in this commit: the override was not needed",
-      }],
+      findings: [
+        {
+          severity: "notice",
+          file: null,
+          line: null,
+          data: { exempt: 2 },
+          message:
+            "ALLOW_SECRETS=1 was recorded, but the current placeholder filter exempts all 2 credential-shaped value(s) in this commit: the override was not needed",
+        },
+      ],
     },
     {
       name: "the override was recorded, nothing found; the message names secrets.override",
       message: "Land with KVGATE_ALLOW=1",
       policy: resolvePolicy(DEFAULTS, { secrets: { override: "KVGATE_ALLOW" } }),
       commit: { files: [] },
-      findings: [{ data: { exempt: 0, fingerprints: [] }, message: "KVGATE_ALLOW=1 was recorded, but the current scan finds no secret in this commit: the override was not needed" }],
+      findings: [
+        {
+          data: { exempt: 0, fingerprints: [] },
+          message: "KVGATE_ALLOW=1 was recorded, but the current scan finds no secret in this commit: the override was not needed",
+        },
+      ],
     },
   ],
 });

@@ -16,16 +16,23 @@ export default ruleTester(auditSecretLanded, {
       name: "each real secret, its place, and that its fingerprint was not recorded",
       message: "ALLOW_SECRETS=1",
       commit: REAL_KEY,
-      findings: [{
-        file: SKILL, line: 1, severity: "error",
-        data: exact({ secret_rule: "secret/aws-access-key-id", secret_fingerprint: fp, recorded: false }),
-        message: `secret/aws-access-key-id ${fp} at ${SKILL}:1 landed under a recorded ALLOW_SECRETS=1 override (not among its Kvgate-Allowed-Secret trailers): rotate it, then list it as a placeholder only if it is inert`,
-      }],
+      findings: [
+        {
+          file: SKILL,
+          line: 1,
+          severity: "error",
+          data: exact({ secret_rule: "secret/aws-access-key-id", secret_fingerprint: fp, recorded: false }),
+          message: `secret/aws-access-key-id ${fp} at ${SKILL}:1 landed under a recorded ALLOW_SECRETS=1 override (not among its Kvgate-Allowed-Secret trailers): rotate it, then list it as a placeholder only if it is inert`,
+        },
+      ],
     },
     {
       name: "a fingerprint the commit's Kvgate-Allowed-Secret trailer recorded",
       message: "Land",
-      trailers: [{ key: "Kvgate-Verdict", value: `allowed tree=${T}` }, { key: "Kvgate-Allowed-Secret", value: `secret/aws-access-key-id ${fp} ${SKILL}:1` }],
+      trailers: [
+        { key: "Kvgate-Verdict", value: `allowed tree=${T}` },
+        { key: "Kvgate-Allowed-Secret", value: `secret/aws-access-key-id ${fp} ${SKILL}:1` },
+      ],
       commit: REAL_KEY,
       findings: [{ data: { recorded: true }, message: expect.stringMatching(/override: rotate it/) }],
     },

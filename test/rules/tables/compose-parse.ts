@@ -9,8 +9,16 @@ const good = lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2
 
 export default ruleTester(composeParse, {
   valid: [
-    { name: "a compose file docker compose loads", files: { "scripts/coder.env": env, [CF]: good }, beforeFiles: { "scripts/coder.env": env } },
-    { name: "valid YAML that is no compose file (no services, no include) is not a finding", files: { "deploy/compose.notes.yaml": lines("owner: ops", "hosts: [fv-ml1]") }, beforeFiles: {} },
+    {
+      name: "a compose file docker compose loads",
+      files: { "scripts/coder.env": env, [CF]: good },
+      beforeFiles: { "scripts/coder.env": env },
+    },
+    {
+      name: "valid YAML that is no compose file (no services, no include) is not a finding",
+      files: { "deploy/compose.notes.yaml": lines("owner: ops", "hosts: [fv-ml1]") },
+      beforeFiles: {},
+    },
     {
       name: "an unchanged broken compose file is not this change's finding",
       files: { [CF]: lines("services:", "  a: [", "scripts/x.env"), "scripts/coder.env": env },
@@ -20,15 +28,28 @@ export default ruleTester(composeParse, {
   invalid: [
     {
       name: "a YAML error (a key given twice): an error at its line, naming the file",
-      files: { [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai", "    image: vllm/vllm-openai:v0.10.2"), "scripts/coder.env": env },
+      files: {
+        [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai", "    image: vllm/vllm-openai:v0.10.2"),
+        "scripts/coder.env": env,
+      },
       beforeFiles: { "scripts/coder.env": env },
-      findings: [{ file: CF, line: 4, severity: "error", message: "hosts/fv-ml1/compose.yaml:4: image is defined twice in the same mapping (lines 3 and 4); docker compose refuses the file: delete one; kvgate cannot size what it deploys until it parses" }],
+      findings: [
+        {
+          file: CF,
+          line: 4,
+          severity: "error",
+          message:
+            "hosts/fv-ml1/compose.yaml:4: image is defined twice in the same mapping (lines 3 and 4); docker compose refuses the file: delete one; kvgate cannot size what it deploys until it parses",
+        },
+      ],
     },
     {
       name: "a YAML syntax error: at the line YAML finds it (an unclosed quote: the end of the file)",
       files: { [CF]: lines("services:", "  coder:", '    image: "vllm/vllm-openai', "    gpus: all") },
       beforeFiles: {},
-      findings: [{ file: CF, line: 5, message: expect.stringMatching(/^hosts\/fv-ml1\/compose\.yaml is not valid YAML: Missing closing "quote/) }],
+      findings: [
+        { file: CF, line: 5, message: expect.stringMatching(/^hosts\/fv-ml1\/compose\.yaml is not valid YAML: Missing closing "quote/) },
+      ],
     },
     {
       name: "a compose file that is not text: line 1",
@@ -38,7 +59,9 @@ export default ruleTester(composeParse, {
     },
     {
       name: "an extends cycle, at the extends that closes it",
-      files: { [CF]: lines("services:", "  a:", "    extends: b", "    image: vllm/vllm-openai", "  b:", "    extends: a", "    gpus: all") },
+      files: {
+        [CF]: lines("services:", "  a:", "    extends: b", "    image: vllm/vllm-openai", "  b:", "    extends: a", "    gpus: all"),
+      },
       beforeFiles: {},
       findings: [{ file: CF, line: 6, message: expect.stringContaining("extends cycle") }],
     },

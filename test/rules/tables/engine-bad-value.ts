@@ -12,8 +12,7 @@ export default ruleTester(engineBadValue, {
     {
       name: "vLLM's own forms pass: 22G, 32K, plain bytes; the gate's env keys take IEC strings",
       files: {
-        "scripts/v.env":
-          'ENGINE=vllm\nSERVE_ARGS="--kv-cache-memory-bytes 22G --max-model-len 32K"\nKV_CACHE_MEMORY_BYTES=22GiB\n',
+        "scripts/v.env": 'ENGINE=vllm\nSERVE_ARGS="--kv-cache-memory-bytes 22G --max-model-len 32K"\nKV_CACHE_MEMORY_BYTES=22GiB\n',
       },
     },
   ],
@@ -30,25 +29,15 @@ export default ruleTester(engineBadValue, {
       findings: [
         {
           line: 3,
-          message: expect.stringMatching(
-            new RegExp(`^v: ${literally(name)}: `),
-          ),
+          message: expect.stringMatching(new RegExp(`^v: ${literally(name)}: `)),
         },
       ],
     })),
     // The same quantity in the unit the key takes is the fix: 22 × 1,024³ = 23,622,320,128 bytes;
     // 25.6 × 1,024 = 26,214.4 → 26,214 tokens (vLLM takes K only on integers).
     ...[
-      [
-        'SERVE_ARGS="--kv-cache-memory-bytes 22GiB"',
-        "--kv-cache-memory-bytes",
-        "23622320128",
-      ],
-      [
-        'SERVE_ARGS="--kv-cache-memory-bytes 22GB"',
-        "--kv-cache-memory-bytes",
-        "22000000000",
-      ],
+      ['SERVE_ARGS="--kv-cache-memory-bytes 22GiB"', "--kv-cache-memory-bytes", "23622320128"],
+      ['SERVE_ARGS="--kv-cache-memory-bytes 22GB"', "--kv-cache-memory-bytes", "22000000000"],
       ['SERVE_ARGS="--max-model-len 25.6K"', "--max-model-len", "26214"],
     ].map(([line = "", key = "", value = ""]) => ({
       name: `${line}: the fix is ${key} ${value}`,
@@ -56,9 +45,7 @@ export default ruleTester(engineBadValue, {
       findings: [
         {
           line: 3,
-          message: expect.stringContaining(
-            `; set ${key} ${value} (the same quantity in the unit it takes)`,
-          ),
+          message: expect.stringContaining(`; set ${key} ${value} (the same quantity in the unit it takes)`),
           data: { fix: { file: "scripts/v.env", line: 3, key, value } },
         },
       ],

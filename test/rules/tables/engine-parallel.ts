@@ -4,8 +4,10 @@ import { ruleTester } from "../../helpers/rule-tester.js";
 import { kvCase, seat } from "../../kv/fixtures.js";
 
 // phi-4: 40 attention heads, 10 KV heads. Qwen3-8B: 32 attention heads, 8 KV heads, 36 layers.
-const phi4 = (tp: string, gpus: string) => seat("phi", { MODEL: "microsoft/phi-4", GPU: gpus, TP: tp, MAX_MODEL_LEN: "16384", KV_CACHE_MEMORY_BYTES: String(4 * 1024 ** 3) });
-const qwen = (env: Record<string, string>) => seat("qwen", { MODEL: "Qwen/Qwen3-8B", MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: String(8 * 1024 ** 3), ...env });
+const phi4 = (tp: string, gpus: string) =>
+  seat("phi", { MODEL: "microsoft/phi-4", GPU: gpus, TP: tp, MAX_MODEL_LEN: "16384", KV_CACHE_MEMORY_BYTES: String(4 * 1024 ** 3) });
+const qwen = (env: Record<string, string>) =>
+  seat("qwen", { MODEL: "Qwen/Qwen3-8B", MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: String(8 * 1024 ** 3), ...env });
 
 export default ruleTester(engineParallel, {
   valid: [
@@ -16,16 +18,23 @@ export default ruleTester(engineParallel, {
   invalid: [
     {
       ...kvCase("phi-4 at TP 4: 10 KV heads neither divisible by 4 nor dividing it (kvgate used to size 2.5 heads)", [phi4("4", "0,1")]),
-      findings: [{
-        message: "phi: microsoft/phi-4: 10 KV heads neither divisible by tensor parallel size 4 nor dividing it: vLLM cannot shard them (QKVParallelLinear) and stops at load; use --tensor-parallel-size 2, 5, 10 (or 1)",
-        data: { check: "kv-heads", tp: 4, kv_heads: 10, attention_heads: 40 },
-        file: "scripts/phi.env", line: 5,
-      }],
+      findings: [
+        {
+          message:
+            "phi: microsoft/phi-4: 10 KV heads neither divisible by tensor parallel size 4 nor dividing it: vLLM cannot shard them (QKVParallelLinear) and stops at load; use --tensor-parallel-size 2, 5, 10 (or 1)",
+          data: { check: "kv-heads", tp: 4, kv_heads: 10, attention_heads: 40 },
+          file: "scripts/phi.env",
+          line: 5,
+        },
+      ],
     },
     {
       ...kvCase("Qwen3-8B at TP 3: 32 attention heads and 8 KV heads do not split in 3", [qwen({ GPU: "0,1", TP: "3" })]),
       findings: [
-        { data: { check: "attention-heads", tp: 3 }, message: expect.stringContaining("32 attention heads are not divisible by tensor parallel size 3: vLLM refuses to start") },
+        {
+          data: { check: "attention-heads", tp: 3 },
+          message: expect.stringContaining("32 attention heads are not divisible by tensor parallel size 3: vLLM refuses to start"),
+        },
         { data: { check: "kv-heads", tp: 3 }, message: expect.stringContaining("use --tensor-parallel-size 2, 4, 8, 16 (or 1)") },
       ],
     },

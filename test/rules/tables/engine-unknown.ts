@@ -7,13 +7,37 @@ const typo = "ENGINE=vlm\nHOST=h\nGPU=1\nMODEL=Qwen/Qwen3-8B\nMAX_MODEL_LEN=4096
 export default ruleTester(engineUnknown, {
   valid: [
     { name: "ENGINE set to a known engine", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=vllm\nHOST=h\nGPU=0\n" } },
-    { name: "no ENGINE, the image names vLLM", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "IMAGE=vllm/vllm-openai:v0.11.0\nHOST=h\nGPU=0\n" } },
-    { name: "no ENGINE, a registry-qualified image with a digest", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "DOCKER_IMAGE=docker.io/vllm/vllm-openai:latest@sha256:0123abcd\nGPU=0\n" } },
-    { name: "no ENGINE, the command runs the OpenAI server module", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": 'CMD="/usr/bin/python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B"\nGPU=0\n' } },
-    { name: "no ENGINE, a flag only radiance has", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": 'HOST=h\nGPU=0\nARGS="--gpu-headroom-mib 96"\n' } },
-    { name: "an engine listed under engines.generic", files: { "kvgate.yaml": `${FLEET_H}engines: { generic: [llamacpp] }\n`, "scripts/a.env": "ENGINE=llamacpp\nHOST=h\nGPU=0\n" } },
-    { name: "an unknown engine that holds no GPU and sizes nothing", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=redis\nPORT=6379\n" } },
-    { name: "no engine at all, NVIDIA_VISIBLE_DEVICES=none", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "NVIDIA_VISIBLE_DEVICES=none\nPORT=80\n" } },
+    {
+      name: "no ENGINE, the image names vLLM",
+      files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "IMAGE=vllm/vllm-openai:v0.11.0\nHOST=h\nGPU=0\n" },
+    },
+    {
+      name: "no ENGINE, a registry-qualified image with a digest",
+      files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "DOCKER_IMAGE=docker.io/vllm/vllm-openai:latest@sha256:0123abcd\nGPU=0\n" },
+    },
+    {
+      name: "no ENGINE, the command runs the OpenAI server module",
+      files: {
+        "kvgate.yaml": FLEET_H,
+        "scripts/a.env": 'CMD="/usr/bin/python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B"\nGPU=0\n',
+      },
+    },
+    {
+      name: "no ENGINE, a flag only radiance has",
+      files: { "kvgate.yaml": FLEET_H, "scripts/a.env": 'HOST=h\nGPU=0\nARGS="--gpu-headroom-mib 96"\n' },
+    },
+    {
+      name: "an engine listed under engines.generic",
+      files: { "kvgate.yaml": `${FLEET_H}engines: { generic: [llamacpp] }\n`, "scripts/a.env": "ENGINE=llamacpp\nHOST=h\nGPU=0\n" },
+    },
+    {
+      name: "an unknown engine that holds no GPU and sizes nothing",
+      files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=redis\nPORT=6379\n" },
+    },
+    {
+      name: "no engine at all, NVIDIA_VISIBLE_DEVICES=none",
+      files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "NVIDIA_VISIBLE_DEVICES=none\nPORT=80\n" },
+    },
   ],
   invalid: [
     {
@@ -24,8 +48,16 @@ export default ruleTester(engineUnknown, {
           messageId: "typo",
           line: 1,
           service: "typo",
-          message: "typo: ENGINE=vlm is not an engine kvgate knows (vllm, radiance), and it holds a GPU (GPU=1), so no sizing rule would check it; did you mean vllm? set ENGINE=vllm, or list vlm under engines.generic in kvgate.yaml to run it with the generic checks only",
-          data: exact({ service: "typo", engine: "vlm", nearest: "vllm", known: "vllm, radiance", why: "it holds a GPU (GPU=1)", recognised_by: "ENGINE" }),
+          message:
+            "typo: ENGINE=vlm is not an engine kvgate knows (vllm, radiance), and it holds a GPU (GPU=1), so no sizing rule would check it; did you mean vllm? set ENGINE=vllm, or list vlm under engines.generic in kvgate.yaml to run it with the generic checks only",
+          data: exact({
+            service: "typo",
+            engine: "vlm",
+            nearest: "vllm",
+            known: "vllm, radiance",
+            why: "it holds a GPU (GPU=1)",
+            recognised_by: "ENGINE",
+          }),
         },
       ],
     },

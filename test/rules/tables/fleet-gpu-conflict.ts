@@ -4,14 +4,27 @@ import { FLEET_H } from "../fixtures.js";
 
 export default ruleTester(fleetGpuConflict, {
   valid: [
-    { name: "GPU and CUDA_VISIBLE_DEVICES name the same cards (spaces aside)", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=vllm\nHOST=h\nGPU=0,1\nCUDA_VISIBLE_DEVICES=0, 1\n" } },
-    { name: "only CUDA_VISIBLE_DEVICES", files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=vllm\nHOST=h\nCUDA_VISIBLE_DEVICES=1\n" } },
+    {
+      name: "GPU and CUDA_VISIBLE_DEVICES name the same cards (spaces aside)",
+      files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=vllm\nHOST=h\nGPU=0,1\nCUDA_VISIBLE_DEVICES=0, 1\n" },
+    },
+    {
+      name: "only CUDA_VISIBLE_DEVICES",
+      files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=vllm\nHOST=h\nCUDA_VISIBLE_DEVICES=1\n" },
+    },
   ],
   invalid: [
     {
       name: "GPU=0, CUDA_VISIBLE_DEVICES=1",
       files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=vllm\nHOST=h\nGPU=0\nCUDA_VISIBLE_DEVICES=1\n" },
-      findings: [{ line: 3, service: "a", message: "a: GPU=0 but CUDA_VISIBLE_DEVICES=1 (line 4) names other cards; set CUDA_VISIBLE_DEVICES=0, or delete one of the two", data: exact({ service: "a", gpu: "0", cuda: "1", cudaLine: 4 }) }],
+      findings: [
+        {
+          line: 3,
+          service: "a",
+          message: "a: GPU=0 but CUDA_VISIBLE_DEVICES=1 (line 4) names other cards; set CUDA_VISIBLE_DEVICES=0, or delete one of the two",
+          data: exact({ service: "a", gpu: "0", cuda: "1", cudaLine: 4 }),
+        },
+      ],
     },
     {
       name: "the same cards in another order are other ranks: GPU=0,1 vs CUDA_VISIBLE_DEVICES=1,0",

@@ -6,7 +6,10 @@ import { FLEET_H } from "../fixtures.js";
 export default ruleTester(fleetUnknownCard, {
   valid: [
     { name: "a known host and card", files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=h\nGPU=1\n" } },
-    { name: "a host not in the inventory (fleet/unknown-host's)", files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=nope\nGPU=0\n" } },
+    {
+      name: "a host not in the inventory (fleet/unknown-host's)",
+      files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=nope\nGPU=0\n" },
+    },
   ],
   invalid: [
     {

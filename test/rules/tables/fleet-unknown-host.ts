@@ -5,7 +5,16 @@ import { FLEET_H } from "../fixtures.js";
 export default ruleTester(fleetUnknownHost, {
   valid: [
     { name: "a known host and card", files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=h\nGPU=1\n" } },
-    { name: "a known host with a card it lacks (fleet/unknown-card's)", files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=h\nGPU=0,3\n" } },
+    {
+      name: "a known host with a card it lacks (fleet/unknown-card's)",
+      files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=h\nGPU=0,3\n" },
+    },
   ],
-  invalid: [{ name: "a host not in the inventory", files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=nope\nGPU=0\n" }, findings: [{ messageId: "unknown", line: 2 }] }],
+  invalid: [
+    {
+      name: "a host not in the inventory",
+      files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=nope\nGPU=0\n" },
+      findings: [{ messageId: "unknown", line: 2 }],
+    },
+  ],
 });

@@ -6,7 +6,9 @@ import { kvCase, voices } from "../../kv/fixtures.js";
 export default ruleTester(genOutputCap, {
   valid: [
     kvCase("a cap within the context", [voices({}, { "--override-generation-config": '{"max_new_tokens":8192}' })]),
-    kvCase("vLLM 0.8.0 reads it as a server-wide cap", [voices({ VLLM_VERSION: "0.8.0" }, { "--override-generation-config": '{"max_new_tokens":8192}' })]),
+    kvCase("vLLM 0.8.0 reads it as a server-wide cap", [
+      voices({ VLLM_VERSION: "0.8.0" }, { "--override-generation-config": '{"max_new_tokens":8192}' }),
+    ]),
   ],
   invalid: [
     { ...kvCase("a seat without a default output cap: a warning", [voices()]), findings: [{ messageId: "missing", severity: "warning" }] },
@@ -17,17 +19,23 @@ export default ruleTester(genOutputCap, {
     {
       // The fix is the whole flag value, the cap lowered to the 40,960-token context and the other
       // generation defaults kept.
-      ...kvCase("the fix names the flag's whole JSON value", [voices({}, { "--override-generation-config": '{"max_new_tokens":65536,"temperature":0.7}' })]),
+      ...kvCase("the fix names the flag's whole JSON value", [
+        voices({}, { "--override-generation-config": '{"max_new_tokens":65536,"temperature":0.7}' }),
+      ]),
       findings: [
         {
           messageId: "above",
-          message: expect.stringContaining(`set --override-generation-config '{"max_new_tokens":40960,"temperature":0.7}' (max_new_tokens 40,960 or less)`),
+          message: expect.stringContaining(
+            `set --override-generation-config '{"max_new_tokens":40960,"temperature":0.7}' (max_new_tokens 40,960 or less)`,
+          ),
           data: { fix: { key: "--override-generation-config", value: '{"max_new_tokens":40960,"temperature":0.7}' } },
         },
       ],
     },
     {
-      ...kvCase("vLLM 0.7 ignores max_new_tokens (a cap only since PR #12242, 0.8.0): as good as no cap", [voices({ VLLM_VERSION: "0.7.3" }, { "--override-generation-config": '{"max_new_tokens":8192}' })]),
+      ...kvCase("vLLM 0.7 ignores max_new_tokens (a cap only since PR #12242, 0.8.0): as good as no cap", [
+        voices({ VLLM_VERSION: "0.7.3" }, { "--override-generation-config": '{"max_new_tokens":8192}' }),
+      ]),
       findings: [{ messageId: "ignored", severity: "warning", data: { cap: 8192, max_new_tokens_means: "ignored", version: "0.7.3" } }],
     },
   ],

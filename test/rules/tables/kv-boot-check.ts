@@ -6,7 +6,8 @@ import { MiB } from "../../../src/units/bytes.js";
 
 const asked = Math.round(0.92 * 96 * GiB);
 // Beside a 10 GiB tenant, 96 − 10 − 0.5 GiB (the booting seat's own CUDA context) = 85.5 GiB is free.
-const besideTenant = (util: string) => kvCase(`voices at ${util} beside a 10 GiB tenant`, [voices({ GPU_MEMORY_UTILIZATION: util })], { tenants: [tenant("asr", 0, 10 * GiB)] });
+const besideTenant = (util: string) =>
+  kvCase(`voices at ${util} beside a 10 GiB tenant`, [voices({ GPU_MEMORY_UTILIZATION: util })], { tenants: [tenant("asr", 0, 10 * GiB)] });
 const coder = (env: Record<string, string> = {}) => seat("coder", { MODEL: "Qwen/Qwen2.5-Coder-7B-Instruct", ...env });
 
 // An RTX PRO 6000 sold as "96 GB" reports 97,887 MiB (95.59 GiB) to CUDA. A seat at 0.85 beside a
@@ -15,7 +16,11 @@ const coder = (env: Record<string, string> = {}) => seat("coder", { MODEL: "Qwen
 // 37 MiB short): the most it may ask is floor(83,167 / 97,887 × 100) / 100 = 0.84.
 const pro6000 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total: "96GiB", cuda_total: "97887MiB" }] } } } });
 const besideBigTenant = (policy?: ReturnType<typeof policyOf>) =>
-  kvCase(`voices at 0.85 beside a 14,208 MiB tenant${policy ? " on a 97,887 MiB CUDA total" : ""}`, [voices({ GPU_MEMORY_UTILIZATION: "0.85" })], { tenants: [tenant("asr", 0, 14208 * MiB)], ...(policy ? { policy } : {}) });
+  kvCase(
+    `voices at 0.85 beside a 14,208 MiB tenant${policy ? " on a 97,887 MiB CUDA total" : ""}`,
+    [voices({ GPU_MEMORY_UTILIZATION: "0.85" })],
+    { tenants: [tenant("asr", 0, 14208 * MiB)], ...(policy ? { policy } : {}) },
+  );
 
 // Findings are sorted by file: scripts/coder.env before scripts/voices.env.
 export default ruleTester(kvBootCheck, {
@@ -30,23 +35,59 @@ export default ruleTester(kvBootCheck, {
   invalid: [
     {
       ...besideBigTenant(pro6000),
-      findings: [{ service: "voices", data: { total_bytes: 97887 * MiB, card_total_bytes: 96 * GiB, asked_bytes: Math.round(0.85 * 97887 * MiB), free_bytes: 83167 * MiB, max_utilization: 0.84 } }],
+      findings: [
+        {
+          service: "voices",
+          data: {
+            total_bytes: 97887 * MiB,
+            card_total_bytes: 96 * GiB,
+            asked_bytes: Math.round(0.85 * 97887 * MiB),
+            free_bytes: 83167 * MiB,
+            max_utilization: 0.84,
+          },
+        },
+      ],
     },
     {
       ...besideTenant("0.895"),
       name: "0.895 × 96 GiB = 85.92 GiB: under the 86 GiB the tenant leaves, over the 85.5 GiB left after its own 512 MiB CUDA context",
-      findings: [{ service: "voices", data: { asked_bytes: Math.round(0.895 * 96 * GiB), others_bytes: 10 * GiB, free_bytes: 85.5 * GiB, context_overhead_bytes: 512 * MiB, max_utilization: 0.89 } }],
+      findings: [
+        {
+          service: "voices",
+          data: {
+            asked_bytes: Math.round(0.895 * 96 * GiB),
+            others_bytes: 10 * GiB,
+            free_bytes: 85.5 * GiB,
+            context_overhead_bytes: 512 * MiB,
+            max_utilization: 0.89,
+          },
+        },
+      ],
     },
     {
       ...kvCase("two seats on one card both at the default 0.92", [voices({ KV_CACHE_MEMORY_BYTES: undefined }), coder()]),
       findings: [
         { service: "coder" },
-        { service: "voices", data: { utilization: 0.92, total_bytes: 96 * GiB, asked_bytes: asked, others_bytes: asked, free_bytes: 96 * GiB - asked - 512 * MiB, context_overhead_bytes: 512 * MiB, max_utilization: 0.07 } },
+        {
+          service: "voices",
+          data: {
+            utilization: 0.92,
+            total_bytes: 96 * GiB,
+            asked_bytes: asked,
+            others_bytes: asked,
+            free_bytes: 96 * GiB - asked - 512 * MiB,
+            context_overhead_bytes: 512 * MiB,
+            max_utilization: 0.07,
+          },
+        },
       ],
     },
     {
       // voices: 15.3 GiB weights + 7.5 GiB + 2 GiB
-      ...kvCase("a pinned seat whose utilization asks more than the neighbours leave", [voices(), coder({ MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(2.5 * GiB), GPU_MEMORY_UTILIZATION: "0.9" })]),
+      ...kvCase("a pinned seat whose utilization asks more than the neighbours leave", [
+        voices(),
+        coder({ MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(2.5 * GiB), GPU_MEMORY_UTILIZATION: "0.9" }),
+      ]),
       findings: [{ service: "coder", data: { utilization: 0.9 } }, { service: "voices" }],
     },
     {
@@ -56,13 +97,23 @@ export default ruleTester(kvBootCheck, {
       // It set utilization by flag: the fix names the flag, at the flag's line.
       ...kvCase("utilization set by flag: the fix changes the flag", [
         voices({ GPU_MEMORY_UTILIZATION: "0.3" }),
-        seat("coder", { MODEL: "Qwen/Qwen2.5-Coder-7B-Instruct", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(2.5 * GiB) }, { "--gpu-memory-utilization": "0.9" }),
+        seat(
+          "coder",
+          { MODEL: "Qwen/Qwen2.5-Coder-7B-Instruct", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(2.5 * GiB) },
+          { "--gpu-memory-utilization": "0.9" },
+        ),
       ]),
-      findings: [{
-        service: "coder",
-        data: { max_utilization: 0.73, min_utilization: 0.2, fix: { file: "scripts/coder.env", line: 7, key: "--gpu-memory-utilization", value: "0.73" } },
-        message: expect.stringContaining("set --gpu-memory-utilization 0.73 or lower, down to 0.2"),
-      }],
+      findings: [
+        {
+          service: "coder",
+          data: {
+            max_utilization: 0.73,
+            min_utilization: 0.2,
+            fix: { file: "scripts/coder.env", line: 7, key: "--gpu-memory-utilization", value: "0.73" },
+          },
+          message: expect.stringContaining("set --gpu-memory-utilization 0.73 or lower, down to 0.2"),
+        },
+      ],
     },
     {
       // coder pins 70 GiB (14.2 + 70 + 2 = 86.2 GiB): voices (24.8 GiB of its own, 0.26) would have to
@@ -71,11 +122,15 @@ export default ruleTester(kvBootCheck, {
         voices({ GPU_MEMORY_UTILIZATION: "0.3" }),
         coder({ MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(70 * GiB), GPU_MEMORY_UTILIZATION: "0.05" }),
       ]),
-      findings: [{
-        service: "voices",
-        data: { max_utilization: 0.09, min_utilization: 0.26 },
-        message: expect.stringMatching(/no utilization fits: the seat needs at least 0\.26 of the card, the neighbours leave 0\.09; move a seat off fv-ml1 gpu 0 \(kvgate plan --host fv-ml1\)/),
-      }],
+      findings: [
+        {
+          service: "voices",
+          data: { max_utilization: 0.09, min_utilization: 0.26 },
+          message: expect.stringMatching(
+            /no utilization fits: the seat needs at least 0\.26 of the card, the neighbours leave 0\.09; move a seat off fv-ml1 gpu 0 \(kvgate plan --host fv-ml1\)/,
+          ),
+        },
+      ],
     },
   ],
 });

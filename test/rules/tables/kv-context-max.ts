@@ -17,20 +17,33 @@ export default ruleTester(kvContextMax, {
   invalid: [
     {
       ...kvCase("a context above the native maximum without YaRN", [voices({ MAX_MODEL_LEN: "65536" })]),
-      findings: [{
-        messageId: "native",
-        data: { max_model_len: 65_536, max_context: 40_960, fix: { file: "scripts/voices.env", key: "MAX_MODEL_LEN", value: "40960" } },
-        message: expect.stringContaining("> Qwen/Qwen3-8B's native 40,960 (max_position_embeddings) and YaRN is off; set MAX_MODEL_LEN=40960, or"),
-      }],
+      findings: [
+        {
+          messageId: "native",
+          data: { max_model_len: 65_536, max_context: 40_960, fix: { file: "scripts/voices.env", key: "MAX_MODEL_LEN", value: "40960" } },
+          message: expect.stringContaining(
+            "> Qwen/Qwen3-8B's native 40,960 (max_position_embeddings) and YaRN is off; set MAX_MODEL_LEN=40960, or",
+          ),
+        },
+      ],
     },
     {
       ...kvCase("the context set by flag: the fix names the flag", [voices({ MAX_MODEL_LEN: undefined }, { "--max-model-len": "65536" })]),
-      findings: [{ data: { fix: { key: "--max-model-len", value: "40960" } }, message: expect.stringContaining("set --max-model-len 40960, or") }],
+      findings: [
+        { data: { fix: { key: "--max-model-len", value: "40960" } }, message: expect.stringContaining("set --max-model-len 40960, or") },
+      ],
     },
     {
       // A cap of 50,000 above the native 40,960: lowering the context alone would raise gen/output-cap.
-      ...kvCase("an output cap above the native maximum: no single value, the cap goes first", [voices({ MAX_MODEL_LEN: "65536" }, { "--override-generation-config": '{"max_new_tokens":50000}' })]),
-      findings: [{ data: { cap: 50_000 }, message: expect.stringContaining("lower max_new_tokens (50,000) to 40,960 or less, then max_model_len to 40,960") }],
+      ...kvCase("an output cap above the native maximum: no single value, the cap goes first", [
+        voices({ MAX_MODEL_LEN: "65536" }, { "--override-generation-config": '{"max_new_tokens":50000}' }),
+      ]),
+      findings: [
+        {
+          data: { cap: 50_000 },
+          message: expect.stringContaining("lower max_new_tokens (50,000) to 40,960 or less, then max_model_len to 40,960"),
+        },
+      ],
     },
     {
       ...kvCase("a context above original × factor with YaRN", [voices({ MAX_MODEL_LEN: "131073" }, yarn4)]),

@@ -14,7 +14,8 @@ const card24 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total
 // 0.9 × 22.49 GiB − 15 GiB − 2.28 GiB = 2.97 GiB. At 20,480 tokens (2.5 GiB × 1.25 → 3.5 GiB required)
 // the 24 GiB estimate (4.32 GiB) passes and the CUDA total's refuses.
 const l4 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total: "24GiB", cuda_total: "23034MiB" }] } } } });
-const llama = (env: Record<string, string | undefined>) => seat("llama", { MODEL: "meta-llama/Llama-3.1-8B-Instruct", GPU_MEMORY_UTILIZATION: "0.9", VLLM_VERSION: "0.11.0", ...env });
+const llama = (env: Record<string, string | undefined>) =>
+  seat("llama", { MODEL: "meta-llama/Llama-3.1-8B-Instruct", GPU_MEMORY_UTILIZATION: "0.9", VLLM_VERSION: "0.11.0", ...env });
 const OVERHEAD_LLAMA = Math.round(1.8 * GiB) + 2048 * 2 * (8 * 4096 + 2 * 14336) + 256 * 128256 * 8;
 const ESTIMATE_LLAMA = Math.floor(0.9 * 24 * GiB - 15 * GiB - OVERHEAD_LLAMA);
 const ESTIMATE_L4 = Math.floor(0.9 * 23034 * 2 ** 20 - 15 * GiB - OVERHEAD_LLAMA);
@@ -23,71 +24,153 @@ const ESTIMATE_L4 = Math.floor(0.9 * 23034 * 2 ** 20 - 15 * GiB - OVERHEAD_LLAMA
 // of 10 slots, 2 of them padding): 10 × 8,192 blocks × 128 KiB + 60 × (cdiv(1,023 + 2,048, 16) + 1 = 193)
 // blocks × 128 KiB = 10 GiB + 1.41 GiB = 11.41 GiB; × 1.25 → 14.27 GiB → required 14.5 GiB (not the
 // 77.5 GiB of every layer at full context).
-const gemma = (pin: number, env: Record<string, string | undefined> = {}) => seat("gemma", { MODEL: "google/gemma-3-27b-it", MAX_MODEL_LEN: "131072", KV_CACHE_MEMORY_BYTES: String(pin), MAX_NUM_BATCHED_TOKENS: "2048", ...env });
-const big = (pin: number) => seat("big", { MODEL: "Qwen/Qwen3-8B", GPU: "0,1", TP: "2", MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: String(pin) });
+const gemma = (pin: number, env: Record<string, string | undefined> = {}) =>
+  seat("gemma", {
+    MODEL: "google/gemma-3-27b-it",
+    MAX_MODEL_LEN: "131072",
+    KV_CACHE_MEMORY_BYTES: String(pin),
+    MAX_NUM_BATCHED_TOKENS: "2048",
+    ...env,
+  });
+const big = (pin: number) =>
+  seat("big", { MODEL: "Qwen/Qwen3-8B", GPU: "0,1", TP: "2", MAX_MODEL_LEN: "40960", KV_CACHE_MEMORY_BYTES: String(pin) });
 
 export default ruleTester(kvCoversContext, {
   valid: [
     kvCase("a pin that covers the requirement exactly", [voices()]),
     kvCase("TP 2 halves the requirement: 4 GiB covers it", [big(4 * GiB)]),
-    kvCase("the seat's factor from kv.seats (voices 1.07 → 6.5 GiB)", [voices({ KV_CACHE_MEMORY_BYTES: String(6.5 * GiB) })], { policy: factor107 }),
-    kvCase("an unpinned Llama-3.1-8B at 16,384 tokens: required 2.5 GiB ≤ the 4.32 GiB estimate", [llama({ MAX_MODEL_LEN: "16384" })], { policy: card24 }),
-    kvCase("Gemma-3-27B at 131,072 on a 96 GiB card (8,192 batched tokens: 577 blocks per sliding slot, 10 GiB + 4.23 GiB = 14.23 GiB) pinned at its 18 GiB", [gemma(18 * GiB, { MAX_NUM_BATCHED_TOKENS: undefined })]),
+    kvCase("the seat's factor from kv.seats (voices 1.07 → 6.5 GiB)", [voices({ KV_CACHE_MEMORY_BYTES: String(6.5 * GiB) })], {
+      policy: factor107,
+    }),
+    kvCase("an unpinned Llama-3.1-8B at 16,384 tokens: required 2.5 GiB ≤ the 4.32 GiB estimate", [llama({ MAX_MODEL_LEN: "16384" })], {
+      policy: card24,
+    }),
+    kvCase(
+      "Gemma-3-27B at 131,072 on a 96 GiB card (8,192 batched tokens: 577 blocks per sliding slot, 10 GiB + 4.23 GiB = 14.23 GiB) pinned at its 18 GiB",
+      [gemma(18 * GiB, { MAX_NUM_BATCHED_TOKENS: undefined })],
+    ),
     kvCase("Gemma-3-27B at 131,072 pinned at 14.5 GiB: sliding layers keep their window, as vLLM sizes them", [gemma(14.5 * GiB)]),
-    kvCase("an unpinned Llama-3.1-8B at 20,480 tokens on a 24 GiB card: required 3.5 GiB ≤ the 4.32 GiB estimate", [llama({ MAX_MODEL_LEN: "20480" })], { policy: card24 }),
+    kvCase(
+      "an unpinned Llama-3.1-8B at 20,480 tokens on a 24 GiB card: required 3.5 GiB ≤ the 4.32 GiB estimate",
+      [llama({ MAX_MODEL_LEN: "20480" })],
+      { policy: card24 },
+    ),
     kvCase("--max-model-len auto cannot be sized ahead (kv/auto-context says so)", [llama({ MAX_MODEL_LEN: "auto" })], { policy: card24 }),
     kvCase("another engine is left alone", [seat("r", { ENGINE: "radiance", MODEL: "Qwen/Qwen3-8B" })]),
   ],
   invalid: [
     {
-      ...kvCase("the same at 20,480 tokens on an L4 whose CUDA total is 23,034 MiB: required 3.5 GiB > the 2.97 GiB estimate", [llama({ MAX_MODEL_LEN: "20480" })], { policy: l4 }),
-      findings: [{
-        messageId: "estimated",
-        message: expect.stringContaining("an estimated 2.97 GiB (0.9 × 22.49 GiB − weights 15 GiB − overhead 2.28 GiB) < required 3.5 GiB"),
-        data: { kv_source: "estimated", estimated_bytes: ESTIMATE_L4, required_bytes: 3.5 * GiB, total_bytes: 23034 * 2 ** 20 },
-      }],
+      ...kvCase(
+        "the same at 20,480 tokens on an L4 whose CUDA total is 23,034 MiB: required 3.5 GiB > the 2.97 GiB estimate",
+        [llama({ MAX_MODEL_LEN: "20480" })],
+        { policy: l4 },
+      ),
+      findings: [
+        {
+          messageId: "estimated",
+          message: expect.stringContaining(
+            "an estimated 2.97 GiB (0.9 × 22.49 GiB − weights 15 GiB − overhead 2.28 GiB) < required 3.5 GiB",
+          ),
+          data: { kv_source: "estimated", estimated_bytes: ESTIMATE_L4, required_bytes: 3.5 * GiB, total_bytes: 23034 * 2 ** 20 },
+        },
+      ],
     },
     {
-      ...kvCase("an unpinned Llama-3.1-8B at 131,072 tokens: required 20 GiB > the 4.32 GiB estimate; the longest that fits", [llama({ MAX_MODEL_LEN: "131072" })], { policy: card24 }),
-      findings: [{
-        messageId: "estimated",
-        message: expect.stringMatching(/^llama: no KV pin, so vLLM's profiler sizes the cache: an estimated 4\.32 GiB \(0\.9 × 24 GiB − weights 15 GiB − overhead 2\.28 GiB\) < required 20 GiB = .*; set MAX_MODEL_LEN=25600, the longest/),
-        data: { kv_source: "estimated", estimated_bytes: ESTIMATE_LLAMA, required_bytes: 20 * GiB, pinned_bytes: null, request_bytes: 16 * GiB, max_model_len: 131_072, fits: 25_600, layers: { full: 32, sliding: 0, chunked: 0, mamba: 0, mla: 0 } },
-        file: "scripts/llama.env", line: 7,
-      }],
+      ...kvCase(
+        "an unpinned Llama-3.1-8B at 131,072 tokens: required 20 GiB > the 4.32 GiB estimate; the longest that fits",
+        [llama({ MAX_MODEL_LEN: "131072" })],
+        { policy: card24 },
+      ),
+      findings: [
+        {
+          messageId: "estimated",
+          message: expect.stringMatching(
+            /^llama: no KV pin, so vLLM's profiler sizes the cache: an estimated 4\.32 GiB \(0\.9 × 24 GiB − weights 15 GiB − overhead 2\.28 GiB\) < required 20 GiB = .*; set MAX_MODEL_LEN=25600, the longest/,
+          ),
+          data: {
+            kv_source: "estimated",
+            estimated_bytes: ESTIMATE_LLAMA,
+            required_bytes: 20 * GiB,
+            pinned_bytes: null,
+            request_bytes: 16 * GiB,
+            max_model_len: 131_072,
+            fits: 25_600,
+            layers: { full: 32, sliding: 0, chunked: 0, mamba: 0, mla: 0 },
+          },
+          file: "scripts/llama.env",
+          line: 7,
+        },
+      ],
     },
     {
-      ...kvCase("the newest vLLM estimates CUDA graphs inside the budget: 1 GiB less (3.32 GiB)", [llama({ MAX_MODEL_LEN: "32768", VLLM_VERSION: undefined })], { policy: card24 }),
+      ...kvCase(
+        "the newest vLLM estimates CUDA graphs inside the budget: 1 GiB less (3.32 GiB)",
+        [llama({ MAX_MODEL_LEN: "32768", VLLM_VERSION: undefined })],
+        { policy: card24 },
+      ),
       findings: [{ messageId: "estimated", data: { estimated_bytes: ESTIMATE_LLAMA - GiB, required_bytes: 5 * GiB, fits: 19_456 } }],
     },
     {
       ...kvCase("Gemma-3-27B pinned at 14 GiB, below its 14.5 GiB", [gemma(14 * GiB)]),
-      findings: [{ messageId: "short", message: expect.stringContaining("ceil(1.25 × 11.41 GiB for one 131,072-token request / 0.5 GiB) × 0.5 GiB"), data: { required_bytes: 14.5 * GiB, pinned_bytes: 14 * GiB, layers: { full: 10, sliding: 52 } } }],
+      findings: [
+        {
+          messageId: "short",
+          message: expect.stringContaining("ceil(1.25 × 11.41 GiB for one 131,072-token request / 0.5 GiB) × 0.5 GiB"),
+          data: { required_bytes: 14.5 * GiB, pinned_bytes: 14 * GiB, layers: { full: 10, sliding: 52 } },
+        },
+      ],
     },
     {
       ...kvCase("the contract's example, with the arithmetic and what to set", [voices({ KV_CACHE_MEMORY_BYTES: "6442450944" })]),
-      findings: [{
-        messageId: "short",
-        message: "voices: KV pin 6 GiB < required 7.5 GiB = ceil(1.25 × 40,960 tokens × 144 KiB / 0.5 GiB) × 0.5 GiB; set KV_CACHE_MEMORY_BYTES=8053063680 (7.5GiB)",
-        data: { required_bytes: 8_053_063_680, pinned_bytes: 6_442_450_944, bytes_per_token: 147_456, max_model_len: 40_960, factor: 1.25 },
-        file: "scripts/voices.env", line: 6, service: "voices", status: "open",
-      }],
+      findings: [
+        {
+          messageId: "short",
+          message:
+            "voices: KV pin 6 GiB < required 7.5 GiB = ceil(1.25 × 40,960 tokens × 144 KiB / 0.5 GiB) × 0.5 GiB; set KV_CACHE_MEMORY_BYTES=8053063680 (7.5GiB)",
+          data: {
+            required_bytes: 8_053_063_680,
+            pinned_bytes: 6_442_450_944,
+            bytes_per_token: 147_456,
+            max_model_len: 40_960,
+            factor: 1.25,
+          },
+          file: "scripts/voices.env",
+          line: 6,
+          service: "voices",
+          status: "open",
+        },
+      ],
     },
     {
       ...kvCase("TP 2 halves the requirement (73,728 B/token per GPU → 4 GiB)", [big(3.5 * GiB)]),
       findings: [{ data: { bytes_per_token: 73_728, required_bytes: 4 * GiB, pinned_bytes: 3.5 * GiB } }],
     },
     {
-      ...kvCase("an fp8 KV cache halves it; the hint keeps the flag spelling", [voices({ KV_CACHE_DTYPE: "fp8", KV_CACHE_MEMORY_BYTES: undefined }, { "--kv-cache-memory-bytes": "3G" })]),
-      findings: [{ data: { bytes_per_token: 73_728, required_bytes: 4 * GiB, pinned_bytes: 3 * GiB }, message: expect.stringContaining("set --kv-cache-memory-bytes 4294967296 (4GiB)") }],
+      ...kvCase("an fp8 KV cache halves it; the hint keeps the flag spelling", [
+        voices({ KV_CACHE_DTYPE: "fp8", KV_CACHE_MEMORY_BYTES: undefined }, { "--kv-cache-memory-bytes": "3G" }),
+      ]),
+      findings: [
+        {
+          data: { bytes_per_token: 73_728, required_bytes: 4 * GiB, pinned_bytes: 3 * GiB },
+          message: expect.stringContaining("set --kv-cache-memory-bytes 4294967296 (4GiB)"),
+        },
+      ],
     },
     {
-      ...kvCase("the seat's factor from kv.seats, 6 GiB below it", [voices({ KV_CACHE_MEMORY_BYTES: String(6 * GiB) })], { policy: factor107 }),
+      ...kvCase("the seat's factor from kv.seats, 6 GiB below it", [voices({ KV_CACHE_MEMORY_BYTES: String(6 * GiB) })], {
+        policy: factor107,
+      }),
       findings: [{ data: { factor: 1.07, required_bytes: 6.5 * GiB } }],
     },
     {
-      ...kvCase("an owner-pinned seat is exempt, naming the owner", [seat("gen-small", { MODEL: "Qwen/Qwen3-4B-Instruct-2507", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: "5905580032" })], { policy: owned }),
-      findings: [{ status: "exempt", reason: expect.stringContaining("Prime"), data: { required_bytes: 6 * GiB, pinned_bytes: 5.5 * GiB } }],
+      ...kvCase(
+        "an owner-pinned seat is exempt, naming the owner",
+        [seat("gen-small", { MODEL: "Qwen/Qwen3-4B-Instruct-2507", MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: "5905580032" })],
+        { policy: owned },
+      ),
+      findings: [
+        { status: "exempt", reason: expect.stringContaining("Prime"), data: { required_bytes: 6 * GiB, pinned_bytes: 5.5 * GiB } },
+      ],
     },
   ],
 });

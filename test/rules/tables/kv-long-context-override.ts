@@ -4,5 +4,10 @@ import { kvCase, voices } from "../../kv/fixtures.js";
 
 export default ruleTester(kvLongContextOverride, {
   valid: [kvCase("VLLM_ALLOW_LONG_MAX_MODEL_LEN=0", [voices({ VLLM_ALLOW_LONG_MAX_MODEL_LEN: "0" })]), kvCase("without it", [voices()])],
-  invalid: [{ ...kvCase("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", [voices({ VLLM_ALLOW_LONG_MAX_MODEL_LEN: "1" })]), findings: [{ service: "voices", line: 7 }] }],
+  invalid: [
+    {
+      ...kvCase("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", [voices({ VLLM_ALLOW_LONG_MAX_MODEL_LEN: "1" })]),
+      findings: [{ service: "voices", line: 7 }],
+    },
+  ],
 });

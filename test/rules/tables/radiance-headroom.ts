@@ -9,6 +9,17 @@ export default ruleTester(radianceHeadroom, {
   valid: [at("96"), at("48")],
   invalid: ["47", "32"].map((h) => ({
     ...at(h),
-    findings: [{ data: exact({ gpu_headroom_mib: Number(h), headroom_floor_mib: 48, key: "GPU_HEADROOM_MIB", fix: { file: "scripts/frank-archon.env", line: 6, key: "GPU_HEADROOM_MIB", value: "48" } }), line: 6, message: expect.stringContaining("set GPU_HEADROOM_MIB=48 or more") }],
+    findings: [
+      {
+        data: exact({
+          gpu_headroom_mib: Number(h),
+          headroom_floor_mib: 48,
+          key: "GPU_HEADROOM_MIB",
+          fix: { file: "scripts/frank-archon.env", line: 6, key: "GPU_HEADROOM_MIB", value: "48" },
+        }),
+        line: 6,
+        message: expect.stringContaining("set GPU_HEADROOM_MIB=48 or more"),
+      },
+    ],
   })),
 });

@@ -13,10 +13,18 @@ export default ruleTester(radianceLedgerFacts, {
   ],
   invalid: [
     {
-      ...radianceCase("each problem of a malformed facts file at its line", { before: null, after: state([frank()], { "frank-archon": bad }) }),
+      ...radianceCase("each problem of a malformed facts file at its line", {
+        before: null,
+        after: state([frank()], { "frank-archon": bad }),
+      }),
       findings: [
         { file: "scripts/frank-archon.ledger.yaml", line: 2, data: { path: "block_size" } },
-        { file: "scripts/frank-archon.ledger.yaml", line: 7, data: { path: "plane_mib" }, message: 'ledger facts: plane_mib must be a number (MiB: the expert plane), got "lots"' },
+        {
+          file: "scripts/frank-archon.ledger.yaml",
+          line: 7,
+          data: { path: "plane_mib" },
+          message: 'ledger facts: plane_mib must be a number (MiB: the expert plane), got "lots"',
+        },
       ],
     },
     {

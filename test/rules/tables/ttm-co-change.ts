@@ -18,18 +18,26 @@ export default ruleTester(ttmCoChange, {
     radianceCase("nothing for a new service", { before: { ...frankState(), services: [] }, after: frankState(raised) }),
   ],
   invalid: [
-    { ...change("the pool rises, TTM_MIN_MIB does not", raised, ENV, false), findings: [{ data: { ttm_min_changed: false, missing_guards: [] } }] },
-    { ...change("the guard is not touched", fixed, ENV, true), findings: [{ data: { ttm_min_changed: true, missing_guards: ["test/ttm-ledger.bats"] } }] },
+    {
+      ...change("the pool rises, TTM_MIN_MIB does not", raised, ENV, false),
+      findings: [{ data: { ttm_min_changed: false, missing_guards: [] } }],
+    },
+    {
+      ...change("the guard is not touched", fixed, ENV, true),
+      findings: [{ data: { ttm_min_changed: true, missing_guards: ["test/ttm-ledger.bats"] } }],
+    },
     {
       ...change("a slot bump (MAX_SEQS 8 → 9) without TTM_MIN_MIB", { MAX_SEQS: "9" }, ENV, false),
       findings: [{ data: { ledger_before_mib: 97791.68, ledger_mib: 98015.64, ttm_min_changed: false } }],
     },
     {
       ...change("what to change, with the numbers", raised, ENV, true),
-      findings: [{
-        message:
-          "the pin ledger moves 97,791.68 → 99,839.68 MiB by HOST_POOL_MIB 44,928 → 45,952: in the same commit, change TTM_MIN_MIB (97,792; ceil(ledger) is 99,840) and update test/ttm-ledger.bats",
-      }],
+      findings: [
+        {
+          message:
+            "the pin ledger moves 97,791.68 → 99,839.68 MiB by HOST_POOL_MIB 44,928 → 45,952: in the same commit, change TTM_MIN_MIB (97,792; ceil(ledger) is 99,840) and update test/ttm-ledger.bats",
+        },
+      ],
     },
   ],
 });
