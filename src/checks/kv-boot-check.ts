@@ -50,14 +50,17 @@ export const kvBootCheck = defineCheck({
         if (!l || !l.shared) continue;
         const others = l.entries.filter((e) => e.name !== seat.name);
         const othersBytes = others.reduce((n, e) => n + (footprintOf(e) ?? 0), 0);
-        const asked = Math.round(seat.utilization * l.total_bytes);
+        // vLLM compares free memory with utilization × the total CUDA reports (mem_get_info), which the
+        // inventory's cuda_total gives when it differs from the card's size (95.6 GiB on a "96 GB" card).
+        const cudaTotal = l.cuda_total_bytes ?? l.total_bytes;
+        const asked = Math.round(seat.utilization * cudaTotal);
         // vLLM measures free memory after its own CUDA context is up (vllm.context_overhead).
         const context = ctx.policy.vllm.context_overhead_bytes;
-        const free = l.total_bytes - othersBytes - context;
+        const free = cudaTotal - othersBytes - context;
         if (asked <= free) continue;
-        const maxUtil = Math.max(0, Math.floor((free / l.total_bytes) * 100 + 1e-9) / 100);
+        const maxUtil = Math.max(0, Math.floor((free / cudaTotal) * 100 + 1e-9) / 100);
         const own = (seat.weights ?? 0) + (seat.pinned ?? seat.required ?? 0) + seat.overhead;
-        const minUtil = Math.ceil((own / l.total_bytes) * 100 - 1e-9) / 100;
+        const minUtil = Math.ceil((own / cudaTotal) * 100 - 1e-9) / 100;
         const fix = maxUtil > 0 && maxUtil >= minUtil ? settingFix(ctx.pack, seat.service, "gpu_memory_utilization", maxUtil) : null;
         return [
           {
@@ -70,7 +73,8 @@ export const kvBootCheck = defineCheck({
               host: l.host,
               gpu: l.index,
               utilization: seat.utilization,
-              total_bytes: l.total_bytes,
+              total_bytes: cudaTotal,
+              card_total_bytes: l.total_bytes,
               asked_bytes: asked,
               others_bytes: othersBytes,
               free_bytes: free,

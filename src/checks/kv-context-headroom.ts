@@ -4,7 +4,7 @@
 // and what each card would have spare after.
 import { defineCheck, type Report } from "./define.js";
 import { kvData, placeOf, requiredAt, vllmSeats } from "../kv/seat.js";
-import { cardUsage, usageOfCard } from "../kv/card-usage.js";
+import { cardUsage, footprintOf, usageOfCard, type CardUsage } from "../kv/card-usage.js";
 import { formatInt, size } from "../kv/format.js";
 
 const messages = {
@@ -22,6 +22,18 @@ const messages = {
 };
 
 type R = Report<typeof messages>;
+
+/** Some other vLLM seat on the card that boots last today would not once `name` holds `grow` bytes more. */
+function blocksNeighbourBoot(u: CardUsage, name: string, grow: number, contextBytes: number): boolean {
+  const cudaTotal = u.cuda_total_bytes ?? u.total_bytes;
+  return u.entries.some((e) => {
+    if (e.kind !== "seat" || e.name === name) return false;
+    // A neighbour that cannot boot last today is kv/boot-check's finding already, not this raise's.
+    const held = u.entries.filter((o) => o !== e).reduce((n, o) => n + (footprintOf(o) ?? 0), 0);
+    const asked = Math.round(e.seat.utilization * cudaTotal);
+    return asked <= cudaTotal - held - contextBytes && asked > cudaTotal - held - grow - contextBytes;
+  });
+}
 
 export const kvContextHeadroom = defineCheck({
   id: "kv/context-headroom",
@@ -46,6 +58,9 @@ export const kvContextHeadroom = defineCheck({
           const u = usageOfCard(usages, seat.host, index);
           if (!u) return [];
           spareAfter = Math.min(spareAfter, u.spare_bytes - grow);
+          // The grown pin must still let every neighbour boot last (kv/boot-check), or the advice trades
+          // this notice for an error there.
+          if (grow > 0 && blocksNeighbourBoot(u, seat.name, grow, ctx.policy.vllm.context_overhead_bytes)) return [];
         }
       } else {
         // An unpinned seat's footprint does not change; the profiler's estimate must hold the maximum.

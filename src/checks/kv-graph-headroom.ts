@@ -6,6 +6,7 @@
 import { defineCheck, type Report } from "./define.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
 import { graphHeadroom } from "../kv/overhead.js";
+import { cudaTotalOf } from "../model/types.js";
 import { size } from "../kv/format.js";
 
 const messages = {
@@ -34,9 +35,11 @@ export const kvGraphHeadroom = defineCheck({
       for (const index of seat.cards) {
         const card = ctx.after.cards.find((c) => c.host === seat.host && c.index === index);
         if (!card) continue;
-        const h = graphHeadroom({ totalBytes: card.totalBytes, utilization: seat.utilization });
+        // What lies outside the budget is (1 − utilization) × the total CUDA reports (cuda_total).
+        const total = cudaTotalOf(card);
+        const h = graphHeadroom({ totalBytes: total, utilization: seat.utilization });
         if (h.short === 0) continue;
-        const maxUtil = Math.floor(((card.totalBytes - h.needed) / card.totalBytes) * 100 + 1e-9) / 100;
+        const maxUtil = Math.floor(((total - h.needed) / total) * 100 + 1e-9) / 100;
         return [
           {
             message: "short" as const,
@@ -48,7 +51,7 @@ export const kvGraphHeadroom = defineCheck({
               host: card.host,
               gpu: card.index,
               utilization: seat.utilization,
-              total_bytes: card.totalBytes,
+              total_bytes: total,
               outside_bytes: h.outside,
               graph_bytes: h.needed,
               max_utilization: maxUtil,

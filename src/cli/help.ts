@@ -65,6 +65,8 @@ The proven-optimal layout of a host's seats over its cards, and the moves to get
 
 options:
   --host H           only this host (default: every host with something to move)
+  --raise-contexts   the layout that raises the most seats to their model's native maximum context,
+                     every card keeping its reserve, and the settings to write
 ${REPO}
 ${CONFIG}
   --format text|json (default text)

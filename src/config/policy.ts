@@ -36,7 +36,7 @@ export interface Policy {
   /** Glob of docker compose files (contract section 14). */
   compose: string;
   fleet: {
-    hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number }[] }>;
+    hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number; cuda_total_bytes?: number }[] }>;
     tenants: { name: string; host: string; gpu: number; vram_bytes: number; pin: boolean }[];
   };
   vllm: { overhead_bytes: number; default_utilization: number; context_overhead_bytes: number };
@@ -74,6 +74,7 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
         index: g.index,
         total_bytes: bytesOf(g.total),
         reserve_bytes: g.reserve === undefined ? 0 : bytesOf(g.reserve),
+        ...(g.cuda_total === undefined ? {} : { cuda_total_bytes: bytesOf(g.cuda_total) }),
       })),
     };
   }

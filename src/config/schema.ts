@@ -29,6 +29,9 @@ const GpuSpec = z.strictObject({
   index: z.number().int().nonnegative().describe("The card's index on the host (CUDA order)."),
   total: ByteQuantity.describe("The card's total memory."),
   reserve: ByteQuantity.optional().describe("What must stay free at plateau. Default 0."),
+  cuda_total: ByteQuantity.optional().describe(
+    "What CUDA reports as the card's total (nvidia-smi's `memory.total`, e.g. 95.6GiB on a \"96 GB\" card): vLLM's utilization × total and its boot check use it. Default: `total`.",
+  ),
 });
 
 const TenantSpec = z.strictObject({

@@ -11,13 +11,15 @@ export function pinRaiseFits(usages: CardUsage[], seat: VllmSeat, newPin: number
     const card = usageOfCard(usages, seat.host, index);
     if (!card || card.ledgerSized) continue;
     // What the seat holds now (an unpinned seat: utilization × total) against weights + pin + overhead.
-    const delta = (seat.weights ?? 0) + newPin + seat.overhead - seatFootprint(seat, { totalBytes: card.total_bytes });
+    const cudaTotal = card.cuda_total_bytes ?? card.total_bytes;
+    const delta =
+      (seat.weights ?? 0) + newPin + seat.overhead - seatFootprint(seat, { totalBytes: card.total_bytes, cudaTotalBytes: cudaTotal });
     if (delta <= 0) continue; // holding less can break nothing
     if (card.spare_bytes - delta < 0) return false;
     for (const e of card.entries) {
       if (e.kind !== "seat" || e.name === seat.name) continue;
       const others = card.entries.filter((x) => x.name !== e.name).reduce((n, x) => n + (footprintOf(x) ?? 0), 0) + delta;
-      if (Math.round(e.seat.utilization * card.total_bytes) > card.total_bytes - others) return false;
+      if (Math.round(e.seat.utilization * cudaTotal) > cudaTotal - others) return false;
     }
   }
   return true;

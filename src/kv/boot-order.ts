@@ -29,8 +29,9 @@ export function worstBootOrder(l: CardUsage): WorstBoot | null {
     if (e.kind !== "seat") continue;
     const others = l.entries.filter((o) => o !== e);
     const held = others.reduce((n, o) => n + (footprintOf(o) ?? 0), 0);
-    const free = l.total_bytes - held - (l.context_overhead_bytes ?? 0);
-    const asked = Math.round(e.seat.utilization * l.total_bytes);
+    const cudaTotal = l.cuda_total_bytes ?? l.total_bytes;
+    const free = cudaTotal - held - (l.context_overhead_bytes ?? 0);
+    const asked = Math.round(e.seat.utilization * cudaTotal);
     const margin = free - asked;
     if (worst && (margin > worst.margin_bytes || (margin === worst.margin_bytes && e.name > worst.last))) continue;
     const first = [...others].sort((a, b) => (footprintOf(b) ?? 0) - (footprintOf(a) ?? 0) || (a.name < b.name ? -1 : 1));

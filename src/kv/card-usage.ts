@@ -1,7 +1,7 @@
 // Per card: who sits on it and what each holds (contract section 5). The card table of `explain`,
 // `gpu/fits`, the shared-card rules and the planner all read this usage.
 import type { Policy } from "../config/policy.js";
-import type { Card, FleetState } from "../model/types.js";
+import { cudaTotalOf, type Card, type FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { seatCardsOf, seatFootprint, vllmSeats, type VllmSeat } from "./seat.js";
 import { sizesKvByLedger, sizesKvPerSeat } from "../model/engine.js";
@@ -42,6 +42,8 @@ export interface CardUsage {
   entries: CardEntry[];
   /** Σ footprints of the seats and tenants (other engines' services are not counted). */
   used_bytes: number;
+  /** What CUDA reports as the card's total (kvgate.yaml's cuda_total, else total): vLLM's utilization multiplies it. */
+  cuda_total_bytes?: number;
   /** total − reserve − used. */
   spare_bytes: number;
   /** More than one occupant of any kind. */
@@ -55,7 +57,7 @@ export interface CardUsage {
 function seatEntry(seat: VllmSeat, card: Card): SeatEntry {
   const footprint = seatFootprint(seat, card);
   // An unpinned seat: the profiler's per-seat estimate on this card (overhead + graphs inside the budget).
-  const e = seat.pinned === null && seat.estimate && seat.estimate.totalBytes === card.totalBytes ? seat.estimate : null;
+  const e = seat.pinned === null && seat.estimate && seat.estimate.totalBytes === cudaTotalOf(card) ? seat.estimate : null;
   const overhead = e ? e.overhead.bytes + e.graphsBytes : seat.overhead;
   const kv = seat.pinned ?? Math.max(0, footprint - (seat.weights ?? 0) - overhead);
   return {
@@ -98,6 +100,7 @@ export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): C
       host: card.host,
       index: card.index,
       total_bytes: card.totalBytes,
+      cuda_total_bytes: cudaTotalOf(card),
       reserve_bytes: card.reserveBytes,
       entries,
       used_bytes: used,

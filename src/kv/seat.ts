@@ -1,7 +1,7 @@
 // Everything the KV rules, the card table and the planner need about one seat (a service whose engine
 // sizes its KV per seat: vLLM), computed once from the service's settings, the policy and the catalog.
 import type { ModelSpec, Policy, SeatPolicy } from "../config/policy.js";
-import type { Card, FleetState, Origin, Service } from "../model/types.js";
+import { cudaTotalOf, type Card, type FleetState, type Origin, type Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { sizesKvPerSeat } from "../model/engine.js";
 import { MiB } from "../units/bytes.js";
@@ -200,14 +200,15 @@ export function seatOf(
     );
     const graphsBytes = graphs && vf.cudaGraphsInBudget ? CUDA_GRAPH_ESTIMATE : 0;
     estimate = {
+      // vLLM's budget is utilization × what CUDA reports, which the inventory may give apart from the size.
       bytes: estimatedKv({
-        totalBytes: card.totalBytes,
+        totalBytes: cudaTotalOf(card),
         utilization,
         weightsPerGpu: weights,
         overhead: overhead.bytes,
         graphsInBudget: graphsBytes,
       }),
-      totalBytes: card.totalBytes,
+      totalBytes: cudaTotalOf(card),
       utilization,
       weightsPerGpu: weights,
       overhead,
@@ -252,9 +253,9 @@ export function vllmSeats(state: FleetState, policy: Policy, pack: RulesPack): V
   return state.services.filter((s) => sizesKvPerSeat(pack, s)).map((s) => seatOf(s, policy, pack, state));
 }
 
-/** On one of its cards: weights / TP + pin + overhead; a seat without a pin takes utilization × total. */
-export function seatFootprint(seat: VllmSeat, card: Pick<Card, "totalBytes">): number {
-  if (seat.pinned === null) return Math.round(seat.utilization * card.totalBytes);
+/** On one of its cards: weights / TP + pin + overhead; a seat without a pin takes utilization × (CUDA) total. */
+export function seatFootprint(seat: VllmSeat, card: Pick<Card, "totalBytes" | "cudaTotalBytes">): number {
+  if (seat.pinned === null) return Math.round(seat.utilization * cudaTotalOf(card));
   return (seat.weights ?? 0) + seat.pinned + seat.overhead;
 }
 

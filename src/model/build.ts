@@ -123,7 +123,14 @@ export function buildService(parsed: ParsedEnv, pack: RulesPack, policy: Policy,
 function cardsOf(policy: Policy): Card[] {
   const cards: Card[] = [];
   for (const [host, h] of Object.entries(policy.fleet.hosts)) {
-    for (const g of h.gpus) cards.push({ host, index: g.index, totalBytes: g.total_bytes, reserveBytes: g.reserve_bytes });
+    for (const g of h.gpus)
+      cards.push({
+        host,
+        index: g.index,
+        totalBytes: g.total_bytes,
+        reserveBytes: g.reserve_bytes,
+        ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }),
+      });
   }
   return cards;
 }

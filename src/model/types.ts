@@ -94,6 +94,16 @@ export interface Card {
   index: number;
   totalBytes: number;
   reserveBytes: number;
+  /**
+   * What CUDA reports as the card's total (torch.cuda.mem_get_info, nvidia-smi's memory.total), when the
+   * inventory gives it: vLLM asks utilization × this, not × the marketing size. Absent: `totalBytes`.
+   */
+  cudaTotalBytes?: number;
+}
+
+/** The total vLLM multiplies its utilization by: the CUDA total when the inventory gives it. */
+export function cudaTotalOf(card: Pick<Card, "totalBytes" | "cudaTotalBytes">): number {
+  return card.cudaTotalBytes ?? card.totalBytes;
 }
 
 /** The state of the fleet at one side of a change (before or after). */

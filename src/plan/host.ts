@@ -5,7 +5,7 @@
 // - a card with a radiance endpoint is sized by its ledger, not by footprints: it is left out, and
 //   so is everything on it.
 import type { Policy } from "../config/policy.js";
-import type { FleetState } from "../model/types.js";
+import { cudaTotalOf, type FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { cardUsage } from "../kv/card-usage.js";
 import { seatFootprint, vllmSeats, type VllmSeat } from "../kv/seat.js";
@@ -21,16 +21,22 @@ import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./typ
  * - kv/unpinned-shared-card: a seat without a byte pin shares its card with nobody, i.e. spare ≥
  *   total − reserve − its footprint (no other footprint on the card).
  */
-function bootFloor(seat: VllmSeat, card: { totalBytes: number; reserveBytes: number }, contextBytes: number): number {
+export function bootFloor(
+  seat: VllmSeat,
+  card: { totalBytes: number; reserveBytes: number; cudaTotalBytes?: number },
+  contextBytes: number,
+): number {
   const footprint = seatFootprint(seat, card);
-  // kv/boot-check's condition, asked ≤ total − neighbours − the seat's own CUDA context, as a spare;
-  // capped at the total: alone on a card a seat is not boot-checked.
-  const asked = Math.min(Math.round(seat.utilization * card.totalBytes) + contextBytes, card.totalBytes);
-  const boots = asked - footprint - card.reserveBytes;
+  // kv/boot-check's condition, asked ≤ CUDA total − neighbours − the seat's own CUDA context, as a
+  // spare: vLLM asks utilization × what CUDA reports (cuda_total), and only that is there to give.
+  // Capped at the CUDA total: alone on a card a seat is not boot-checked.
+  const cudaTotal = cudaTotalOf(card);
+  const asked = Math.min(Math.round(seat.utilization * cudaTotal) + contextBytes, cudaTotal);
+  const boots = asked + (card.totalBytes - cudaTotal) - footprint - card.reserveBytes;
   return seat.pinned === null ? Math.max(boots, card.totalBytes - card.reserveBytes - footprint) : boots;
 }
 
-function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
+export function planInputForHost(state: FleetState, policy: Policy, pack: RulesPack, host: string): { input: PlanInput; notes: string[] } {
   const notes: string[] = [];
   const usages = cardUsage(state, policy, pack).filter((l) => l.host === host);
   const radiance = new Set(usages.filter((l) => l.ledgerSized).map((l) => l.index));

@@ -1,6 +1,7 @@
 // The text of `kvgate plan`: the layout per card, the moves, and how to make each (which file to edit).
 import type { FleetState } from "../model/types.js";
 import type { PlanResult } from "../plan/types.js";
+import type { RaisePlan } from "../plan/raise.js";
 import { size } from "../kv/format.js";
 import { COLORS, PLAIN } from "./color.js";
 import { seatMoveText } from "./plan-move.js";
@@ -50,5 +51,32 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
     }
   }
   for (const n of result.notes) out.push(p.dim(`  note: ${n}`));
+  return out.join("\n") + "\n";
+}
+
+/** `kvgate plan --raise-contexts`: the seats raised to their maximum, the settings to write, and the layout that holds them. */
+export function renderRaise(plan: RaisePlan, state: FleetState, opts: { color: boolean }): string {
+  const p = opts.color ? COLORS : PLAIN;
+  const out: string[] = [];
+  const total = plan.raised.length + plan.kept.length;
+  out.push(
+    `${p.bold(`raise contexts on ${plan.host}`)}: ${plan.raised.length} of ${total} seat${total === 1 ? "" : "s"} below their model's maximum can run at it${plan.exhaustive ? "" : " (too many candidates to try every set: added one at a time)"}`,
+  );
+  for (const r of plan.raised) {
+    const kv =
+      r.kv_source === "pinned"
+        ? `KV ${size(r.kv_from_bytes)} → ${size(r.kv_to_bytes)}`
+        : `KV estimate ${size(r.kv_from_bytes)} holds the ${size(r.kv_to_bytes)} required`;
+    const how = r.fixes.map((f) => `${f.key}=${f.value}`).join(", ");
+    const file = r.fixes[0]?.file ?? "";
+    out.push(
+      `  ${r.name}: ${r.from_tokens.toLocaleString("en-US")} → ${r.to_tokens.toLocaleString("en-US")} tokens, ${kv}  ${p.dim(`set ${how} in ${file}`)}`,
+    );
+  }
+  for (const k of plan.kept)
+    out.push(
+      `  ${k.name}: stays at ${k.max_model_len.toLocaleString("en-US")} of ${k.native_max.toLocaleString("en-US")} tokens: ${k.reason}`,
+    );
+  out.push(renderPlan(plan.layout, state, opts).trimEnd());
   return out.join("\n") + "\n";
 }

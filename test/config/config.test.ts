@@ -37,6 +37,11 @@ describe("kvgate.yaml validation", () => {
     expect(details.some((d) => /^fleet\.hosts\.h\.gpus\.0\.total: .*\(kvgate\.yaml:7\)$/.test(d))).toBe(true);
     expect(details.some((d) => /unknown key "bogus"/.test(d))).toBe(true);
   });
+  test("a card's cuda_total that is not a byte quantity is refused with its path", () => {
+    const details = problems(["fleet:", "  hosts:", "    h: { gpus: [ { index: 0, total: 96GiB, cuda_total: 95.6 gigs } ] }"].join("\n"));
+    expect(details).toHaveLength(1);
+    expect(details[0]).toMatch(/^fleet\.hosts\.h\.gpus\.0\.cuda_total: .*\(kvgate\.yaml:3\)$/);
+  });
   test("a KV factor below 1 is refused for the policy and for a seat; exactly 1 is accepted", () => {
     const details = problems(["kv:", "  factor: 0.9", "  seats:", "    voices: { factor: 0.5 }"].join("\n"));
     expect(details).toEqual([
@@ -80,6 +85,17 @@ describe("resolved policy", () => {
     expect(p.kv.round_bytes).toBe(GiB / 2);
     expect(p.kv.seats.m).toEqual({ pinned_bytes: 22 * GiB, by: "Prime" });
     expect(p.fleet.hosts.h?.gpus).toEqual([{ index: 0, total_bytes: 96 * GiB, reserve_bytes: 512 * 1024 ** 2 }]);
+  });
+  test('a card\'s cuda_total (what nvidia-smi reports: 97,887 MiB on a "96 GB" card) is carried beside its total', () => {
+    const p = loadPolicy(
+      "fleet: { hosts: { h: { gpus: [{ index: 0, total: 96GiB, cuda_total: 97887MiB }, { index: 1, total: 96GiB }] } } }",
+      "kvgate.yaml",
+      pack,
+    );
+    expect(p.fleet.hosts.h?.gpus).toEqual([
+      { index: 0, total_bytes: 96 * GiB, reserve_bytes: 0, cuda_total_bytes: 97887 * 1024 ** 2 },
+      { index: 1, total_bytes: 96 * GiB, reserve_bytes: 0 },
+    ]);
   });
 });
 

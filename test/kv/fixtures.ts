@@ -105,7 +105,13 @@ export function tenant(name: string, gpu: number, vram: number, pin = false, hos
 
 function cardsOf(policy: Policy): Card[] {
   return Object.entries(policy.fleet.hosts).flatMap(([host, h]) =>
-    h.gpus.map((g) => ({ host, index: g.index, totalBytes: g.total_bytes, reserveBytes: g.reserve_bytes })),
+    h.gpus.map((g) => ({
+      host,
+      index: g.index,
+      totalBytes: g.total_bytes,
+      reserveBytes: g.reserve_bytes,
+      ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }),
+    })),
   );
 }
 

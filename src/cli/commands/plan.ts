@@ -1,14 +1,22 @@
 // kvgate plan [--host H]: the exact layout of a host's vLLM seats and tenants over its cards that
-// maximises the worst card's spare, and the moves from today's layout.
+// maximises the worst card's spare, and the moves from today's layout. With --raise-contexts: the layout
+// that raises the most seats to their model's native maximum context (src/plan/raise.ts).
 import { parse, oneOf } from "../args.js";
 import { GateError } from "../../errors.js";
 import { loadWorkingFleet } from "../working-fleet.js";
 import { planForHost, planHosts } from "../../plan/host.js";
-import { renderPlan } from "../../report/plan.js";
+import { renderPlan, renderRaise } from "../../report/plan.js";
+import { raiseContextsForHost } from "../../plan/raise.js";
 import { sizesKvPerSeat } from "../../model/engine.js";
 import { useColor } from "../../report/color.js";
 
-const OPTIONS = { host: { type: "string" }, repo: { type: "string" }, format: { type: "string" }, config: { type: "string" } } as const;
+const OPTIONS = {
+  host: { type: "string" },
+  repo: { type: "string" },
+  format: { type: "string" },
+  config: { type: "string" },
+  "raise-contexts": { type: "boolean" },
+} as const;
 
 export async function planCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, OPTIONS, 0);
@@ -24,6 +32,12 @@ export async function planCommand(argv: string[]): Promise<number> {
     (h) => fleet.services.some((s) => sizesKvPerSeat(pack, s) && s.host === h) || fleet.tenants.some((t) => t.host === h),
   );
   const hosts = values.host !== undefined ? [values.host] : movable;
+  if (values["raise-contexts"] === true) {
+    const raises = hosts.map((h) => raiseContextsForHost(fleet, policy, pack, h));
+    if (format === "json") process.stdout.write(JSON.stringify(raises.length === 1 ? raises[0] : raises, null, 2) + "\n");
+    else process.stdout.write(raises.map((r) => renderRaise(r, fleet, { color: useColor(process.stdout, process.env) })).join("\n"));
+    return 0;
+  }
   const results = hosts.map((h) => planForHost(fleet, policy, pack, h));
   if (format === "json") {
     process.stdout.write(JSON.stringify(results.length === 1 ? results[0] : results, null, 2) + "\n");

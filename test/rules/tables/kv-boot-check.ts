@@ -1,7 +1,7 @@
 import { kvBootCheck } from "../../../src/checks/kv-boot-check.js";
 import { ruleTester } from "../../helpers/rule-tester.js";
 import { expect } from "vitest";
-import { GiB, kvCase, seat, tenant, voices } from "../../kv/fixtures.js";
+import { GiB, kvCase, policyOf, seat, tenant, voices } from "../../kv/fixtures.js";
 import { MiB } from "../../../src/units/bytes.js";
 
 const asked = Math.round(0.92 * 96 * GiB);
@@ -10,9 +10,22 @@ const besideTenant = (util: string) =>
   kvCase(`voices at ${util} beside a 10 GiB tenant`, [voices({ GPU_MEMORY_UTILIZATION: util })], { tenants: [tenant("asr", 0, 10 * GiB)] });
 const coder = (env: Record<string, string> = {}) => seat("coder", { MODEL: "Qwen/Qwen2.5-Coder-7B-Instruct", ...env });
 
+// An RTX PRO 6000 sold as "96 GB" reports 97,887 MiB (95.59 GiB) to CUDA. A seat at 0.85 beside a
+// 14,208 MiB tenant: on 96 GiB it asks 83,558 MiB of the 98,304 − 14,208 − 512 = 83,584 MiB free (boots);
+// on the CUDA total it asks 0.85 × 97,887 = 83,204 MiB of 97,887 − 14,208 − 512 = 83,167 MiB (refused,
+// 37 MiB short): the most it may ask is floor(83,167 / 97,887 × 100) / 100 = 0.84.
+const pro6000 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total: "96GiB", cuda_total: "97887MiB" }] } } } });
+const besideBigTenant = (policy?: ReturnType<typeof policyOf>) =>
+  kvCase(
+    `voices at 0.85 beside a 14,208 MiB tenant${policy ? " on a 97,887 MiB CUDA total" : ""}`,
+    [voices({ GPU_MEMORY_UTILIZATION: "0.85" })],
+    { tenants: [tenant("asr", 0, 14208 * MiB)], ...(policy ? { policy } : {}) },
+  );
+
 // Findings are sorted by file: scripts/coder.env before scripts/voices.env.
 export default ruleTester(kvBootCheck, {
   valid: [
+    { ...besideBigTenant(), name: "0.85 × 96 GiB = 83,558 MiB ≤ 83,584 MiB free: without cuda_total the card's size is its CUDA total" },
     kvCase("pinned seats that ask for little enough to boot last", [
       voices({ GPU_MEMORY_UTILIZATION: "0.3" }),
       coder({ MAX_MODEL_LEN: "32768", KV_CACHE_MEMORY_BYTES: String(2.5 * GiB), GPU_MEMORY_UTILIZATION: "0.3" }),
@@ -20,6 +33,21 @@ export default ruleTester(kvBootCheck, {
     { ...besideTenant("0.89"), name: "0.89 × 96 GiB = 85.44 GiB ≤ 85.5 GiB free once its own CUDA context is up" },
   ],
   invalid: [
+    {
+      ...besideBigTenant(pro6000),
+      findings: [
+        {
+          service: "voices",
+          data: {
+            total_bytes: 97887 * MiB,
+            card_total_bytes: 96 * GiB,
+            asked_bytes: Math.round(0.85 * 97887 * MiB),
+            free_bytes: 83167 * MiB,
+            max_utilization: 0.84,
+          },
+        },
+      ],
+    },
     {
       ...besideTenant("0.895"),
       name: "0.895 × 96 GiB = 85.92 GiB: under the 86 GiB the tenant leaves, over the 85.5 GiB left after its own 512 MiB CUDA context",

@@ -10,11 +10,15 @@ const owned = policyOf({ kv: { seats: { "gen-small": { pinned: "5.5GiB", by: "Pr
 // (1.8 GiB non-torch + 2,048 tokens × 2 B × (8 × 4,096 + 2 × 14,336) + 256 × 128,256 × 8 B) = 4.32 GiB.
 // What fits: floor(4.32 GiB / 0.5 GiB) × 0.5 GiB / 1.25 = 3.2 GiB / 128 KiB = 26,214 tokens → 25,600.
 const card24 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total: "24GiB" }] } } } });
+// An L4 sold as "24 GB" reports 23,034 MiB (22.49 GiB) to CUDA: given as cuda_total, the estimate is
+// 0.9 × 22.49 GiB − 15 GiB − 2.28 GiB = 2.97 GiB. At 20,480 tokens (2.5 GiB × 1.25 → 3.5 GiB required)
+// the 24 GiB estimate (4.32 GiB) passes and the CUDA total's refuses.
+const l4 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total: "24GiB", cuda_total: "23034MiB" }] } } } });
 const llama = (env: Record<string, string | undefined>) =>
   seat("llama", { MODEL: "meta-llama/Llama-3.1-8B-Instruct", GPU_MEMORY_UTILIZATION: "0.9", VLLM_VERSION: "0.11.0", ...env });
-const ESTIMATE_LLAMA = Math.floor(
-  0.9 * 24 * GiB - 15 * GiB - (Math.round(1.8 * GiB) + 2048 * 2 * (8 * 4096 + 2 * 14336) + 256 * 128256 * 8),
-);
+const OVERHEAD_LLAMA = Math.round(1.8 * GiB) + 2048 * 2 * (8 * 4096 + 2 * 14336) + 256 * 128256 * 8;
+const ESTIMATE_LLAMA = Math.floor(0.9 * 24 * GiB - 15 * GiB - OVERHEAD_LLAMA);
+const ESTIMATE_L4 = Math.floor(0.9 * 23034 * 2 ** 20 - 15 * GiB - OVERHEAD_LLAMA);
 // Gemma-3-27B at its 131,072 tokens: 52 sliding (window 1,024) + 10 full layers, 16 KV heads × 128 ×
 // 2 B × 2 = 8 KiB per token per layer; vLLM groups them in 10-layer groups (1 full + 6 sliding groups
 // of 10 slots, 2 of them padding): 10 × 8,192 blocks × 128 KiB + 60 × (cdiv(1,023 + 2,048, 16) + 1 = 193)
@@ -46,10 +50,31 @@ export default ruleTester(kvCoversContext, {
       [gemma(18 * GiB, { MAX_NUM_BATCHED_TOKENS: undefined })],
     ),
     kvCase("Gemma-3-27B at 131,072 pinned at 14.5 GiB: sliding layers keep their window, as vLLM sizes them", [gemma(14.5 * GiB)]),
+    kvCase(
+      "an unpinned Llama-3.1-8B at 20,480 tokens on a 24 GiB card: required 3.5 GiB ≤ the 4.32 GiB estimate",
+      [llama({ MAX_MODEL_LEN: "20480" })],
+      { policy: card24 },
+    ),
     kvCase("--max-model-len auto cannot be sized ahead (kv/auto-context says so)", [llama({ MAX_MODEL_LEN: "auto" })], { policy: card24 }),
     kvCase("another engine is left alone", [seat("r", { ENGINE: "radiance", MODEL: "Qwen/Qwen3-8B" })]),
   ],
   invalid: [
+    {
+      ...kvCase(
+        "the same at 20,480 tokens on an L4 whose CUDA total is 23,034 MiB: required 3.5 GiB > the 2.97 GiB estimate",
+        [llama({ MAX_MODEL_LEN: "20480" })],
+        { policy: l4 },
+      ),
+      findings: [
+        {
+          messageId: "estimated",
+          message: expect.stringContaining(
+            "an estimated 2.97 GiB (0.9 × 22.49 GiB − weights 15 GiB − overhead 2.28 GiB) < required 3.5 GiB",
+          ),
+          data: { kv_source: "estimated", estimated_bytes: ESTIMATE_L4, required_bytes: 3.5 * GiB, total_bytes: 23034 * 2 ** 20 },
+        },
+      ],
+    },
     {
       ...kvCase(
         "an unpinned Llama-3.1-8B at 131,072 tokens: required 20 GiB > the 4.32 GiB estimate; the longest that fits",
