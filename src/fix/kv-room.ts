@@ -1,6 +1,6 @@
 // Whether a bigger KV pin (or a first one) still leaves every card of the seat passing: gpu/fits (the card's spare
 // stays ≥ 0) and kv/boot-check of each neighbouring seat (a neighbour booting last must still find
-// utilization × total free). A pin fix that fails either would trade one refusal for another.
+// utilization × total free beside its own CUDA context). A pin fix that fails either would trade one refusal for another.
 import type { CardUsage } from "../kv/card-usage.js";
 import { footprintOf, usageOfCard } from "../kv/card-usage.js";
 import { seatFootprint, type VllmSeat } from "../kv/seat.js";
@@ -19,7 +19,7 @@ export function pinRaiseFits(usages: CardUsage[], seat: VllmSeat, newPin: number
     for (const e of card.entries) {
       if (e.kind !== "seat" || e.name === seat.name) continue;
       const others = card.entries.filter((x) => x.name !== e.name).reduce((n, x) => n + (footprintOf(x) ?? 0), 0) + delta;
-      if (Math.round(e.seat.utilization * cudaTotal) > cudaTotal - others) return false;
+      if (Math.round(e.seat.utilization * cudaTotal) > cudaTotal - others - (card.context_overhead_bytes ?? 0)) return false;
     }
   }
   return true;

@@ -18,6 +18,7 @@ afterEach(async () => {
 const GiB = 1024 ** 3;
 const INTERN = "scripts/intern-decision.env";
 const MERO = "scripts/meromero-rp.env";
+const GEN_SMALL = "scripts/gen-small.env";
 
 function edit(repo: TempRepo, file: string, fn: (text: string) => string): void {
   repo.write(file, fn(readFileSync(join(repo.dir, file), "utf8")));
@@ -45,15 +46,21 @@ const errorsOf = (doc: JsonReport) =>
 
 const SCENARIOS: Scenario[] = [
   {
+    // gen-small asks 0.24 of its card, not 0.25: with intern-decision's bigger pin beside it, 0.25 would
+    // no longer boot last (its own 512 MiB CUDA context counted), and the fix would lower the context instead.
     name: "kv/covers-context: a context raised without its pin gets the pin (1.25 × 40,960 × 144 KiB → 7.5 GiB)",
     rule: "kv/covers-context",
-    change: (r) => set(r, INTERN, { MAX_MODEL_LEN: "40960" }),
+    change: (r) => {
+      set(r, GEN_SMALL, { GPU_MEMORY_UTILIZATION: "0.24" });
+      set(r, INTERN, { MAX_MODEL_LEN: "40960" });
+    },
     fix: { file: INTERN, key: "KV_CACHE_MEMORY_BYTES", value: String(7.5 * GiB) },
   },
   {
     name: "kv/covers-context: a pin given as a flag is fixed in the flag, not by adding the env key",
     rule: "kv/covers-context",
-    change: (r) =>
+    change: (r) => {
+      set(r, GEN_SMALL, { GPU_MEMORY_UTILIZATION: "0.24" });
       edit(r, INTERN, (t) =>
         setEnv(t, { MAX_MODEL_LEN: "40960" })
           .replace(/^KV_CACHE_MEMORY_BYTES=.*\n/m, "")
@@ -61,7 +68,8 @@ const SCENARIOS: Scenario[] = [
             'SERVE_ARGS="--served-model-name intern-decision',
             'SERVE_ARGS="--served-model-name intern-decision --kv-cache-memory-bytes 6442450944',
           ),
-      ),
+      );
+    },
     fix: { file: INTERN, key: "--kv-cache-memory-bytes", value: String(7.5 * GiB) },
     after: (t) => {
       expect(t).toContain(`--kv-cache-memory-bytes ${7.5 * GiB} --override-generation-config`);
