@@ -40,8 +40,8 @@ type Estimated = {
 const advice = (d: Data): string => {
   if (d.fix_kind === "pin" && d.fix) return `set ${showFix(d.fix)} (${compact(Number(d.fix.value))})`;
   if (d.fix_kind === "context" && d.fix)
-    return `a pin of ${size(d.required_bytes)} would overfill the card, so lower the context: set ${showFix(d.fix)} (${formatInt(Number(d.fix.value))} tokens fit the pin), or free the card first (kvgate plan)`;
-  return `a pin of ${size(d.required_bytes)} would overfill the card: free room on the card first (kvgate plan), or lower the context`;
+    return `a pin of ${size(d.required_bytes)} does not fit beside its neighbours (the card's spare, or a neighbour's boot), so lower the context: set ${showFix(d.fix)} (${formatInt(Number(d.fix.value))} tokens fit the pin), or free the card first (kvgate plan)`;
+  return `a pin of ${size(d.required_bytes)} does not fit beside its neighbours (the card's spare, or a neighbour's boot): free room on the card first (kvgate plan), or lower the context`;
 };
 
 const messages = {
