@@ -141,7 +141,7 @@ describe("a playbook that raises a vLLM seat's context", () => {
     const text = kvgate(["check", "--staged"], { cwd: repo.dir });
     expect(text.code).toBe(1);
     expect(text.stdout).toContain(
-      `${PB}:${line} error kv/covers-context intern-decision: KV pin 6 GiB < required 7.5 GiB = ceil(1.25 × 40,960 tokens × 144 KiB / 0.5 GiB) × 0.5 GiB; set KV_CACHE_MEMORY_BYTES=8053063680 (7.5GiB)`,
+      `${PB}:${line} error kv/covers-context intern-decision: KV pin 6 GiB < required 7.5 GiB = ceil(1.25 × 40,960 tokens × 144 KiB / 0.5 GiB) × 0.5 GiB; a pin of 7.5 GiB does not fit beside its neighbours (the card's spare, or a neighbour's boot), so lower the context: set MAX_MODEL_LEN=34816`,
     );
     const doc = report(kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir }));
     expect(openErrors(doc)).toEqual([["kv/covers-context", line]]);
