@@ -5,6 +5,7 @@
 // malformed one becomes a finding at its file, never a crash here.
 import { posix } from "node:path";
 import type { FleetInput } from "./input.js";
+import { parseEnv } from "../parse/env.js";
 
 const MODEL_FILE = /(^|\/)(config\.json|model\.safetensors\.index\.json)$/;
 
@@ -22,11 +23,9 @@ export const modelFiles: FleetInput = {
     const out: string[] = [];
     for (const [path, d] of files) {
       if (!path.endsWith(".env") || d.text === null) continue;
-      for (const m of d.text.matchAll(/^[ \t]*(?:export[ \t]+)?MODEL_CONFIG=["']?([^"'\s#]+)/gm)) {
-        const named = posix.normalize((m[1] ?? "").replace(/^\.\//, ""));
-        if (named === "" || named.startsWith("..") || named.startsWith("/")) continue;
-        out.push(named, posix.join(posix.dirname(named), "model.safetensors.index.json"));
-      }
+      const named = posix.normalize((parseEnv(d.text, path).entries.get("MODEL_CONFIG")?.value ?? "").replace(/^\.\//, ""));
+      if (named === "." || named.startsWith("..") || named.startsWith("/")) continue;
+      out.push(named, posix.join(posix.dirname(named), "model.safetensors.index.json"));
     }
     return out;
   },

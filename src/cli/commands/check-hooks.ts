@@ -43,7 +43,9 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
     async saveFastPathKey(unit, loader, pack) {
       if (typeof __KVGATE_BUILD__ === "undefined" || repo.prefix !== "") return;
       const [policy, configs, [, dir]] = await Promise.all([loader.policy(unit.after, pack), unit.after.read([...CONFIG_NAMES]), where]);
+      // The fleet is the one this run checked (the loader keeps it): no second read.
       const fleet = await loader.load(unit.after, policy, pack);
+      const isCompose = picomatch(policy.compose, { dot: true });
       saveFastPathKey(dir, {
         version: 1,
         build: __KVGATE_BUILD__,
@@ -51,7 +53,7 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
         config: configKeyOf(configs),
         fleet: fleetChangeGlobs(
           policy,
-          (fleet.composes?.length ?? 0) > 0 || fleet.paths.some((p) => picomatch(policy.compose, { dot: true })(p)),
+          fleet.paths.some((p) => isCompose(p)),
         ),
         exclude: policy.secrets.exclude,
       });
