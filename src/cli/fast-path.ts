@@ -21,6 +21,8 @@ import { saveVerdict } from "../secrets/verdict.js";
 import { cleanPassText } from "../report/text.js";
 import { useColor } from "../report/color.js";
 import { loadFastPathKey } from "./fast-path-key.js";
+import { configEntries, handOffStaged } from "../git/handoff.js";
+import { IGNORE_FILE } from "../secrets/ignore.js";
 
 /** What the build embeds of rules/secrets.yaml: per detector, what the scan needs to even try it. */
 export interface DetectorTrigger extends DetectorSourceSpec {
@@ -130,11 +132,16 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
     const [diff, tree, config] = await Promise.all([
       readDiff(cwd, ["--cached"]),
       runGit(cwd, ["write-tree"]),
-      runGit(cwd, ["ls-files", "-s", "--", ...key.names.map((n) => `:(top,literal)${n}`)]),
+      // .kvgateignore too: the full path reads it, and then needs no lookup of its own.
+      runGit(cwd, ["ls-files", "-s", "-z", "--full-name", "--", ...[...key.names, IGNORE_FILE].map((n) => `:(top,literal)${n}`)]),
     ]);
     if (env.KVGATE_TEST_FAULT === "fast-path") throw new Error("injected fault (KVGATE_TEST_FAULT=fast-path)");
     if (tree.code !== 0 || config.code !== 0) return null;
-    if (configKey(config.stdout.toString("utf8")) !== key.config) return null;
+    const treeId = tree.stdout.toString("utf8").trim();
+    const entries = configEntries(config.stdout.toString("utf8"), [...key.names, IGNORE_FILE]);
+    // From here a decline leaves the full path these answers instead of asking git again.
+    handOffStaged({ root: cwd, diff, tree: treeId, config: entries });
+    if (configKey(entries, key.names) !== key.config) return null;
     const fleet = picomatch(key.fleet, { dot: true });
     const excluded = key.exclude.length > 0 ? picomatch(key.exclude, { dot: true }) : () => false;
     // The index's size of a modified file is not in the diff: the worktree's stands in, and a file
@@ -156,7 +163,6 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
     );
     if (env.KVGATE_DEBUG) process.stderr.write(`kvgate: fast path: ${why === null ? "taken" : `not taken (${why})`}\n`);
     if (why !== null) return null;
-    const treeId = tree.stdout.toString("utf8").trim();
     saveVerdict(stateDir, treeId, { version: 1, tree: treeId, verdict: "pass", at: new Date().toISOString(), allowed: [] });
     const checked = new Set(diff.raw.map((e) => e.path)).size;
     process.stdout.write(cleanPassText("staged", checked, useColor(process.stdout, env)));
@@ -166,14 +172,12 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
   }
 }
 
-/** `git ls-files -s` of the config names, as the key compares it: `name oid` lines, sorted. */
-export function configKey(lsFiles: string): string {
-  return lsFiles
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => {
-      const [meta = "", path = ""] = l.split("\t");
-      return `${path} ${meta.split(" ")[1] ?? ""}`;
+/** The index's config entries as the key compares them: `name oid` lines of those present, sorted. */
+function configKey(entries: ReadonlyMap<string, { oid: string } | null>, names: readonly string[]): string {
+  return names
+    .flatMap((name) => {
+      const e = entries.get(name);
+      return e ? [`${name} ${e.oid}`] : [];
     })
     .sort()
     .join("\n");

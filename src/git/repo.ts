@@ -13,6 +13,7 @@ import { allUnit } from "./all.js";
 import { BlobReader } from "./blobs.js";
 import { RangeReader, type RangeCommit } from "./range.js";
 import { folderSnapshot, worktreeSnapshot } from "./disk.js";
+import { takeStagedHandoff, type StagedHandoff } from "./handoff.js";
 import {
   emptySnapshot,
   gitSnapshot,
@@ -168,7 +169,9 @@ async function findRepo(dir: string): Promise<Repo | null> {
   const [root = "", prefix = "", shallow = "", format = "sha1"] = lines;
   const head = lines[4 + PROBED_PATHS.length] ?? "";
   const place: RepoPlace = { git: gitRunner(root), root, prefix, blobs: new BlobReader(root) };
-  const repo = new GitRepo(place, shallow === "true", EMPTY_TREE[format] ?? SHA1_EMPTY_TREE);
+  // The hook's fast path, when it declined in this process, already has the staged diff and tree.
+  const handoff = prefix === "" ? takeStagedHandoff(root) : null;
+  const repo = new GitRepo(place, shallow === "true", EMPTY_TREE[format] ?? SHA1_EMPTY_TREE, handoff);
   repo.knowHead(/^[0-9a-f]{40,64}$/.test(head) ? head : null);
   PROBED_PATHS.forEach((name, i) => {
     const path = lines[4 + i];
@@ -188,6 +191,7 @@ class GitRepo implements Repo {
     private readonly place: RepoPlace,
     private readonly shallow: boolean,
     private readonly emptyTree: string,
+    private readonly handoff: StagedHandoff | null = null,
   ) {
     this.root = place.root;
     this.prefix = place.prefix;
@@ -221,8 +225,13 @@ class GitRepo implements Repo {
   }
 
   private async stagedUnit(): Promise<DeployUnit> {
-    const [head, changes] = await Promise.all([this.headSha(), this.changes(["--cached"])]);
-    const index = indexSource(this.place, changes.after);
+    const handed = this.handoff;
+    const [head, changes] = await Promise.all([
+      this.headSha(),
+      handed ? fullChanges(this.prefix, this.place.blobs, handed.diff) : this.changes(["--cached"]),
+    ]);
+    // The config names' entries the fast path looked up are known too (the diff's own entries win).
+    const index = indexSource(this.place, handed ? new Map([...handed.config, ...changes.after]) : changes.after);
     const after = gitSnapshot(this.place, "index", index);
     // HEAD is the index minus the staged change: its reads and listing cost no process of their own.
     const before = head
@@ -402,6 +411,7 @@ class GitRepo implements Repo {
    * the same, the real index is never touched.
    */
   async writeTree(): Promise<string> {
+    if (this.handoff) return this.handoff.tree;
     const index = await this.gitPath("index");
     const dir = await mkdtemp(join(tmpdir(), "kvgate-index-"));
     try {

@@ -7,7 +7,7 @@ import type { ChangeNotice, Snapshot } from "./types.js";
 import type { GitRunner } from "./exec.js";
 import type { BlobReader } from "./blobs.js";
 import type { RawEntry } from "./raw.js";
-import { globFilter } from "./globs.js";
+import { globFilter, type GlobFilter } from "./globs.js";
 import { comparePaths } from "./listing.js";
 import { modeKind } from "./raw.js";
 
@@ -43,9 +43,12 @@ export interface EntrySource {
   all(): Promise<Entries>;
   /** The entries at exactly these paths (absent ones left out of the map). */
   at(paths: readonly string[]): Promise<Entries>;
-  /** At least every entry under these folders ("" = all). */
-  under(folders: readonly string[]): Promise<Entries>;
+  /** At least every entry the filter's globs can match (narrowed by git globs where the source can, else by folders). */
+  under(scope: ListScope): Promise<Entries>;
 }
+
+/** What a listing is narrowed by: a glob filter's git globs, folders and the globs themselves. */
+type ListScope = Pick<GlobFilter, "folders" | "gitGlobs" | "globs" | "matches">;
 
 export function emptySnapshot(): ListedSnapshot {
   return {
@@ -66,19 +69,48 @@ function strip(place: Pick<RepoPlace, "prefix">, full: string): string | null {
   return full.startsWith(place.prefix) ? full.slice(place.prefix.length) : null;
 }
 
+/** The prefix as a git glob: its own `*`, `?`, `[` and `\\` escaped. */
+const globLiteral = (s: string): string => s.replace(/[*?[\\]/g, "\\$&");
+
+/**
+ * A scope's pathspecs for a command that takes pathspec magic: each git glob, and each glob as a
+ * literal path (picomatch matches a path equal to the glob); null when the scope has no git globs.
+ */
+function globPathspecs(place: Pick<RepoPlace, "prefix">, scope: ListScope): string[] | null {
+  if (!scope.gitGlobs) return null;
+  const prefix = globLiteral(place.prefix);
+  return [...scope.gitGlobs.map((g) => `:(top,glob)${prefix}${g}`), ...scope.globs.map((g) => `:(top,literal)${place.prefix}${g}`)];
+}
+
 /**
  * A source over one git listing command; `list(specs)` runs it limited to pathspecs. Lookups are
  * remembered per path, and once everything is listed every question is answered from that.
+ * `magic`: the command takes pathspec magic (`ls-files` does, `ls-tree` does not), so a listing is
+ * narrowed by git globs rather than by folders.
  */
-function listingSource(list: (specs: string[]) => Promise<Entries>, place: Pick<RepoPlace, "prefix">, known?: Known): EntrySource {
+function listingSource(
+  list: (specs: string[]) => Promise<Entries>,
+  place: Pick<RepoPlace, "prefix">,
+  known: Known | undefined,
+  magic: boolean,
+): EntrySource {
   let everything: Promise<Entries> | null = null;
   const looked = new Map<string, Entry | null>(known ?? []);
   const narrowed = new Map<string, Promise<Entries>>();
+  const covered: { matches: (path: string) => boolean; entries: Promise<Entries> }[] = [];
   const all = (): Promise<Entries> => (everything ??= list(pathspecs(place)));
   return {
     all,
     async at(paths) {
-      const missing = [...new Set(paths.filter((p) => !looked.has(p)))];
+      let missing = [...new Set(paths.filter((p) => !looked.has(p)))];
+      // A narrowed listing answers for every path its globs match: present there, or absent.
+      for (const c of covered) {
+        const inside = missing.filter((p) => c.matches(p));
+        if (inside.length === 0) continue;
+        const listed = await c.entries;
+        for (const p of inside) looked.set(p, listed.get(p) ?? null);
+        missing = missing.filter((p) => !looked.has(p));
+      }
       if (missing.length > 0) {
         const found = everything || missing.length > MAX_LOOKUP ? await all() : await list(pathspecs(place, missing));
         for (const p of missing) looked.set(p, found.get(p) ?? null);
@@ -90,11 +122,16 @@ function listingSource(list: (specs: string[]) => Promise<Entries>, place: Pick<
       }
       return out;
     },
-    async under(folders) {
-      if (everything || folders.includes("")) return all();
-      const key = folders.join("\0");
+    async under(scope) {
+      if (everything) return all();
+      const specs = (magic ? globPathspecs(place, scope) : null) ?? (scope.folders.includes("") ? null : pathspecs(place, scope.folders));
+      if (!specs) return all();
+      const key = specs.join("\0");
       let got = narrowed.get(key);
-      if (!got) narrowed.set(key, (got = list(pathspecs(place, folders))));
+      if (!got) {
+        narrowed.set(key, (got = list(specs)));
+        covered.push({ matches: scope.matches, entries: got });
+      }
       return got;
     },
   };
@@ -111,6 +148,7 @@ export function indexSource(place: RepoPlace, known?: Known): EntrySource {
     },
     place,
     known,
+    true,
   );
 }
 
@@ -142,7 +180,7 @@ function parseListing(place: Pick<RepoPlace, "prefix">, out: string, keep: (head
 }
 
 export function treeSource(place: RepoPlace, sha: string, known?: Known): EntrySource {
-  return listingSource((specs) => treeEntries(place, sha, specs), place, known);
+  return listingSource((specs) => treeEntries(place, sha, specs), place, known, false);
 }
 
 /**
@@ -156,7 +194,7 @@ export function headSource(index: EntrySource, raw: RawEntry[], before: Known, f
   const changed = new Set(raw.map((e) => e.path));
   return {
     all: async () => (conflicted ? head().all() : undoStaged(await index.all(), raw)),
-    under: async (folders) => (conflicted ? head().under(folders) : undoStaged(await index.under(folders), raw)),
+    under: async (scope) => (conflicted ? head().under(scope) : undoStaged(await index.under(scope), raw)),
     async at(paths) {
       if (conflicted) return head().at(paths);
       const out: Entries = new Map();
@@ -200,7 +238,7 @@ export function gitSnapshot(place: RepoPlace, label: string, source: EntrySource
     async list(globs) {
       if (globs === undefined) return regularPaths(await source.all());
       const filter = globFilter(globs);
-      return regularPaths(await source.under(filter.folders)).filter(filter.matches);
+      return regularPaths(await source.under(filter)).filter(filter.matches);
     },
     async read(paths) {
       const entries = await source.at(paths);

@@ -2,6 +2,7 @@
 // reports keeps the line it was written on.
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Document, type Node } from "yaml";
 import { valueText } from "../units/text.js";
+import { formatNumber } from "../units/bytes.js";
 
 export interface YamlFile {
   path: string;
@@ -71,7 +72,7 @@ function hostileShape(doc: Document.Parsed, lines: LineCounter): { line: number;
     if (total > MAX_EXPANDED)
       return {
         line: lineAt(target),
-        message: `its aliases expand to more than ${MAX_EXPANDED.toLocaleString("en-US")} nodes (an alias bomb); kvgate does not read it`,
+        message: `its aliases expand to more than ${formatNumber(MAX_EXPANDED)} nodes (an alias bomb); kvgate does not read it`,
       };
     size.set(target, total);
     stack.pop();

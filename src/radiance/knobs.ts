@@ -7,6 +7,7 @@ import type { Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { engineSpec, extraKnobs, settingDefault } from "../model/engine.js";
 import { valueText } from "../units/text.js";
+import { formatNumber } from "../units/bytes.js";
 
 interface KnobValue {
   /** How users name it: the env key (`HOST_POOL_MIB`), or `TP` / `GPU`. */
@@ -70,7 +71,7 @@ export function knobChanges(before: Service, after: Service, policy: Policy, pac
 /** `44,928`, `auto`, `0,1`, `unset` — a knob value as a user reads it. */
 export function showValue(v: unknown): string {
   if (v === undefined || v === null) return "unset";
-  if (typeof v === "number") return v.toLocaleString("en-US", { maximumFractionDigits: 2 });
+  if (typeof v === "number") return formatNumber(v, 2);
   if (Array.isArray(v)) return v.join(",");
   return valueText(v);
 }

@@ -2,9 +2,9 @@
 // TTM ledger term, before and after the change, and which lever moves what.
 import type { CardFunding, Funding } from "./funding.js";
 import type { TtmLedger } from "./ttm.js";
-import { MiB } from "../units/bytes.js";
+import { MiB, formatNumber } from "../units/bytes.js";
 
-const n = (v: number, digits = 2): string => v.toLocaleString("en-US", { maximumFractionDigits: digits });
+const n = (v: number, digits = 2): string => formatNumber(v, digits);
 const pct = (r: number): string => `${(r * 100).toFixed(1)} %`;
 
 function table(rows: string[][]): string[] {

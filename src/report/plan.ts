@@ -5,6 +5,7 @@ import type { RaisePlan } from "../plan/raise.js";
 import { size } from "../kv/format.js";
 import { COLORS, PLAIN } from "./color.js";
 import { seatMoveText } from "./plan-move.js";
+import { formatNumber } from "../units/bytes.js";
 
 /** A gap in GiB, however small ("0.004 GiB", "under 0.001 GiB", never "1 bytes"): spares are read in GiB. */
 export function gapGiB(bytes: number): string {
@@ -21,8 +22,8 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
   const proof = !result.boots
     ? p.red("no layout lets every vLLM seat boot last (kv/boot-check): the layout shown fails the gate")
     : result.optimal
-      ? `proven optimal${result.resolution_bytes > 1 ? ` to ${size(result.resolution_bytes)}` : ""} (${result.nodes.toLocaleString("en-US")} nodes)`
-      : `best found in ${result.nodes.toLocaleString("en-US")} nodes, not proven: the optimum is at most ${gapGiB(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
+      ? `proven optimal${result.resolution_bytes > 1 ? ` to ${size(result.resolution_bytes)}` : ""} (${formatNumber(result.nodes)} nodes)`
+      : `best found in ${formatNumber(result.nodes)} nodes, not proven: the optimum is at most ${gapGiB(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
   out.push(
     `${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`,
   );
@@ -70,12 +71,12 @@ export function renderRaise(plan: RaisePlan, state: FleetState, opts: { color: b
     const how = r.fixes.map((f) => `${f.key}=${f.value}`).join(", ");
     const file = r.fixes[0]?.file ?? "";
     out.push(
-      `  ${r.name}: ${r.from_tokens.toLocaleString("en-US")} → ${r.to_tokens.toLocaleString("en-US")} tokens, ${kv}  ${p.dim(`set ${how} in ${file}`)}`,
+      `  ${r.name}: ${formatNumber(r.from_tokens)} → ${formatNumber(r.to_tokens)} tokens, ${kv}  ${p.dim(`set ${how} in ${file}`)}`,
     );
   }
   for (const k of plan.kept)
     out.push(
-      `  ${k.name}: stays at ${k.max_model_len.toLocaleString("en-US")} of ${k.native_max.toLocaleString("en-US")} tokens: ${k.reason}`,
+      `  ${k.name}: stays at ${formatNumber(k.max_model_len)} of ${formatNumber(k.native_max)} tokens: ${k.reason}`,
     );
   out.push(renderPlan(plan.layout, state, opts).trimEnd());
   return out.join("\n") + "\n";

@@ -168,6 +168,34 @@ describe("the fast path decides as the full path does", () => {
   });
 });
 
+describe("a declined fast path hands its answers to the full path", () => {
+  test("a fleet change asks git once for the diff, the tree and the config entries", async () => {
+    const r = await prepared({
+      name: "env",
+      change: (x) => x.write("scripts/x.env", GOOD_ENV.replace("8080", "8081")),
+      fast: false,
+      code: 0,
+    });
+    try {
+      expect(kvgate(["check", "--staged"], { cwd: r.dir }).code).toBe(0);
+      const trace = join(r.dir, ".git", "trace.txt");
+      const again = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1", GIT_TRACE: trace } });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain("fast path: not taken (fleet path scripts/x.env)");
+      const commands = readFileSync(trace, "utf8")
+        .split("\n")
+        .map((l) => /trace: built-in: git (\S+)/.exec(l)?.[1])
+        .filter((c) => c !== undefined);
+      // The fast path's diff, write-tree and config lookup; then only what the full path adds.
+      expect(commands.filter((c) => c === "diff")).toHaveLength(1);
+      expect(commands.filter((c) => c === "write-tree")).toHaveLength(1);
+      expect(commands.sort()).toEqual(["cat-file", "diff", "ls-files", "ls-files", "rev-parse", "write-tree"]);
+    } finally {
+      await r.cleanup();
+    }
+  });
+});
+
 describe("the fast path trusts nothing it cannot check", () => {
   test("no record of the policy yet, a malformed one, or one from another build: the full path runs", async () => {
     const r = await prepared(ROWS[0] as Row);

@@ -26,6 +26,11 @@ const FILES = [
   "src/app.ts",
   ".hidden/e.env",
   "café/ü.env",
+  "compose.yaml",
+  "deploy/docker-compose.prod.yml",
+  "deploy/x/compose.override.yaml",
+  "ledgers/deep/y.yaml",
+  "models/org/m/config.json",
 ];
 
 beforeAll(async () => {
@@ -33,6 +38,7 @@ beforeAll(async () => {
   for (const p of FILES) {
     r.write(p, `${p}\n`);
     r.write(`sub/${p}`, `sub ${p}\n`);
+    r.write(`s*b[1]/${p}`, `odd ${p}\n`);
   }
   r.symlink("a.env", "scripts/link.env");
   r.stage();
@@ -52,6 +58,7 @@ beforeAll(async () => {
   for (const p of FILES) {
     f.write(p, `${p}\n`);
     f.write(`sub/${p}`, `sub ${p}\n`);
+    f.write(`s*b[1]/${p}`, `odd ${p}\n`);
   }
 });
 afterAll(async () => {
@@ -67,6 +74,10 @@ const GLOBS: string[][] = [
   ["ledgers/{service}.yaml", "ledgers/*.yaml"],
   ["café/*.env", ".hidden/*"],
   ["nothing/*.env"],
+  ["**/{docker-compose,compose}*.{yml,yaml}"],
+  ["ledgers/**", "models/**/config.json", "s?ripts/*.env"],
+  ["**/*.yml", "**/.env", "**/*.env"],
+  ["scripts/[ab].env", "@(scripts|ops)/*.env"],
 ];
 
 /** Every kind of snapshot, opened at the toplevel or a sub-folder. */
@@ -93,6 +104,7 @@ async function snapshots(sub: string): Promise<[string, Snapshot][]> {
 describe.each([
   ["the toplevel", ""],
   ["a sub-folder", "sub"],
+  ["a sub-folder whose name is a glob", "s*b[1]"],
 ])("list(globs) at %s", (_where, sub) => {
   it("equals the whole listing filtered by picomatch (dot: true), for every snapshot and glob set", async () => {
     for (const [name, s] of await snapshots(sub)) {
@@ -110,7 +122,7 @@ describe.each([
 });
 
 describe("the staged path asks git only for what it needs", () => {
-  it("a read needs no listing, and a narrowed listing names its folders to git", async () => {
+  it("a read needs no listing, and a narrowed listing names its globs to git", async () => {
     const trace = join(tmpdir(), `kvgate-narrow-${process.pid}-${Date.now()}.log`);
     process.env.GIT_TRACE = trace;
     let listed: string[];
@@ -133,12 +145,41 @@ describe("the staged path asks git only for what it needs", () => {
     expect(config?.toString()).toBe("kvgate.yaml\n");
     expect(listed).toEqual(["scripts/moved-in.env", "scripts/staged.env"]);
     const commands = lines.map((l) => /trace: built-in: git (\S+)/.exec(l)?.[1]);
-    // open, ONE diff, a lookup of the two config names (HEAD shares it), the index under scripts/
+    // open, ONE diff, a lookup of the two config names (HEAD shares it), the index by the glob
     // (HEAD is derived from it), and the one cat-file.
     expect(commands.sort()).toEqual(["cat-file", "diff", "ls-files", "ls-files", "rev-parse"]);
     const lsFiles = lines.filter((l) => / ls-files /.test(l));
     expect(lsFiles[0]).toMatch(/-- ':\(top,literal\)kvgate\.yaml' ':\(top,literal\)\.kvgate\.yaml'$/);
-    expect(lsFiles[1]).toMatch(/-- ':\(top,literal\)scripts'$/);
+    expect(lsFiles[1]).toMatch(/-- ':\(top,glob\)scripts\/\*\.env' ':\(top,literal\)scripts\/\*\.env'$/);
+  });
+
+  it("a glob that can match anywhere is narrowed by git's glob pathspecs, not by listing the whole index", async () => {
+    const trace = join(tmpdir(), `kvgate-narrow-glob-${process.pid}-${Date.now()}.log`);
+    process.env.GIT_TRACE = trace;
+    let listed: string[];
+    try {
+      const [u] = await (await openRepo(r.dir)).units({ mode: "staged" });
+      listed = await u!.after.list(["**/{docker-compose,compose}*.{yml,yaml}"]);
+    } finally {
+      delete process.env.GIT_TRACE;
+    }
+    const lsFiles = readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((l) => /trace: built-in: git ls-files /.test(l));
+    rmSync(trace, { force: true });
+    expect(listed).toEqual([
+      "compose.yaml",
+      "deploy/docker-compose.prod.yml",
+      "deploy/x/compose.override.yaml",
+      "s*b[1]/compose.yaml",
+      "s*b[1]/deploy/docker-compose.prod.yml",
+      "s*b[1]/deploy/x/compose.override.yaml",
+      "sub/compose.yaml",
+      "sub/deploy/docker-compose.prod.yml",
+      "sub/deploy/x/compose.override.yaml",
+    ]);
+    expect(lsFiles).toHaveLength(1);
+    expect(lsFiles[0]).toContain("':(top,glob)**/docker-compose*.yml' ':(top,glob)**/docker-compose*.yaml' ':(top,glob)**/compose*.yml'");
   });
 
   it("GIT_TRACE=1 (trace lines on git's stderr) is not taken for a corrupt repository", async () => {
