@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The published entry: the bundled CLI (`npm run bundle` makes dist/cli.js). On Node 22+, V8's
 // compile cache makes every later start cheaper; Node 20 has no such API and skips it.
-// The staged check as the hooks call it (`check --staged`; also `kvgate`, `kvgate check`) first tries
-// the fast path (dist/fast.js, a small bundle): a change that cannot touch the fleet is decided there
-// without loading the CLI (src/cli/fast-path.ts).
+// What the hooks run on every commit first tries the fast path (dist/fast.js, a small bundle): the
+// staged check (`check --staged`; also `kvgate`, `kvgate check`) of a change that cannot touch the
+// fleet, and `hook prepare-commit-msg`, are answered there without loading the CLI
+// (src/cli/fast-path.ts, src/cli/fast-hook.ts).
 import module from "node:module";
 
 module.enableCompileCache?.();
 const rest = process.argv[2] === "check" ? process.argv.slice(3) : process.argv.slice(2);
 const staged = rest.length === 0 || (rest.length === 1 && rest[0] === "--staged");
-if (!(staged && (await (await import("../dist/fast.js")).tryFastPath()))) await import("../dist/cli.js");
+const hook = process.argv[2] === "hook";
+if (!((staged || hook) && (await (await import("../dist/fast.js")).tryFastPath()))) await import("../dist/cli.js");

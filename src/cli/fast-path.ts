@@ -9,11 +9,12 @@
 // is that bundle, not the CLI's. Anything it cannot decide returns null and the full path runs, so a
 // doubt costs time, never a verdict. test/cli/fast-path.test.ts runs both paths on a table of
 // changes and compares stdout, exit code, the recorded verdict and the commit's trailers.
-import { readFileSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import picomatch from "picomatch";
 import { readDiff } from "../git/diffstream.js";
 import { runGit } from "../git/exec.js";
+import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
 import { parsePatch } from "../git/patch.js";
 import { modeKind, type RawEntry } from "../git/raw.js";
 import { compiledSource, type DetectorSourceSpec } from "../rules/detector-source.js";
@@ -21,6 +22,8 @@ import { saveVerdict } from "../secrets/verdict.js";
 import { cleanPassText } from "../report/text.js";
 import { useColor } from "../report/color.js";
 import { loadFastPathKey } from "./fast-path-key.js";
+import { gitDirAt } from "./git-dir.js";
+import { fastPrepareCommitMsg } from "./fast-hook.js";
 import { configEntries, handOffStaged } from "../git/handoff.js";
 import { IGNORE_FILE } from "../secrets/ignore.js";
 
@@ -57,23 +60,6 @@ export function mayHoldSecret(lines: readonly string[], all: readonly Trigger[])
     }
   }
   return false;
-}
-
-/** The folder git keeps this worktree's state in (`git rev-parse --git-dir`), when cwd is the toplevel. */
-function gitDirAt(cwd: string, env: NodeJS.ProcessEnv): string | null {
-  if (env.GIT_WORK_TREE) return null;
-  if (env.GIT_DIR) return resolve(cwd, env.GIT_DIR);
-  const dotGit = join(cwd, ".git");
-  try {
-    if (statSync(dotGit).isDirectory()) return dotGit;
-    // A linked worktree: `.git` is a file naming its own git dir.
-    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
-    if (!m) return null;
-    const dir = (m[1] as string).trim();
-    return isAbsolute(dir) ? dir : resolve(cwd, dir);
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -129,15 +115,14 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
   const key = loadFastPathKey(stateDir, __KVGATE_BUILD__);
   if (!key) return null;
   try {
-    const [diff, tree, config] = await Promise.all([
+    const [diff, treeId, config] = await Promise.all([
       readDiff(cwd, ["--cached"]),
-      runGit(cwd, ["write-tree"]),
+      writeTreeOf(cwd, indexFileAt(cwd, gitDir, env)),
       // .kvgateignore too: the full path reads it, and then needs no lookup of its own.
       runGit(cwd, ["ls-files", "-s", "-z", "--full-name", "--", ...[...key.names, IGNORE_FILE].map((n) => `:(top,literal)${n}`)]),
     ]);
     if (env.KVGATE_TEST_FAULT === "fast-path") throw new Error("injected fault (KVGATE_TEST_FAULT=fast-path)");
-    if (tree.code !== 0 || config.code !== 0) return null;
-    const treeId = tree.stdout.toString("utf8").trim();
+    if (config.code !== 0) return null;
     const entries = configEntries(config.stdout.toString("utf8"), [...key.names, IGNORE_FILE]);
     // From here a decline leaves the full path these answers instead of asking git again.
     handOffStaged({ root: cwd, diff, tree: treeId, config: entries });
@@ -183,9 +168,16 @@ function configKey(entries: ReadonlyMap<string, { oid: string } | null>, names: 
     .join("\n");
 }
 
-/** Used by bin/kvgate.js: true when the fast path answered (exit code set), false to run the CLI. */
+/**
+ * Used by bin/kvgate.js: true when the fast path answered (exit code set), false to run the CLI. Both
+ * hooks a commit runs are answered here: `check --staged` and `hook prepare-commit-msg`.
+ */
 export async function tryFastPath(): Promise<boolean> {
-  const code = await fastStagedCheck(process.argv.slice(2), process.env, process.cwd());
+  const argv = process.argv.slice(2);
+  const code =
+    argv[0] === "hook"
+      ? await fastPrepareCommitMsg(argv, process.env, process.cwd())
+      : await fastStagedCheck(argv, process.env, process.cwd());
   if (code === null) return false;
   process.exitCode = code;
   return true;

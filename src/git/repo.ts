@@ -1,8 +1,7 @@
 // A repository opened at a folder (maybe a sub-folder): deploy units for --staged, --commit,
 // --range and --all, plus the few plumbing helpers later features need.
-import { copyFile, mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { GateError } from "../errors.js";
 import type { CommitInfo, DeployUnit, Selection, Snapshot } from "./types.js";
 import { gitRunner, type GitRunner } from "./exec.js";
@@ -14,6 +13,7 @@ import { BlobReader } from "./blobs.js";
 import { RangeReader, type RangeCommit } from "./range.js";
 import { folderSnapshot, worktreeSnapshot } from "./disk.js";
 import { takeStagedHandoff, type StagedHandoff } from "./handoff.js";
+import { writeTreeOf } from "./index-tree.js";
 import {
   emptySnapshot,
   gitSnapshot,
@@ -404,31 +404,10 @@ class GitRepo implements Repo {
     return this.shallow;
   }
 
-  /**
-   * `git write-tree` takes the index lock (it refreshes the cached trees in the index), so another
-   * git holding `index.lock` would make the check fail. It runs on a private copy of the index
-   * instead (GIT_INDEX_FILE's, when set: `--git-path index` honours it); the objects it writes are
-   * the same, the real index is never touched.
-   */
+  /** `git write-tree` of the index, on a private copy of it (src/git/index-tree.ts). */
   async writeTree(): Promise<string> {
     if (this.handoff) return this.handoff.tree;
-    const index = await this.gitPath("index");
-    const dir = await mkdtemp(join(tmpdir(), "kvgate-index-"));
-    try {
-      const copy = join(dir, "index");
-      await copyFile(index, copy).catch((err: NodeJS.ErrnoException) => {
-        // No index yet (nothing ever staged): write-tree of a missing index is the empty tree.
-        if (err.code !== "ENOENT") {
-          throw new GateError(`cannot read the index ${index}: ${err.code ?? err.message}`, {
-            hint: "make the repository readable by the user running kvgate",
-            cause: err,
-          });
-        }
-      });
-      return (await gitRunner(this.root, { env: { GIT_INDEX_FILE: copy } }).run(["write-tree"])).trim();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    return writeTreeOf(this.root, await this.gitPath("index"));
   }
 
   private readonly gitPaths = new Map<string, string>();

@@ -3,32 +3,59 @@
 // passes the folder. A missing, unreadable or foreign record reads as null, i.e. "the gate did not run".
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as z from "zod";
 
 const TREE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /** Old verdicts are pruned beyond this many: one is written per `check --staged`. */
 const KEEP = 200;
 
-// Built on first load, not at import: the hook's fast path writes records without loading zod.
-function schemas() {
-  const AllowedSecretSchema = z.strictObject({
-    rule: z.string(),
-    fingerprint: z.string().regex(/^sha256:[0-9a-f]{12}$/),
-    file: z.string().nullable(),
-    line: z.number().int().nullable(),
-  });
-  const VerdictSchema = z.strictObject({
-    version: z.literal(1),
-    tree: z.string().regex(TREE),
-    /** `fail` is stored too: a later `--no-verify` commit of that tree is then `not-run`, never `pass`. */
-    verdict: z.enum(["pass", "allowed", "fail"]),
-    at: z.string(),
-    allowed: z.array(AllowedSecretSchema),
-  });
-  return { AllowedSecretSchema, VerdictSchema };
+export interface AllowedSecret {
+  rule: string;
+  /** `sha256:<12 hex>` */
+  fingerprint: string;
+  file: string | null;
+  line: number | null;
 }
-let built: ReturnType<typeof schemas> | null = null;
-export type VerdictRecord = z.infer<ReturnType<typeof schemas>["VerdictSchema"]>;
+
+export interface VerdictRecord {
+  version: 1;
+  tree: string;
+  /** `fail` is stored too: a later `--no-verify` commit of that tree is then `not-run`, never `pass`. */
+  verdict: "pass" | "allowed" | "fail";
+  at: string;
+  allowed: AllowedSecret[];
+}
+
+// Checked by hand, not by a zod schema: the prepare-commit-msg hook reads a record on every commit
+// from the small hook bundle (dist/fast.js), which would otherwise load zod for these five fields.
+const hasOnly = (v: object, keys: readonly string[]): boolean => Object.keys(v).every((k) => keys.includes(k));
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function isAllowedSecret(v: unknown): v is AllowedSecret {
+  return (
+    isObject(v) &&
+    hasOnly(v, ["rule", "fingerprint", "file", "line"]) &&
+    typeof v.rule === "string" &&
+    typeof v.fingerprint === "string" &&
+    /^sha256:[0-9a-f]{12}$/.test(v.fingerprint) &&
+    (v.file === null || typeof v.file === "string") &&
+    (v.line === null || Number.isInteger(v.line))
+  );
+}
+
+/** A stored record as written by saveVerdict (strict: an unknown field makes it foreign). */
+export function isVerdictRecord(v: unknown): v is VerdictRecord {
+  return (
+    isObject(v) &&
+    hasOnly(v, ["version", "tree", "verdict", "at", "allowed"]) &&
+    v.version === 1 &&
+    typeof v.tree === "string" &&
+    TREE.test(v.tree) &&
+    (v.verdict === "pass" || v.verdict === "allowed" || v.verdict === "fail") &&
+    typeof v.at === "string" &&
+    Array.isArray(v.allowed) &&
+    v.allowed.every(isAllowedSecret)
+  );
+}
 
 function assertTree(tree: string): void {
   if (!TREE.test(tree)) throw new Error(`not a tree hash: ${JSON.stringify(tree)}`);
@@ -79,9 +106,8 @@ export function loadVerdict(dir: string, tree: string): VerdictRecord | null {
     return null;
   }
   try {
-    built ??= schemas();
-    const r = built.VerdictSchema.safeParse(JSON.parse(text));
-    return r.success && r.data.tree === tree ? r.data : null;
+    const r: unknown = JSON.parse(text);
+    return isVerdictRecord(r) && r.tree === tree ? r : null;
   } catch {
     return null;
   }

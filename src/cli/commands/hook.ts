@@ -9,6 +9,7 @@ import { GateError, UsageError } from "../../errors.js";
 import { openRepo } from "../../git/index.js";
 import { loadVerdict } from "../../secrets/verdict.js";
 import { prepareCommitMsg } from "../../secrets/trailers.js";
+import { isReplay } from "../fast-hook.js";
 
 export async function hookCommand(argv: string[]): Promise<number> {
   const { positionals } = parse(argv, {}, 4);
@@ -17,8 +18,7 @@ export async function hookCommand(argv: string[]): Promise<number> {
   if (!file) throw new UsageError("hook prepare-commit-msg needs the message FILE git passes");
   // A rebase or cherry-pick replays commits whose trailers record the run that gated them; the
   // replay itself runs no pre-commit, so rewriting them would turn every pick into not-run.
-  const action = process.env.GIT_REFLOG_ACTION ?? "";
-  if (/^(rebase|cherry-pick)/.test(action)) return 0;
+  if (isReplay(process.env)) return 0;
   const repo = await openRepo(process.cwd());
   const path = resolve(process.cwd(), file);
   let message: string;

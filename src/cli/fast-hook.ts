@@ -1,0 +1,46 @@
+// `kvgate hook prepare-commit-msg` as git runs it on every commit, answered from the small hook bundle
+// (dist/fast.js) instead of the whole CLI: two git processes started at once (`write-tree` of a copy of
+// the index for the tree the commit records, `config` for the comment character), one file read for
+// the stored verdict.
+// It does what src/cli/commands/hook.ts does; anything unusual (a flag, a missing git dir, a git or
+// file failure) returns null, and the CLI's own command runs and reports it.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { runGit } from "../git/exec.js";
+import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
+import { loadVerdict } from "../secrets/verdict.js";
+import { prepareCommitMsg } from "../secrets/trailers.js";
+import { gitDirAt } from "./git-dir.js";
+
+/** True when git replays commits (rebase, cherry-pick): their trailers record the run that gated them. */
+export function isReplay(env: NodeJS.ProcessEnv): boolean {
+  return /^(rebase|cherry-pick)/.test(env.GIT_REFLOG_ACTION ?? "");
+}
+
+/** The exit code when answered here, null when the CLI must run. Never throws. */
+export async function fastPrepareCommitMsg(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number | null> {
+  const [, name, file, source] = argv;
+  if (env.KVGATE_FAST_PATH === "0" || name !== "prepare-commit-msg" || file === undefined || argv.length > 5) return null;
+  if (argv.some((a) => a.startsWith("-"))) return null;
+  if (isReplay(env)) return 0;
+  const gitDir = gitDirAt(cwd, env);
+  if (!gitDir) return null;
+  try {
+    const path = resolve(cwd, file);
+    const message = readFileSync(path, "utf8");
+    const [treeId, commentChar] = await Promise.all([
+      writeTreeOf(cwd, indexFileAt(cwd, gitDir, env)),
+      runGit(cwd, ["config", "--get", "core.commentChar"]),
+    ]);
+    // `config --get` exits 1 when the key is unset; anything else is the CLI's to report.
+    if (commentChar.code !== 0 && commentChar.code !== 1) return null;
+    const char = commentChar.code === 0 ? commentChar.stdout.toString("utf8").replace(/\n$/, "") : "";
+    const record = loadVerdict(join(gitDir, "kvgate"), treeId);
+    const out = prepareCommitMsg(message, source, record, treeId, char !== "" && char !== "auto" ? { commentChar: char } : {});
+    if (out !== message) writeFileSync(path, out);
+    if (env.KVGATE_DEBUG) process.stderr.write("kvgate: fast hook: taken\n");
+    return 0;
+  } catch {
+    return null;
+  }
+}
