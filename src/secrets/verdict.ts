@@ -8,7 +8,7 @@ const TREE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /** Old verdicts are pruned beyond this many: one is written per `check --staged`. */
 const KEEP = 200;
 
-export interface AllowedSecret {
+interface AllowedSecret {
   rule: string;
   /** `sha256:<12 hex>` */
   fingerprint: string;
@@ -43,7 +43,7 @@ function isAllowedSecret(v: unknown): v is AllowedSecret {
 }
 
 /** A stored record as written by saveVerdict (strict: an unknown field makes it foreign). */
-export function isVerdictRecord(v: unknown): v is VerdictRecord {
+function isVerdictRecord(v: unknown): v is VerdictRecord {
   return (
     isObject(v) &&
     hasOnly(v, ["version", "tree", "verdict", "at", "allowed"]) &&
