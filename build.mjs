@@ -1,7 +1,10 @@
 // Builds the CLI and the GitHub Action into single ESM bundles.
 // One file per entry keeps startup to one module load: the pre-commit hook runs on every commit.
 import { build } from "esbuild";
-import { readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { parse } from "yaml";
@@ -43,6 +46,35 @@ const detectorTriggers = rules["secrets.yaml"].detectors.map((d) => ({
   ...(d.file_context ? { file_context: d.file_context } : {}),
 }));
 
+// Bundled CommonJS dependencies (simple-git, yaml) call require(); give each ESM bundle one.
+const banner = {
+  js: "import { createRequire as __kvgateCreateRequire } from 'node:module'; const require = __kvgateCreateRequire(import.meta.url);",
+};
+
+// The pack validated here, once, with the schemas the CLI uses (src/rules/pack-check.ts): a broken
+// rules/ file fails the build, and the bundles embed each file's validated output, so a run reads it
+// without validating it again (src/rules/data.ts).
+async function checkedRules() {
+  const dir = mkdtempSync(join(tmpdir(), "kvgate-pack-check-"));
+  try {
+    const out = join(dir, "pack-check.mjs");
+    await build({
+      entryPoints: ["src/rules/pack-check.ts"],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outfile: out,
+      logLevel: "warning",
+      banner,
+    });
+    const { checkedPack } = await import(pathToFileURL(out).href);
+    return checkedPack(rules);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const checked = await checkedRules();
+
 const common = {
   bundle: true,
   platform: "node",
@@ -53,12 +85,9 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: "none",
-  define: { __KVGATE_RULES__: JSON.stringify(rules), __KVGATE_BUILD__: JSON.stringify(buildId) },
+  define: { __KVGATE_RULES__: JSON.stringify(checked), __KVGATE_RULES_CHECKED__: "true", __KVGATE_BUILD__: JSON.stringify(buildId) },
   logLevel: "warning",
-  // Bundled CommonJS dependencies (simple-git) call require(); give the ESM bundle one.
-  banner: {
-    js: "import { createRequire as __kvgateCreateRequire } from 'node:module'; const require = __kvgateCreateRequire(import.meta.url);",
-  },
+  banner,
 };
 
 const only = process.argv[2];

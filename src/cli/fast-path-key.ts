@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface FastPathKey {
-  version: 1;
+  version: 2;
   /** The build that wrote it (kvgate version and rules pack): another build reads it as absent. */
   build: string;
   /** The names a config is found under (kvgate.yaml, .kvgate.yaml). */
@@ -18,6 +18,17 @@ export interface FastPathKey {
   fleet: string[];
   /** secrets.exclude: a staged file under one is reported (a notice), which only the full path does. */
   exclude: string[];
+  /**
+   * The two glob lists compiled (picomatch's regular expressions, `dot: true`), so the fast path
+   * matches without loading or running picomatch. A path equal to a glob matches too (picomatch's rule).
+   */
+  fleetRes: CompiledGlob[];
+  excludeRes: CompiledGlob[];
+}
+
+export interface CompiledGlob {
+  source: string;
+  flags: string;
 }
 
 const FILE = "fast-path.json";
@@ -49,8 +60,12 @@ export function loadFastPathKey(dir: string, build: string): FastPathKey | null 
   try {
     const k = JSON.parse(readFileSync(join(dir, FILE), "utf8")) as Partial<FastPathKey>;
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
+    const compiled = (v: unknown): v is CompiledGlob[] =>
+      Array.isArray(v) && v.every((c: Partial<CompiledGlob>) => typeof c?.source === "string" && typeof c.flags === "string");
     if (
-      k.version !== 1 ||
+      k.version !== 2 ||
+      !compiled(k.fleetRes) ||
+      !compiled(k.excludeRes) ||
       k.build !== build ||
       typeof k.config !== "string" ||
       !strings(k.names) ||

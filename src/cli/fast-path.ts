@@ -11,7 +11,6 @@
 // changes and compares stdout, exit code, the recorded verdict and the commit's trailers.
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import picomatch from "picomatch";
 import { readDiff } from "../git/diffstream.js";
 import { runGit } from "../git/exec.js";
 import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
@@ -21,7 +20,7 @@ import { compiledSource, type DetectorSourceSpec } from "../rules/detector-sourc
 import { saveVerdict } from "../secrets/verdict.js";
 import { cleanPassText } from "../report/text.js";
 import { useColor } from "../report/color.js";
-import { loadFastPathKey } from "./fast-path-key.js";
+import { loadFastPathKey, type CompiledGlob } from "./fast-path-key.js";
 import { gitDirAt } from "./git-dir.js";
 import { fastPrepareCommitMsg } from "./fast-hook.js";
 import { configEntries, handOffStaged } from "../git/handoff.js";
@@ -69,6 +68,12 @@ export function mayHoldSecret(lines: readonly string[], all: readonly Trigger[])
 export function isPlainStagedCheck(argv: readonly string[]): boolean {
   const rest = argv[0] === "check" ? argv.slice(1) : argv;
   return rest.length === 0 || (rest.length === 1 && rest[0] === "--staged");
+}
+
+/** A path matcher from globs picomatch compiled when the key was written: a path equal to a glob matches too. */
+function matcher(globs: readonly string[], compiled: readonly CompiledGlob[]): (path: string) => boolean {
+  const res = compiled.map((c) => new RegExp(c.source, c.flags));
+  return (path) => globs.includes(path) || res.some((re) => re.test(path));
 }
 
 /** Why this change needs the full path, or null when the fast path decides it. */
@@ -127,8 +132,8 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
     // From here a decline leaves the full path these answers instead of asking git again.
     handOffStaged({ root: cwd, diff, tree: treeId, config: entries });
     if (configKey(entries, key.names) !== key.config) return null;
-    const fleet = picomatch(key.fleet, { dot: true });
-    const excluded = key.exclude.length > 0 ? picomatch(key.exclude, { dot: true }) : () => false;
+    const fleet = matcher(key.fleet, key.fleetRes);
+    const excluded = matcher(key.exclude, key.excludeRes);
     // The index's size of a modified file is not in the diff: the worktree's stands in, and a file
     // that is large there takes the full path (which reads the index's and says what it skipped).
     const sizeOf = (p: string): number => {
@@ -138,14 +143,7 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
         return 0;
       }
     };
-    const why = fullPathReason(
-      diff.raw,
-      diff.patch,
-      (p) => key.fleet.includes(p) || fleet(p),
-      excluded,
-      triggers(__KVGATE_DETECTORS__),
-      sizeOf,
-    );
+    const why = fullPathReason(diff.raw, diff.patch, fleet, excluded, triggers(__KVGATE_DETECTORS__), sizeOf);
     if (env.KVGATE_DEBUG) process.stderr.write(`kvgate: fast path: ${why === null ? "taken" : `not taken (${why})`}\n`);
     if (why !== null) return null;
     saveVerdict(stateDir, treeId, { version: 1, tree: treeId, verdict: "pass", at: new Date().toISOString(), allowed: [] });

@@ -70,14 +70,10 @@ export function renderRaise(plan: RaisePlan, state: FleetState, opts: { color: b
         : `KV estimate ${size(r.kv_from_bytes)} holds the ${size(r.kv_to_bytes)} required`;
     const how = r.fixes.map((f) => `${f.key}=${f.value}`).join(", ");
     const file = r.fixes[0]?.file ?? "";
-    out.push(
-      `  ${r.name}: ${formatNumber(r.from_tokens)} → ${formatNumber(r.to_tokens)} tokens, ${kv}  ${p.dim(`set ${how} in ${file}`)}`,
-    );
+    out.push(`  ${r.name}: ${formatNumber(r.from_tokens)} → ${formatNumber(r.to_tokens)} tokens, ${kv}  ${p.dim(`set ${how} in ${file}`)}`);
   }
   for (const k of plan.kept)
-    out.push(
-      `  ${k.name}: stays at ${formatNumber(k.max_model_len)} of ${formatNumber(k.native_max)} tokens: ${k.reason}`,
-    );
+    out.push(`  ${k.name}: stays at ${formatNumber(k.max_model_len)} of ${formatNumber(k.native_max)} tokens: ${k.reason}`);
   out.push(renderPlan(plan.layout, state, opts).trimEnd());
   return out.join("\n") + "\n";
 }

@@ -53,7 +53,7 @@ const DetectorSpec = z.strictObject({
 });
 type DetectorSpec = z.infer<typeof DetectorSpec>;
 
-const SecretsFile = z.strictObject({
+export const SecretsFile = z.strictObject({
   detectors: z.array(DetectorSpec).min(1),
   references: z.strictObject({
     prefixes: z.array(z.string().min(1)),

@@ -11,7 +11,7 @@ export interface ModelCatalog {
   models: Record<string, ModelSpec>;
 }
 
-const ModelsFile = z.strictObject({ models: z.record(z.string(), ModelSpecSchema) });
+export const ModelsFile = z.strictObject({ models: z.record(z.string(), ModelSpecSchema) });
 
 /** Parses and validates rules/models.yaml; a broken catalog is an internal error, never an empty one. */
 export function loadModelCatalog(text: string, file: string): ModelCatalog {

@@ -204,7 +204,11 @@ describe("the fast path trusts nothing it cannot check", () => {
     expect(first.stderr).not.toContain("fast path: taken");
     expect(first.stdout).toBe("kvgate staged: pass (1 file checked, no findings)\n");
     const stored = JSON.parse(readFileSync(key, "utf8")) as Record<string, unknown>;
-    expect(stored).toMatchObject({ version: 1, names: ["kvgate.yaml", ".kvgate.yaml"], config: "", exclude: [] });
+    expect(stored).toMatchObject({ version: 2, names: ["kvgate.yaml", ".kvgate.yaml"], config: "", exclude: [], excludeRes: [] });
+    // Each fleet glob also compiled, as picomatch matches it: the fast path loads no glob library.
+    const res = (stored.fleetRes as { source: string; flags: string }[]).map((c) => new RegExp(c.source, c.flags));
+    expect(res.some((re) => re.test("deploy/x/compose.override.yaml"))).toBe(true);
+    expect(res.some((re) => re.test("docs/readme.md"))).toBe(false);
     expect(stored.fleet).toEqual([
       "scripts/*.env",
       "scripts/**",
@@ -220,7 +224,13 @@ describe("the fast path trusts nothing it cannot check", () => {
       ".kvgate.yaml",
     ]);
     expect(kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } }).stderr).toContain("fast path: taken");
-    for (const bad of ["{", JSON.stringify({ ...stored, build: "another" }), JSON.stringify({ ...stored, fleet: "scripts/*.env" })]) {
+    for (const bad of [
+      "{",
+      JSON.stringify({ ...stored, build: "another" }),
+      JSON.stringify({ ...stored, fleet: "scripts/*.env" }),
+      JSON.stringify({ ...stored, fleetRes: [{ source: 1 }] }),
+      JSON.stringify({ ...stored, version: 1 }),
+    ]) {
       writeFileSync(key, bad);
       const again = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } });
       expect(again.stderr).not.toContain("fast path: taken");

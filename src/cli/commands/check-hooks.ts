@@ -11,7 +11,7 @@ import type { RulesPack } from "../../rules/pack.js";
 import { CONFIG_NAMES } from "../../config/load.js";
 import picomatch from "picomatch";
 import { fleetChangeGlobs } from "../../load/fleet-globs.js";
-import { configKeyOf, saveFastPathKey } from "../fast-path-key.js";
+import { configKeyOf, saveFastPathKey, type CompiledGlob } from "../fast-path-key.js";
 
 /** The build's identity (version, rules pack, sources), set by build.mjs; absent when run from sources. */
 declare const __KVGATE_BUILD__: string | undefined;
@@ -46,16 +46,24 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
       // The fleet is the one this run checked (the loader keeps it): no second read.
       const fleet = await loader.load(unit.after, policy, pack);
       const isCompose = picomatch(policy.compose, { dot: true });
+      const fleetGlobs = fleetChangeGlobs(
+        policy,
+        fleet.paths.some((p) => isCompose(p)),
+      );
+      const compile = (globs: readonly string[]): CompiledGlob[] =>
+        globs.map((g) => {
+          const re = picomatch.makeRe(g, { dot: true });
+          return { source: re.source, flags: re.flags };
+        });
       saveFastPathKey(dir, {
-        version: 1,
+        version: 2,
         build: __KVGATE_BUILD__,
         names: [...CONFIG_NAMES],
         config: configKeyOf(configs),
-        fleet: fleetChangeGlobs(
-          policy,
-          fleet.paths.some((p) => isCompose(p)),
-        ),
+        fleet: fleetGlobs,
         exclude: policy.secrets.exclude,
+        fleetRes: compile(fleetGlobs),
+        excludeRes: compile(policy.secrets.exclude),
       });
     },
   };
