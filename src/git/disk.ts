@@ -1,6 +1,6 @@
 // The states a deploy unit reads from disk: the working tree of a repository (`--all`) and a plain
 // folder that is not in one. Paths are relative to the folder the user named, `/`-separated.
-import { lstatSync, readFileSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, type Dirent, type Stats } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { GateError } from "../errors.js";
@@ -118,20 +118,57 @@ export function folderSnapshot(dir: string): ListedSnapshot {
 }
 
 /**
- * Each listed path's kind on disk. lstat one at a time, synchronously: 100,000 at once through
- * fs/promises held every pending request in memory (about 400 MiB) and took four times as long.
+ * Each listed path's kind on disk, read from its folder's listing (one readdir a folder, not one
+ * lstat a file: 100,000 files in 1,000 folders) and synchronously: 100,000 lstat calls at once
+ * through fs/promises held every pending request in memory (about 400 MiB).
  */
 function classify(base: string, paths: string[]): Found {
   const files: string[] = [];
   const notices: ChangeNotice[] = [];
+  const kindOf = kindsOnDisk(base);
   for (const p of paths) {
-    const st = lstatOrNull(join(base, p));
-    if (!st) continue; // tracked but deleted on disk: nothing to check
-    if (st.isFile()) files.push(p);
-    else if (st.isSymbolicLink()) notices.push({ path: p, message: "symlink: skipped (only regular files are checked)" });
-    else if (st.isDirectory()) notices.push({ path: p.replace(/\/$/, ""), message: "submodule: skipped (check it in its own repository)" });
+    const kind = kindOf(p);
+    if (kind === "file") files.push(p);
+    else if (kind === "symlink") notices.push({ path: p, message: "symlink: skipped (only regular files are checked)" });
+    else if (kind === "folder")
+      notices.push({ path: p.replace(/\/$/, ""), message: "submodule: skipped (check it in its own repository)" });
+    // null: tracked but deleted on disk (or not a file, link or folder): nothing to check
   }
   return { files, notices };
+}
+
+type DiskKind = "file" | "symlink" | "folder" | null;
+
+/** Folders' listings kept: paths come sorted, so a folder's files are mostly asked for together. */
+const FOLDERS_KEPT = 64;
+
+/**
+ * A path's kind as lstat tells it, answered from its folder's entries (readdir with file types). A
+ * folder that cannot be listed, a name it does not hold, and a path with a trailing slash (a nested
+ * repository: lstat follows a link there) are asked of lstat itself.
+ */
+function kindsOnDisk(base: string): (path: string) => DiskKind {
+  const folders = new Map<string, Map<string, Dirent> | null>();
+  const entriesOf = (folder: string): Map<string, Dirent> | null => {
+    let got = folders.get(folder);
+    if (got !== undefined) return got;
+    try {
+      got = new Map(readdirSync(join(base, folder), { withFileTypes: true }).map((d) => [d.name, d]));
+    } catch {
+      got = null;
+    }
+    if (folders.size >= FOLDERS_KEPT) folders.clear();
+    folders.set(folder, got);
+    return got;
+  };
+  return (path) => {
+    const slash = path.lastIndexOf("/");
+    const entries = path.endsWith("/") ? null : entriesOf(slash < 0 ? "" : path.slice(0, slash));
+    // A name the listing lacks is asked of lstat too: a case-insensitive disk finds `A.env` as `a.env`.
+    const d = entries?.get(path.slice(slash + 1)) ?? lstatOrNull(join(base, path));
+    if (!d) return null;
+    return d.isFile() ? "file" : d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "folder" : null;
+  };
 }
 
 /** null when the path cannot be looked at (gone, or a parent that is not a folder). */
