@@ -53,7 +53,7 @@ export interface Check<M extends Messages = Messages> extends Rule<M> {
    * context that is handed the files in chunks, so `--all` never holds the whole tree. `run` must
    * report what one scan given `ctx.unit.files` whole reports.
    */
-  scanFiles?(ctx: CheckContext): FileScan<M>;
+  scanFiles?: (ctx: CheckContext) => FileScan<M>;
 }
 
 /** One scan of a context's files: `files` per chunk, in order, then `finish` for what needs them all seen. */

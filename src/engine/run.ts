@@ -75,7 +75,7 @@ async function raiseOverTree(checks: readonly AnyCheck[], ctx: CheckContext, tre
   const commit = ctx.unit.commit?.sha ?? null;
   const scans = checks.map((c) => {
     const scanFiles = c.scanFiles;
-    return scanFiles ? guarded(c, () => scanFiles.call(c, ctx)) : null;
+    return scanFiles ? guarded(c, () => scanFiles(ctx)) : null;
   });
   const byCheck = checks.map((c, i) => (scans[i] ? [] : raiseChecks([c], ctx)));
   const take = (i: number, run: (scan: FileScan) => Report[]): void => {
