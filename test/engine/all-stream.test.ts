@@ -22,18 +22,31 @@ afterEach(async () => {
 
 const FLEET = "fleet:\n  hosts:\n    fv-ml1:\n      gpus:\n        - { index: 0, total: 96GiB, reserve: 1GiB }\n";
 const SEAT = "ENGINE=vllm\nHOST=fv-ml1\nGPU=0\nMODEL=Qwen/Qwen3-0.6B\nMAX_MODEL_LEN=8192\nKV_CACHE_MEMORY_BYTES=2GiB\n";
+/** A deploy of seat a at a context its KV cache does not cover: the checks run again over it. */
+const PLAYBOOK = [
+  "- name: Deploy a",
+  "  hosts: fv-ml1",
+  "  tasks:",
+  "    - name: a's context",
+  "      ansible.builtin.lineinfile:",
+  '        path: "/opt/fleet/scripts/a.env"',
+  '        regexp: "^MAX_MODEL_LEN="',
+  '        line: "MAX_MODEL_LEN=262144"',
+  "",
+].join("\n");
 const FILLERS = 600;
 
 /**
- * 600 notes (docs/n000.md …), a seat, kvgate.yaml and a .kvgateignore: the AWS key in note 450 (the
- * second chunk) is listed there, the GitHub token in note 590 (the third) is not, an image is binary,
- * and the ignore file also lists a value no file holds.
+ * 600 notes (docs/n000.md …), a seat and a playbook that deploys it, kvgate.yaml and a .kvgateignore:
+ * the AWS key in note 450 (the second chunk) is listed there, the GitHub token in note 590 (the
+ * third) is not, an image is binary, and the ignore file also lists a value no file holds.
  */
 async function fleetOfThreeChunks(): Promise<TempRepo> {
   const r = await makeRepo();
   made.push(r);
   r.write("kvgate.yaml", FLEET);
   r.write("scripts/a.env", SEAT);
+  r.write("playbooks/a.yaml", PLAYBOOK);
   for (let i = 0; i < FILLERS; i++) r.write(`docs/n${String(i).padStart(3, "0")}.md`, `note ${i}\nplain text\n`);
   r.write("docs/n450.md", `note 450\naws: ${FAKE.awsId}\n`);
   r.write("docs/n590.md", `note 590\n\ntoken = ${FAKE.ghp}\n`);
@@ -60,8 +73,14 @@ describe("check --all over a tree read a chunk at a time", () => {
     const { tree: _tree, ...rest } = u;
     const whole = await checkUnits([{ ...rest, files: await treeFilesOf(u) }], OPTS);
     expect(streamed).toEqual(whole);
-    // 600 notes (two of them rewritten), the image, the seat, kvgate.yaml, .kvgateignore.
-    expect(streamed.filesChecked).toBe(FILLERS + 4);
+    // 600 notes (two of them rewritten), the image, the seat, the playbook, kvgate.yaml, .kvgateignore.
+    expect(streamed.filesChecked).toBe(FILLERS + 5);
+    // The playbook's deploy was checked again (the file scan is not: it would only repeat itself).
+    expect(streamed.findings.filter((f) => f.file === "playbooks/a.yaml").map((f) => [f.rule, f.line])).toEqual([
+      ["kv/context-max", 8],
+      ["kv/covers-context", 8],
+      ["playbook/drift", 8],
+    ]);
     const secretish = streamed.findings.filter((f) => f.rule.startsWith("secret/"));
     expect(secretish.map((f) => [f.rule, f.status, f.file, f.line])).toEqual([
       ["secret/ignore-unused", "open", ".kvgateignore", 2],
@@ -91,7 +110,7 @@ describe("check --all over a tree read a chunk at a time", () => {
     const u = await allUnit(r.dir);
     rmSync(join(r.dir, "docs/n590.md"));
     const result = await checkUnits([u], OPTS);
-    expect(result.filesChecked).toBe(FILLERS + 3);
+    expect(result.filesChecked).toBe(FILLERS + 4);
     expect(result.findings.filter((f) => f.file === "docs/n590.md")).toEqual([]);
   });
 });
