@@ -21,6 +21,11 @@ export interface CheckContext {
     /** The commit being checked, for commit units. */
     commit: CommitInfo | null;
     commits: CommitInfo[];
+    /**
+     * The files the change touched. Under `--all` the tree is not held whole: a check sees the
+     * fleet's files (src/load/fleet-globs.ts fleetChangeGlobs), and a check that reads every file
+     * (`scanFiles`) is handed the whole tree a chunk at a time instead.
+     */
     files: ChangedFile[];
   };
   /** null under `--all` (there is no before). */
@@ -43,6 +48,18 @@ export interface Check<M extends Messages = Messages> extends Rule<M> {
   run(ctx: CheckContext): Report<M>[];
   /** Further rule ids the check reports through Report.rule (secret-scan: one per detector). */
   family?: readonly RuleMeta[];
+  /**
+   * For a check whose reports on a file need that file alone (the secret scan): a scan over one
+   * context that is handed the files in chunks, so `--all` never holds the whole tree. `run` must
+   * report what one scan given `ctx.unit.files` whole reports.
+   */
+  scanFiles?: (ctx: CheckContext) => FileScan<M>;
+}
+
+/** One scan of a context's files: `files` per chunk, in order, then `finish` for what needs them all seen. */
+export interface FileScan<M extends Messages = Messages> {
+  files(files: readonly ChangedFile[]): Report<M>[];
+  finish(): Report<M>[];
 }
 
 /** A rule no check's run raises: the audit of a commit, or the engine reading the waiver trailers. */

@@ -3,7 +3,8 @@
 // engine's pipeline redacts before anything is printed. The family's rule ids are read from
 // rules/secrets.yaml, so adding a detector there registers its rule.
 import picomatch from "picomatch";
-import { defineCheck, type Report, type RuleMeta } from "./define.js";
+import { defineCheck, type CheckContext, type FileScan, type Report, type RuleMeta } from "./define.js";
+import type { ChangedFile } from "../git/types.js";
 import { builtinDetectors } from "../rules/detectors.js";
 import { scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
 import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
@@ -74,15 +75,29 @@ export const secretScan = defineCheck({
   messages,
   family,
   run(ctx) {
-    const set = ctx.pack.detectors();
-    const filter = placeholderFilter(set.placeholders, ctx.policy.secrets.placeholders);
-    const overrideName = ctx.policy.secrets.override;
-    const override = ctx.env[overrideName] === "1";
-    const excludes = ctx.policy.secrets.exclude.map((g) => ({ glob: g, test: picomatch(g, { dot: true }) }));
+    const scan = secretScanOf(ctx);
+    return [...scan.files(ctx.unit.files), ...scan.finish()];
+  },
+  scanFiles: (ctx) => secretScanOf(ctx),
+});
+
+/**
+ * One scan over a context: every file handed to `files` (in chunks under --all), then `finish` for
+ * the .kvgateignore reports, which need every file seen (an entry is unused only if none held it).
+ */
+function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
+  const set = ctx.pack.detectors();
+  const filter = placeholderFilter(set.placeholders, ctx.policy.secrets.placeholders);
+  const overrideName = ctx.policy.secrets.override;
+  const override = ctx.env[overrideName] === "1";
+  const excludes = ctx.policy.secrets.exclude.map((g) => ({ glob: g, test: picomatch(g, { dot: true }) }));
+  const ignore = ctx.ignore;
+  const used = new Set<IgnoreEntry>();
+  let ignoreTouched = false;
+  const files = (chunk: readonly ChangedFile[]): Report<typeof messages>[] => {
     const reports: Report<typeof messages>[] = [];
-    const ignore = ctx.ignore;
-    const used = new Set<IgnoreEntry>();
-    for (const file of ctx.unit.files) {
+    for (const file of chunk) {
+      if (file.path === IGNORE_FILE) ignoreTouched = true;
       if (file.status === "deleted") continue;
       const excluded = excludes.find((x) => x.test(file.path));
       const skip = (why: string, extra: Record<string, unknown>): void => {
@@ -163,9 +178,13 @@ export const secretScan = defineCheck({
         }
       }
     }
+    return reports;
+  };
+  const finish = (): Report<typeof messages>[] => {
+    const reports: Report<typeof messages>[] = [];
     if (ignore) {
       // The file's own problems are reported where they can be fixed: when it changes, and under --all.
-      const touched = ctx.unit.kind === "all" || ctx.unit.files.some((f) => f.path === IGNORE_FILE);
+      const touched = ctx.unit.kind === "all" || ignoreTouched;
       if (touched) {
         for (const p of ignore.problems) {
           reports.push({
@@ -193,5 +212,6 @@ export const secretScan = defineCheck({
       }
     }
     return reports;
-  },
-});
+  };
+  return { files, finish };
+}

@@ -1,17 +1,19 @@
 // The engine: for each deploy unit, load the fleet before and after, run every check, and turn the
 // reports into findings through the one pipeline (./pipeline.ts). It never prints and never exits;
 // the CLI does both.
-import type { DeployUnit } from "../git/types.js";
+import type { DeployUnit, TreeFiles } from "../git/types.js";
+import picomatch from "picomatch";
 import type { FleetState, PlaybookRead } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
-import type { AnyCheck, CheckContext } from "../checks/define.js";
+import type { AnyCheck, CheckContext, FileScan, Report } from "../checks/define.js";
 import { CHECKS } from "../checks/registry.js";
 import { waiverUnknownRule } from "../checks/waiver-unknown-rule.js";
 import { countFindings, verdictOf, type CheckResult, type FailOn, type Mode } from "./result.js";
 import { baselineKey, raise, runSteps, type Draft, type PipelineContext } from "./pipeline.js";
 import { unknownWaivers, waiversOf } from "./waivers.js";
 import { createFleetLoader, loadFleet, type FleetLoader } from "../load/fleet.js";
+import { fleetChangeGlobs } from "../load/fleet-globs.js";
 import { VERSION } from "../version.js";
 import { playbookContexts } from "./playbook-deploys.js";
 import { buildService } from "../model/build.js";
@@ -44,20 +46,51 @@ export async function ignoreOf(snapshot: Snapshot, today: string = todayUtc()): 
   return buf === null ? null : parseIgnore(buf.toString("utf8"), today);
 }
 
-/** Runs each check over one context; a throwing check is an internal error (the gate fails closed). */
+/** What a check's code returns; a throwing check is an internal error (the gate fails closed). */
+function guarded<T>(check: AnyCheck, run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    throw new Error(`internal error in check ${check.id}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Runs each check over one context. */
 export function raiseChecks(checks: readonly AnyCheck[], ctx: CheckContext, deploy?: PlaybookRead): Draft[] {
   const commit = ctx.unit.commit?.sha ?? null;
   const out: Draft[] = [];
   for (const check of checks) {
-    let reports;
-    try {
-      reports = check.run(ctx);
-    } catch (e) {
-      throw new Error(`internal error in check ${check.id}: ${(e as Error).message}`, { cause: e });
-    }
-    for (const r of reports) out.push(withEngineFrom(raise(check, r, commit, deploy), ctx));
+    for (const r of guarded(check, () => check.run(ctx))) out.push(withEngineFrom(raise(check, r, commit, deploy), ctx));
   }
   return out;
+}
+
+/**
+ * raiseChecks over a whole tree (`--all`) without holding it: each check runs once over the fleet,
+ * except a check that scans files (the secret scan), which is handed the tree a chunk at a time,
+ * each chunk dropped before the next is read. The drafts come in raiseChecks' order (check by check,
+ * file by file), so the findings are the same; also returns how many files were read.
+ */
+async function raiseOverTree(checks: readonly AnyCheck[], ctx: CheckContext, tree: TreeFiles): Promise<{ drafts: Draft[]; files: number }> {
+  const commit = ctx.unit.commit?.sha ?? null;
+  const scans = checks.map((c) => {
+    const scanFiles = c.scanFiles;
+    return scanFiles ? guarded(c, () => scanFiles(ctx)) : null;
+  });
+  const byCheck = checks.map((c, i) => (scans[i] ? [] : raiseChecks([c], ctx)));
+  const take = (i: number, run: (scan: FileScan) => Report[]): void => {
+    const check = checks[i] as AnyCheck;
+    const scan = scans[i];
+    if (!scan) return;
+    for (const r of guarded(check, () => run(scan))) byCheck[i]?.push(withEngineFrom(raise(check, r, commit), ctx));
+  };
+  let files = 0;
+  for await (const chunk of tree.chunks()) {
+    files += chunk.length;
+    for (let i = 0; i < checks.length; i++) take(i, (scan) => scan.files(chunk));
+  }
+  for (let i = 0; i < checks.length; i++) take(i, (scan) => scan.finish());
+  return { drafts: byCheck.flat(), files };
 }
 
 /**
@@ -86,12 +119,13 @@ export function pipelineContext(policy: Policy, pack: RulesPack): PipelineContex
 /**
  * One deploy unit whose fleets are loaded: every check over it, again over the fleet as each changed
  * playbook deploys it, the waiver trailers, and the pipeline up to `mask` (dedupe and sort are the
- * run's, across units).
+ * run's, across units). `own`: the unit's drafts when already raised (raiseOverTree); `checks` then
+ * are those to run again for each deploy.
  */
-export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHECKS): Draft[] {
+export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHECKS, own?: Draft[]): Draft[] {
   const waivers = waiversOf(ctx.unit.commits, ctx.policy.waivers.trailer);
   const pctx: PipelineContext = { ...pipelineContext(ctx.policy, ctx.pack), waivers };
-  const drafts = raiseChecks(checks, ctx);
+  const drafts = own ?? raiseChecks(checks, ctx);
   // A changed playbook is one deploy of every service it sets: the checks run again over the fleet
   // as the playbook would leave it, and report at the playbook's lines (the `place` step).
   for (const p of playbookContexts(ctx, (env, name) => buildService(env, ctx.pack, ctx.policy, name))) {
@@ -110,12 +144,15 @@ export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHE
   return out;
 }
 
-export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<Draft[]> {
+/** One unit's drafts, and how many of its tree's files were read (`--all`; 0 for a change). */
+export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<{ drafts: Draft[]; treeFiles: number }> {
   const loader = opts.loader ?? createFleetLoader();
   const policy = opts.policy ?? (await loader.policy(unit.after, opts.pack));
   const after = await loader.load(unit.after, policy, opts.pack);
   const before: FleetState | null = unit.before ? await loader.load(unit.before, policy, opts.pack) : null;
-  const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files: unit.files };
+  // A whole tree is not held: the checks see the fleet's files, the file scans are handed the rest.
+  const files = unit.tree ? await unit.tree.read(await unit.after.list(fleetGlobsOf(policy, after))) : unit.files;
+  const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files };
   const ignore = opts.ignore !== undefined ? opts.ignore : await ignoreOf(unit.after);
   // Both sides are checked under the after's policy, so a change that narrows the services glob shows
   // the dropped seats on neither side: the before is also read under its own kvgate.yaml. (A policy
@@ -125,25 +162,51 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<Dr
     const own = await loader.policy(unit.before, opts.pack);
     if (own.services !== policy.services) beforeOwn = { services: own.services, fleet: await loadFleet(unit.before, own, opts.pack) };
   }
-  return checkFleets(
-    {
-      policy,
-      pack: opts.pack,
-      env: opts.env,
-      unit: unitInfo,
-      before,
-      after,
-      ...(ignore ? { ignore } : {}),
-      ...(beforeOwn ? { beforeOwn } : {}),
-    },
-    opts.checks,
+  const ctx: CheckContext = {
+    policy,
+    pack: opts.pack,
+    env: opts.env,
+    unit: unitInfo,
+    before,
+    after,
+    ...(ignore ? { ignore } : {}),
+    ...(beforeOwn ? { beforeOwn } : {}),
+  };
+  const checks = opts.checks ?? CHECKS;
+  if (!unit.tree) return { drafts: checkFleets(ctx, checks), treeFiles: 0 };
+  const own = await raiseOverTree(checks, ctx, unit.tree);
+  // A deploy's context differs from the unit's only in its fleet, which a file scan does not read:
+  // its scan would only repeat the unit's own findings (which `place` drops), so it is not run again.
+  return {
+    drafts: checkFleets(
+      ctx,
+      checks.filter((c) => !c.scanFiles),
+      own.drafts,
+    ),
+    treeFiles: own.files,
+  };
+}
+
+/** The paths whose files the fleet checks see under --all: every path that can change the fleet. */
+function fleetGlobsOf(policy: Policy, fleet: FleetState): string[] {
+  const isCompose = picomatch(policy.compose, { dot: true });
+  return fleetChangeGlobs(
+    policy,
+    fleet.paths.some((p) => isCompose(p)),
   );
 }
 
 export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise<CheckResult> {
   const all: Draft[] = [];
   const run = { ...opts, loader: opts.loader ?? createFleetLoader() };
-  for (const unit of units) all.push(...(await unitDrafts(unit, run)));
+  const changed = new Set<string>();
+  let treeFiles = 0;
+  for (const unit of units) {
+    const got = await unitDrafts(unit, run);
+    all.push(...got.drafts);
+    for (const f of unit.files) changed.add(f.path);
+    treeFiles += got.treeFiles;
+  }
   const findings = applyBaseline(
     runSteps(all, undefined, "dedupe", "sort").map((d) => d.finding),
     opts.baseline,
@@ -159,6 +222,6 @@ export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise
     findings,
     // A range's id is the revisions as the user typed them: shown, so masked like any shown text.
     units: units.map((u) => unitMasker.text(u.id)),
-    filesChecked: new Set(units.flatMap((u) => u.files.map((f) => f.path))).size,
+    filesChecked: changed.size + treeFiles,
   };
 }

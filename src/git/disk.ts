@@ -1,6 +1,7 @@
 // The states a deploy unit reads from disk: the working tree of a repository (`--all`) and a plain
 // folder that is not in one. Paths are relative to the folder the user named, `/`-separated.
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstatSync, readdirSync, readFileSync, type Dirent, type Stats } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { GateError } from "../errors.js";
 import type { ChangeNotice } from "./types.js";
@@ -8,6 +9,8 @@ import { globFilter, isUnder } from "./globs.js";
 import { pathspecs, type ListedSnapshot, type RepoPlace } from "./snapshots.js";
 
 const SKIP_DIRS = new Set([".git", "node_modules"]);
+/** A path with one of SKIP_DIRS as a folder (or name) along it. */
+const IN_SKIPPED_DIR = /(^|\/)(\.git|node_modules)(\/|$)/;
 
 interface Found {
   files: string[];
@@ -31,13 +34,7 @@ function diskSnapshot(base: string, lister: (folders: readonly string[]) => Prom
       return l.files.filter(filter.matches);
     },
     async read(paths) {
-      const out = new Map<string, Buffer | null>();
-      await Promise.all(
-        paths.map(async (p) => {
-          out.set(p, await readDiskFile(base, p));
-        }),
-      );
-      return new Map(paths.map((p) => [p, out.get(p) ?? null]));
+      return new Map(paths.map((p) => [p, readDiskFile(base, p)]));
     },
     notices: () => notices,
   };
@@ -56,10 +53,12 @@ const WHY: Record<string, string> = {
 /**
  * A file that is there but cannot be read stops the gate (exit 2): dropping it would check a fleet
  * without it, and an unreadable kvgate.yaml would silently fall back to the defaults.
+ * Read synchronously: a tree's files are mostly small, and fs/promises' readFile costs five trips
+ * through the thread pool per file (100,000 files: 5.4 s against 0.7 s for readFileSync).
  */
-async function readDiskFile(base: string, path: string): Promise<Buffer | null> {
+function readDiskFile(base: string, path: string): Buffer | null {
   try {
-    return await readFile(join(base, path));
+    return readFileSync(join(base, path));
   } catch (err) {
     const code = String((err as NodeJS.ErrnoException).code ?? "");
     if (ABSENT.has(code)) return null;
@@ -76,15 +75,14 @@ export function worktreeSnapshot(place: RepoPlace): ListedSnapshot {
   return diskSnapshot(base, async (folders) => {
     const args = ["ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--", ...pathspecs(place, folders)];
     const out = await place.git.run(args);
-    const rel = out
-      .split("\0")
-      .filter((p) => p !== "" && p.startsWith(place.prefix))
-      .map((p) => p.slice(place.prefix.length));
-    const paths = [...new Set(rel)].sort();
-    return classify(
-      base,
-      paths.filter((p) => !p.split("/").some((s) => SKIP_DIRS.has(s))),
-    );
+    // One pass over 100,000 names, no array per name: a listing's garbage is what sets --all's peak.
+    const rel = new Set<string>();
+    for (const p of out.split("\0")) {
+      if (p === "" || !p.startsWith(place.prefix)) continue;
+      const r = p.slice(place.prefix.length);
+      if (!IN_SKIPPED_DIR.test(r)) rel.add(r);
+    }
+    return classify(base, [...rel].sort());
   });
 }
 
@@ -120,16 +118,65 @@ export function folderSnapshot(dir: string): ListedSnapshot {
   });
 }
 
-async function classify(base: string, paths: string[]): Promise<Found> {
-  const kinds = await Promise.all(paths.map((p) => lstat(join(base, p)).catch(() => null)));
+/**
+ * Each listed path's kind on disk, read from its folder's listing (one readdir a folder, not one
+ * lstat a file: 100,000 files in 1,000 folders) and synchronously: 100,000 lstat calls at once
+ * through fs/promises held every pending request in memory (about 400 MiB).
+ */
+function classify(base: string, paths: string[]): Found {
   const files: string[] = [];
   const notices: ChangeNotice[] = [];
-  paths.forEach((p, i) => {
-    const st = kinds[i];
-    if (!st) return; // tracked but deleted on disk: nothing to check
-    if (st.isFile()) files.push(p);
-    else if (st.isSymbolicLink()) notices.push({ path: p, message: "symlink: skipped (only regular files are checked)" });
-    else if (st.isDirectory()) notices.push({ path: p.replace(/\/$/, ""), message: "submodule: skipped (check it in its own repository)" });
-  });
+  const kindOf = kindsOnDisk(base);
+  for (const p of paths) {
+    const kind = kindOf(p);
+    if (kind === "file") files.push(p);
+    else if (kind === "symlink") notices.push({ path: p, message: "symlink: skipped (only regular files are checked)" });
+    else if (kind === "folder")
+      notices.push({ path: p.replace(/\/$/, ""), message: "submodule: skipped (check it in its own repository)" });
+    // null: tracked but deleted on disk (or not a file, link or folder): nothing to check
+  }
   return { files, notices };
+}
+
+type DiskKind = "file" | "symlink" | "folder" | null;
+
+/** Folders' listings kept: paths come sorted, so a folder's files are mostly asked for together. */
+const FOLDERS_KEPT = 64;
+
+/**
+ * A path's kind as lstat tells it, answered from its folder's entries (readdir with file types). A
+ * folder that cannot be listed, a name it does not hold, and a path with a trailing slash (a nested
+ * repository: lstat follows a link there) are asked of lstat itself.
+ */
+function kindsOnDisk(base: string): (path: string) => DiskKind {
+  const folders = new Map<string, Map<string, Dirent> | null>();
+  const entriesOf = (folder: string): Map<string, Dirent> | null => {
+    let got = folders.get(folder);
+    if (got !== undefined) return got;
+    try {
+      got = new Map(readdirSync(join(base, folder), { withFileTypes: true }).map((d) => [d.name, d]));
+    } catch {
+      got = null;
+    }
+    if (folders.size >= FOLDERS_KEPT) folders.clear();
+    folders.set(folder, got);
+    return got;
+  };
+  return (path) => {
+    const slash = path.lastIndexOf("/");
+    const entries = path.endsWith("/") ? null : entriesOf(slash < 0 ? "" : path.slice(0, slash));
+    // A name the listing lacks is asked of lstat too: a case-insensitive disk finds `A.env` as `a.env`.
+    const d = entries?.get(path.slice(slash + 1)) ?? lstatOrNull(join(base, path));
+    if (!d) return null;
+    return d.isFile() ? "file" : d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "folder" : null;
+  };
+}
+
+/** null when the path cannot be looked at (gone, or a parent that is not a folder). */
+function lstatOrNull(abs: string): Stats | null {
+  try {
+    return lstatSync(abs, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -79,8 +79,25 @@ export interface DeployUnit {
   /** null for `--all` (nothing before). */
   before: Snapshot | null;
   after: Snapshot;
+  /** What the change touched; none under `--all`, whose files are `tree`'s. */
   files: ChangedFile[];
   notices: ChangeNotice[];
+  /** `--all` only: every file of the tree, read when asked, a chunk at a time. */
+  tree?: TreeFiles;
+}
+
+/**
+ * The files of a whole tree (`--all`), each as a file added whole. Read a chunk at a time, the
+ * chunk's bytes and text dropped before the next is read, so checking a tree holds at most a chunk
+ * of it (or its largest file), never the whole repository.
+ */
+export interface TreeFiles {
+  /** Every regular file's path, in the order the chunks give them. */
+  paths: readonly string[];
+  /** The files in `paths` order, a chunk at a time (a path gone since the listing is left out). */
+  chunks(): AsyncIterable<ChangedFile[]>;
+  /** The files at these paths, read now (a path the tree does not have is left out). */
+  read(paths: readonly string[]): Promise<ChangedFile[]>;
 }
 
 export type Selection =

@@ -117,6 +117,20 @@ describe("unreadable files", () => {
     const run = asUnprivileged(f.dir, ["check", "--all"]);
     expectExit2(run, /kvgate\.yaml/);
   });
+
+  // --all reads the tree a chunk at a time (256 files), as the secret scan asks for them: a note in the
+  // second chunk that cannot be read stops the run there, as it did when the tree was read up front.
+  test("check --all with a file outside the fleet that cannot be read, past the first chunk: exit 2 naming it", async () => {
+    const f = await readableFolder();
+    for (let i = 0; i < 300; i++) f.write(`docs/n${String(i).padStart(3, "0")}.md`, `note ${i}\n`);
+    chmodSync(join(f.dir, "docs"), 0o755);
+    chmodSync(join(f.dir, "docs/n299.md"), 0o000);
+    expectExit2(
+      asUnprivileged(f.dir, ["check", "--all"]),
+      /docs\/n299\.md cannot be read: EACCES \(permission denied\)/,
+      /fix: make docs\/n299\.md readable/,
+    );
+  });
 });
 
 describe("bytes that are not an env file", () => {

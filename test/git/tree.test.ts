@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { openRepo, openTree } from "../../src/git/index.js";
 import { GateError } from "../../src/errors.js";
 import { makeFolder, makeRepo, type TempFolder } from "../helpers/repo.js";
+import { treeFilesOf } from "../helpers/tree-files.js";
 
 const temps: TempFolder[] = [];
 afterEach(async () => {
@@ -25,8 +26,9 @@ describe("--all on a folder that is not a repository", () => {
     expect(tree.repo).toBeNull();
     const [u, ...rest] = await tree.units({ mode: "all" });
     expect(rest).toEqual([]);
-    expect(u?.files.map((x) => x.path)).toEqual(["img.bin", "kvgate.yaml", "scripts/a.env"]);
-    expect(u?.files.find((x) => x.path === "scripts/a.env")).toMatchObject({
+    const files = await treeFilesOf(u);
+    expect(files.map((x) => x.path)).toEqual(["img.bin", "kvgate.yaml", "scripts/a.env"]);
+    expect(files.find((x) => x.path === "scripts/a.env")).toMatchObject({
       status: "added",
       before: null,
       after: "A=1\nB=2\n",
@@ -36,7 +38,7 @@ describe("--all on a folder that is not a repository", () => {
         { line: 2, text: "B=2" },
       ],
     });
-    expect(u?.files.find((x) => x.path === "img.bin")).toMatchObject({ binary: true, after: null, size: 3 });
+    expect(files.find((x) => x.path === "img.bin")).toMatchObject({ binary: true, after: null, size: 3 });
     expect(u?.notices).toEqual([{ path: "scripts/link.env", message: expect.stringMatching(/symlink/) }]);
     expect((await u!.after.read(["kvgate.yaml", "nope"])).get("nope")).toBeNull();
   });

@@ -5,6 +5,7 @@ import { openRepo, openTree } from "../../src/git/index.js";
 import type { ChangedFile, DeployUnit } from "../../src/git/index.js";
 import { GateError } from "../../src/errors.js";
 import { makeRepo, type TempRepo, type TempFolder } from "../helpers/repo.js";
+import { treeFilesOf } from "../helpers/tree-files.js";
 
 const temps: TempFolder[] = [];
 async function repo(): Promise<TempRepo> {
@@ -381,7 +382,8 @@ describe("--repo inside a sub-folder", () => {
     expect(await g.readConfigAt("HEAD", "kvgate.yaml")).toBe("version: 1\n");
     expect(await g.readConfigAt("HEAD", "missing.yaml")).toBeNull();
     const all = only(await g.units({ mode: "all" }));
-    expect(all.files.map((f) => f.path)).toEqual(["kvgate.yaml", "scripts/a.env"]);
+    expect(all.files).toEqual([]);
+    expect((await treeFilesOf(all)).map((f) => f.path)).toEqual(["kvgate.yaml", "scripts/a.env"]);
   });
 });
 
@@ -425,8 +427,10 @@ describe("--all", () => {
     r.symlink("tracked.env", "link.env");
     const u = only(await (await openTree(r.dir)).units({ mode: "all" }));
     expect(u).toMatchObject({ kind: "all", id: "all", before: null, commit: null });
-    expect(u.files.map((f) => f.path)).toEqual([".gitignore", "tracked.env", "untracked.env"]);
-    expect(byPath(u)["tracked.env"]).toMatchObject({
+    const files = await treeFilesOf(u);
+    expect(files.map((f) => f.path)).toEqual([".gitignore", "tracked.env", "untracked.env"]);
+    expect(u.tree?.paths).toEqual([".gitignore", "tracked.env", "untracked.env"]);
+    expect(files.find((f) => f.path === "tracked.env")).toMatchObject({
       status: "added",
       addedLines: [
         { line: 1, text: "A=1" },

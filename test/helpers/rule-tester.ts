@@ -152,14 +152,16 @@ export async function runCase(c: Case, rules: readonly AnyRule[] = CHECKS): Prom
       files: diffFiles(before, c.files),
       notices: [],
     };
-    drafts = await unitDrafts(unit, {
-      mode: unit.kind,
-      failOn: "error",
-      pack,
-      env: c.env ?? {},
-      checks,
-      ...(c.policy ? { policy: c.policy } : {}),
-    });
+    drafts = (
+      await unitDrafts(unit, {
+        mode: unit.kind,
+        failOn: "error",
+        pack,
+        env: c.env ?? {},
+        checks,
+        ...(c.policy ? { policy: c.policy } : {}),
+      })
+    ).drafts;
   } else {
     if (!c.fleet) throw new Error(`case "${c.name}" gives no fleet, files or commit`);
     const before = c.before ?? null;
