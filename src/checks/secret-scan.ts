@@ -5,7 +5,7 @@
 import picomatch from "picomatch";
 import { defineCheck, type Report, type RuleMeta } from "./define.js";
 import { builtinDetectors } from "../rules/detectors.js";
-import { scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
+import { keywordSieve, scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
 import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
 import { redactSecret, secretFingerprint } from "../secrets/redact.js";
 import { IGNORE_FILE, ignoreEntryOf, isExpired, type IgnoreEntry } from "../secrets/ignore.js";
@@ -100,7 +100,7 @@ export const secretScan = defineCheck({
       let matches: Iterable<SecretMatch>;
       if (file.streamedLines) {
         try {
-          matches = [...scanStream(file.streamedLines(), set)];
+          matches = [...scanStream(file.streamedLines(keywordSieve(set) ?? undefined), set)];
         } catch (e) {
           const why = (e as Error).message;
           reports.push({

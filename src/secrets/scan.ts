@@ -5,6 +5,7 @@
 import type { Detector, DetectorSet } from "../rules/detectors.js";
 import { meetsEntropyFloor } from "./entropy.js";
 import { referenceKind } from "./references.js";
+import type { LineSieve } from "../git/types.js";
 
 export interface NumberedLine {
   line: number;
@@ -111,6 +112,89 @@ function keywordPrefilter(set: DetectorSet): RegExp {
     prefilters.set(set, re);
   }
   return re;
+}
+
+const sieves = new WeakMap<DetectorSet, LineSieve | null>();
+
+/** ASCII lowercasing of a byte; a byte outside ASCII reads as 0, which no keyword holds. */
+const LOWER = Uint8Array.from({ length: 256 }, (_, b) => (b >= 65 && b <= 90 ? b + 32 : b < 128 ? b : 0));
+
+
+/**
+ * The keyword prefilter on a line's raw bytes, for streamed files: a line holding no keyword (ASCII
+ * case folded, as keywordPrefilter's regex does) is not even decoded. Exact for ASCII keywords (a
+ * case-insensitive regex matches an ASCII character only to ASCII); null when a keyword is not ASCII
+ * or holds a NUL (every line is read then). A line holding a block detector's keyword (a private key
+ * header) also keeps the lines the block may run into.
+ */
+export function keywordSieve(set: DetectorSet): LineSieve | null {
+  let sieve = sieves.get(set);
+  if (sieve === undefined) {
+    sieve = buildSieve(set);
+    sieves.set(set, sieve);
+  }
+  return sieve;
+}
+
+interface SieveWord {
+  /** The keyword's ASCII codes, lowercase. */
+  codes: Uint8Array;
+  /** 1: a keyword; 2: a block detector's (the lines after it are kept too). */
+  mark: number;
+}
+
+function buildSieve(set: DetectorSet): LineSieve | null {
+  // One-character keywords by code; longer ones listed by their first two characters (7 bits each),
+  // so a character that does not end such a pair costs two table reads.
+  const singles = new Uint8Array(1 << 7);
+  const starts = new Uint8Array(1 << 14);
+  const byStart = new Map<number, SieveWord[]>();
+  for (const d of set.detectors) {
+    const mark = d.blockEnd === null ? 1 : 2;
+    for (const k of d.keywords) {
+      const codes = Uint8Array.from([...k].map((ch) => ch.charCodeAt(0)));
+      if (codes.length === 0 || codes.some((c) => c === 0 || c > 127)) return null;
+      codes.forEach((c, i) => (codes[i] = LOWER[c] as number));
+      const a = codes[0] as number;
+      if (codes.length === 1) {
+        singles[a] = Math.max(singles[a] as number, mark);
+        continue;
+      }
+      const pair = (a << 7) | (codes[1] as number);
+      starts[pair] = 1;
+      byStart.set(pair, [...(byStart.get(pair) ?? []), { codes, mark }]);
+    }
+  }
+  const lists: SieveWord[][] = Array.from({ length: 1 << 14 }, (_, pair) => byStart.get(pair) ?? []);
+  return {
+    tail: BLOCK_MAX_LINES,
+    grade(bytes, start, end) {
+      let found = 0;
+      // The character before (0 before the line starts, which no keyword holds).
+      let prev = 0;
+      for (let i = start; i < end; i++) {
+        const c = LOWER[bytes[i] as number] as number;
+        const pair = (prev << 7) | c;
+        prev = c;
+        found |= singles[c] as number;
+        if (starts[pair] === 0) continue;
+        for (const w of lists[pair] as SieveWord[]) {
+          if ((found & w.mark) !== 0 || !wordAt(bytes, i - 1, end, w.codes)) continue;
+          found |= w.mark;
+        }
+        if (found >= 2) return 2;
+      }
+      if (found >= 2) return 2;
+      return found === 0 ? 0 : 1;
+    },
+  };
+}
+
+/** Whether `bytes` holds the lowercase ASCII `codes` at `at` (ASCII letters in either case), before `end`. */
+function wordAt(bytes: Uint8Array, at: number, end: number, codes: Uint8Array): boolean {
+  if (at + codes.length > end) return false;
+  for (let j = 2; j < codes.length; j++) if (LOWER[bytes[at + j] as number] !== codes[j]) return false;
+  return true;
 }
 
 export function scanLines(lines: readonly NumberedLine[], set: DetectorSet): SecretMatch[] {
