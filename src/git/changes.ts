@@ -169,7 +169,8 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
 /** A file too big to hold: no contents in memory, its added lines read back from disk as they are scanned. */
 function streamedFile(e: RawEntry, rel: (p: string) => string, size: number, source: StreamSource): ChangedFile {
   const hasFile = modeKind(e.newMode) === "file";
-  const lines = (sieve?: LineSieve): Iterable<AddedLine> => ("blob" in source ? blobLines(source.blob, sieve) : spilledAddedLines(source.patch, sieve));
+  const lines = (sieve?: LineSieve): Iterable<AddedLine> =>
+    "blob" in source ? blobLines(source.blob, sieve) : spilledAddedLines(source.patch, sieve);
   return { ...fileOf(e, rel), size, ...(hasFile ? { streamedLines: lines } : {}) };
 }
 

@@ -153,7 +153,12 @@ export const UNDIFFED_ABOVE = SPILL_BYTES;
  * ONE process: the same records a log prints per commit. Blobs above UNDIFFED_ABOVE read as binary
  * (the record says so) unless `opts.wholeBlobs` asks git to diff every file whatever its size.
  */
-export async function readDiff(cwd: string, what: string[], paths: string[] = [], opts: { wholeBlobs?: boolean } = {}): Promise<DiffRecord> {
+export async function readDiff(
+  cwd: string,
+  what: string[],
+  paths: string[] = [],
+  opts: { wholeBlobs?: boolean } = {},
+): Promise<DiffRecord> {
   const parser = new DiffParser("diff");
   const got: DiffRecord[] = [];
   const big = opts.wholeBlobs ? [] : ["-c", `core.bigFileThreshold=${UNDIFFED_ABOVE}`];

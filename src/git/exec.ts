@@ -111,7 +111,11 @@ export function meaningfulStderr(stderr: string): string {
  * Starts `git <fixed config> ...args` at `cwd`; stdin is a pipe only when asked for, stdout a pipe
  * unless it goes straight to an open file (`toFile`, a descriptor).
  */
-function startGit(cwd: string, args: string[], opts: { stdin?: boolean; env?: Record<string, string>; toFile?: number } = {}): ChildProcess {
+function startGit(
+  cwd: string,
+  args: string[],
+  opts: { stdin?: boolean; env?: Record<string, string>; toFile?: number } = {},
+): ChildProcess {
   return spawn("git", [...FIXED_CONFIG_ARGS, ...args], {
     cwd,
     env: { ...gitEnv(), ...opts.env },

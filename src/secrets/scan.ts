@@ -119,7 +119,6 @@ const sieves = new WeakMap<DetectorSet, LineSieve | null>();
 /** ASCII lowercasing of a byte; a byte outside ASCII reads as 0, which no keyword holds. */
 const LOWER = Uint8Array.from({ length: 256 }, (_, b) => (b >= 65 && b <= 90 ? b + 32 : b < 128 ? b : 0));
 
-
 /**
  * The keyword prefilter on a line's raw bytes, for streamed files: a line holding no keyword (ASCII
  * case folded, as keywordPrefilter's regex does) is not even decoded. Exact for ASCII keywords (a
