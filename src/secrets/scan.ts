@@ -135,6 +135,13 @@ export function keywordSieve(set: DetectorSet): LineSieve | null {
   return sieve;
 }
 
+/** Slots three-character keyword starts are hashed into (a false hit costs one comparison). */
+const TRIPLE_BITS = 14;
+
+function tripleSlot(code: number): number {
+  return Math.imul(code, 0x9e3779b1) >>> (32 - TRIPLE_BITS);
+}
+
 interface SieveWord {
   /** The keyword's ASCII codes, lowercase. */
   codes: Uint8Array;
@@ -143,47 +150,58 @@ interface SieveWord {
 }
 
 function buildSieve(set: DetectorSet): LineSieve | null {
-  // One-character keywords by code; longer ones listed by their first two characters (7 bits each),
-  // so a character that does not end such a pair costs two table reads.
+  // Keywords by their lowercase ASCII codes (7 bits each): one character, two, or listed by a hash of
+  // their first three. `hot` marks, by two raw bytes side by side (either case), where a keyword may
+  // end (one character) or start (longer): a byte costs one table read unless it is marked there.
   const singles = new Uint8Array(1 << 7);
-  const starts = new Uint8Array(1 << 14);
-  const byStart = new Map<number, SieveWord[]>();
+  const pairs = new Uint8Array(1 << 14);
+  const byTriple: SieveWord[][] = Array.from({ length: 1 << TRIPLE_BITS }, () => []);
+  const hot = new Uint8Array(1 << 16);
+  const cases = (c: number): number[] => (c >= 97 && c <= 122 ? [c, c - 32] : [c]);
   for (const d of set.detectors) {
     const mark = d.blockEnd === null ? 1 : 2;
     for (const k of d.keywords) {
       const codes = Uint8Array.from([...k].map((ch) => ch.charCodeAt(0)));
       if (codes.length === 0 || codes.some((c) => c === 0 || c > 127)) return null;
       codes.forEach((c, i) => (codes[i] = LOWER[c] as number));
-      const a = codes[0] as number;
+      const [a = 0, b = 0, c = 0] = codes;
       if (codes.length === 1) {
         singles[a] = Math.max(singles[a] as number, mark);
+        for (let prev = 0; prev < 256; prev++) for (const x of cases(a)) hot[(prev << 8) | x] = 1;
         continue;
       }
-      const pair = (a << 7) | (codes[1] as number);
-      starts[pair] = 1;
-      byStart.set(pair, [...(byStart.get(pair) ?? []), { codes, mark }]);
+      for (const x of cases(a)) for (const y of cases(b)) hot[(x << 8) | y] = 1;
+      if (codes.length === 2) {
+        pairs[(a << 7) | b] = Math.max(pairs[(a << 7) | b] as number, mark);
+        continue;
+      }
+      byTriple[tripleSlot((a << 14) | (b << 7) | c)]?.push({ codes, mark });
     }
   }
-  const lists: SieveWord[][] = Array.from({ length: 1 << 14 }, (_, pair) => byStart.get(pair) ?? []);
   return {
     tail: BLOCK_MAX_LINES,
     grade(bytes, start, end) {
       let found = 0;
-      // The character before (0 before the line starts, which no keyword holds).
+      // The byte before (0 before the line starts, which no keyword holds).
       let prev = 0;
       for (let i = start; i < end; i++) {
-        const c = LOWER[bytes[i] as number] as number;
-        const pair = (prev << 7) | c;
+        const c = bytes[i] as number;
+        const two = (prev << 8) | c;
         prev = c;
-        found |= singles[c] as number;
-        if (starts[pair] === 0) continue;
-        for (const w of lists[pair] as SieveWord[]) {
-          if ((found & w.mark) !== 0 || !wordAt(bytes, i - 1, end, w.codes)) continue;
-          found |= w.mark;
+        if (hot[two] === 0) continue;
+        const low = LOWER[c] as number;
+        const pair = ((LOWER[two >> 8] as number) << 7) | low;
+        found |= (singles[low] as number) | (pairs[pair] as number);
+        // A keyword of three or more characters may start at i - 1.
+        if (i + 1 < end) {
+          const words = byTriple[tripleSlot((pair << 7) | (LOWER[bytes[i + 1] as number] as number))] as SieveWord[];
+          for (let k = 0; k < words.length; k++) {
+            const w = words[k] as SieveWord;
+            if ((found & w.mark) === 0 && wordAt(bytes, i - 1, end, w.codes)) found |= w.mark;
+          }
         }
         if (found >= 2) return 2;
       }
-      if (found >= 2) return 2;
       return found === 0 ? 0 : 1;
     },
   };

@@ -128,6 +128,10 @@ describe("the keyword sieve on raw bytes (streamed files)", () => {
     ["-----BEGIN PRIVATE KEY-----", 2],
     ['{"private_key": "-----BEGIN RSA PRIVATE KEY-----"}', 2],
     ["shard seat note line pool", 0],
+    // Two-character and one-character keywords (`sk`, `.`), at a line's edges.
+    ["ask", 1],
+    ["v1.2", 1],
+    ["SK", 1],
   ])("%j: grade %i, as the line prefilter says", (text, want) => {
     expect(grade(text)).toBe(want);
     expect(grade(text) > 0).toBe(prefilter.test(text));
