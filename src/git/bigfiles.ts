@@ -9,7 +9,6 @@
 //   again with every blob diffed, the one git printed before (its added lines are in the patch only).
 import { GateError } from "../errors.js";
 import type { BlobReader } from "./blobs.js";
-import { corruptObject } from "./blobs.js";
 import { readDiff, type DiffRecord } from "./diffstream.js";
 import { runGit, streamGit } from "./exec.js";
 import { parsePatch } from "./patch.js";
@@ -26,8 +25,13 @@ export async function readSettledDiff(cwd: string, blobs: BlobReader, what: stri
   const undiffed = diff.raw.filter((e) => patch.get(e.path)?.binary === true && (isFile(e.oldMode) || isFile(e.newMode)));
   if (undiffed.length === 0) return diff;
   const deleted = diff.raw.filter((e) => e.status === "D" && isFile(e.oldMode));
-  const oids = [...undiffed, ...deleted].flatMap((e) => [e.oldOid, e.newOid]).filter((o) => !/^0+$/.test(o));
-  const sizes = await blobs.sizes(oids);
+  // Each object with its file, for the message when one cannot be read (the all-zero id is no object).
+  const named = new Map(
+    [...undiffed, ...deleted]
+      .flatMap((e) => [[e.oldOid, e.oldPath] as const, [e.newOid, e.path] as const])
+      .filter(([o]) => !/^0+$/.test(o)),
+  );
+  const sizes = await blobs.sizes([...named.keys()], named);
   const size = (oid: string): number => sizes.get(oid) ?? 0;
   const big = undiffed.filter((e) => size(e.oldOid) > limit || size(e.newOid) > limit);
   if (big.length === 0) return diff;
@@ -45,25 +49,32 @@ export async function readSettledDiff(cwd: string, blobs: BlobReader, what: stri
   }
   const blobFiles = new Map<string, string>();
   for (const e of streamed) {
-    const blob = ["cat-file", "blob", e.newOid];
-    const unreadable = (stderr: string): GateError => corruptObject(e.newOid, e.path, stderr);
-    // Binary by git's test, as the patch already says: nothing more to read.
-    if (await startsBinary(streamGit(cwd, blob, unreadable))) continue;
-    let file: string;
-    try {
-      file = await spillFile(async (fd) => {
-        const r = await runGit(cwd, blob, { toFile: fd });
-        if (r.code !== 0) throw unreadable(r.stderr);
-      });
-    } catch (err) {
-      // git could not read it: the repository's error stands. No room to spill it: git's own diff
-      // of it, held in memory (slower, still scanned whole).
-      if (err instanceof GateError) throw err;
-      return readDiff(cwd, what, paths, { wholeBlobs: true });
-    }
-    blobFiles.set(e.path, file);
+    const file = await spilledBlob(cwd, e.newOid);
+    // No file: git could not read the blob, or there is no room to spill it. git's own diff then
+    // (held in memory, slower, still scanned whole), which says what is wrong with an object.
+    if (file === undefined) return readDiff(cwd, what, paths, { wholeBlobs: true });
+    // null: binary by git's test, as the patch already says.
+    if (file !== null) blobFiles.set(e.path, file);
   }
   return { ...diff, blobFiles };
+}
+
+/**
+ * A blob in a spill file of its own, written there by git; null when git's test calls it binary (its
+ * start is read first, so a big binary file is not copied); undefined when it could not be had.
+ */
+async function spilledBlob(cwd: string, oid: string): Promise<string | null | undefined> {
+  const blob = ["cat-file", "blob", oid];
+  const failed = (stderr: string): GateError => new GateError(`git cat-file failed: ${stderr}`);
+  try {
+    if (await startsBinary(streamGit(cwd, blob, failed))) return null;
+    return await spillFile(async (fd) => {
+      const r = await runGit(cwd, blob, { toFile: fd });
+      if (r.code !== 0) throw failed(r.stderr);
+    });
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,7 +1,9 @@
 // Big diffs are not held in memory: the hunk lines of a file whose patch grows past SPILL_BYTES are
-// written, as git streams them, to a file in a per-process temp folder, and read back one line at a
-// time when the secret scan walks them. Memory stays a constant plus the longest line, whatever the
-// size of the file (a 50 MB dump staged by mistake must be scanned, not skipped: contract section 9).
+// written, as git streams them, to a file in a per-process temp folder, and a big added file's blob is
+// written there by `git cat-file` itself (./bigfiles.ts); both are read back a chunk at a time when
+// the secret scan walks them, only the lines its keyword sieve keeps decoded. Memory stays a constant
+// plus the longest line, whatever the size of the file (a 50 MB dump staged by mistake must be
+// scanned, not skipped: contract section 9).
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -10,6 +10,9 @@ import { UNDIFFED_ABOVE } from "../../src/git/diffstream.js";
 import { readSettledDiff } from "../../src/git/bigfiles.js";
 import { BlobReader } from "../../src/git/blobs.js";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { GateError } from "../../src/errors.js";
 
 const temps: TempRepo[] = [];
 async function repo(): Promise<TempRepo> {
@@ -196,5 +199,25 @@ describe("which way each is read (the diff record)", () => {
     expect(d.patch).not.toContain("Binary files");
     expect(d.blobFiles).toBeUndefined();
     expect(d.undiffedAbove).toBeUndefined();
+  });
+});
+
+describe("a big blob git cannot read", () => {
+  it("a corrupt big added file fails the unit, naming the object and the file (never read as no file)", async () => {
+    const r = await repo();
+    r.write("data/dump.txt", bigText());
+    r.stage();
+    const oid = r.git("rev-parse", ":data/dump.txt").trim();
+    const path = join(r.dir, ".git", "objects", oid.slice(0, 2), oid.slice(2));
+    chmodSync(path, 0o644);
+    writeFileSync(path, "not a zlib stream");
+    const err = await (await openRepo(r.dir)).units({ mode: "staged" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(GateError);
+    expect((err as GateError).message).toMatch(
+      new RegExp(`^the repository is corrupt: object ${oid} for data/dump.txt cannot be read; run git fsck`),
+    );
   });
 });

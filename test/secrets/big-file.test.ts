@@ -1,6 +1,7 @@
-// Issue 15 item 3 / issue 13 item 5: no size cliff. A big staged file is scanned streamed (its patch
-// spilled to disk past SPILL_BYTES and read back a line at a time), every key in it found at its
-// line; a stream that breaks is the error secret/unscanned, never a pass.
+// Issue 15 item 3 / issue 13 item 5: no size cliff. A big staged file is scanned streamed (an added
+// one's blob, a modified one's patch spilled to disk past SPILL_BYTES, read back a chunk at a time
+// through the keyword sieve), every key in it found at its line; a stream that breaks is the error
+// secret/unscanned, never a pass.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
