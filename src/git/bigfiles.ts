@@ -5,8 +5,10 @@
 //   attribute is unspecified: its blob is streamed from `git cat-file` to a spill file, binary by
 //   git's own test (a NUL in its first 8000 bytes) or else every line added, read back as it is scanned;
 // - a file git calls binary whatever its size (`-diff`, `binary` in .gitattributes): as it is;
-// - anything else (a big file modified, renamed, typechanged, or with a diff driver): the diff is read
-//   again with every blob diffed, the one git printed before (its added lines are in the patch only).
+// - anything else (a big file modified, typechanged, or with a diff driver): the diff is read
+//   again with every blob diffed, the one git printed before; the big files' added lines are taken
+//   from that patch, their two versions are not read into memory (2 x 50 MB, and their text twice).
+// (A renamed file is never undiffed: git reads both versions to pair them, and then diffs them.)
 import { GateError } from "../errors.js";
 import type { BlobReader } from "./blobs.js";
 import { readDiff, type DiffRecord } from "./diffstream.js";
@@ -35,8 +37,13 @@ export async function readSettledDiff(cwd: string, blobs: BlobReader, what: stri
   const size = (oid: string): number => sizes.get(oid) ?? 0;
   const big = undiffed.filter((e) => size(e.oldOid) > limit || size(e.newOid) > limit);
   if (big.length === 0) return diff;
+  // git's diff of every blob, read again; the big files' contents are still not read into memory.
+  const whole = async (): Promise<DiffRecord> => ({
+    ...(await readDiff(cwd, what, paths, { wholeBlobs: true })),
+    heldOut: new Set(big.map((e) => e.path)),
+  });
   const attrs = await diffAttributes(cwd, [...new Set(big.flatMap((e) => [e.oldPath, e.path]))]);
-  if (attrs === null) return readDiff(cwd, what, paths, { wholeBlobs: true });
+  if (attrs === null) return whole();
   // git pairs a rename by similarity only with a deleted file of a size within half of it: with such
   // a deletion in the diff, an added big file may be one side of a rename the threshold hid.
   const renameSource = deleted.some((e) => size(e.oldOid) * 2 > limit);
@@ -44,7 +51,7 @@ export async function readSettledDiff(cwd: string, blobs: BlobReader, what: stri
   for (const e of big) {
     if (attrs.get(e.path) === "unset" && attrs.get(e.oldPath) === "unset") continue;
     const added = e.status === "A" && modeKind(e.oldMode) === "absent" && isFile(e.newMode);
-    if (!added || renameSource || attrs.get(e.path) !== "unspecified") return readDiff(cwd, what, paths, { wholeBlobs: true });
+    if (!added || renameSource || attrs.get(e.path) !== "unspecified") return whole();
     streamed.push(e);
   }
   const blobFiles = new Map<string, string>();
@@ -52,7 +59,7 @@ export async function readSettledDiff(cwd: string, blobs: BlobReader, what: stri
     const file = await spilledBlob(cwd, e.newOid);
     // No file: git could not read the blob, or there is no room to spill it. git's own diff then
     // (held in memory, slower, still scanned whole), which says what is wrong with an object.
-    if (file === undefined) return readDiff(cwd, what, paths, { wholeBlobs: true });
+    if (file === undefined) return whole();
     // null: binary by git's test, as the patch already says.
     if (file !== null) blobFiles.set(e.path, file);
   }

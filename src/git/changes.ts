@@ -64,12 +64,16 @@ function statusOf(e: RawEntry): FileStatus {
 /** Files with their contents read (both sides, by object id, in one batch). */
 export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffRecord): Promise<Changes> {
   const rel = relativeTo(prefix);
-  const patch = parsePatch(diff.patch);
+  // A big file held out of memory takes its added lines' texts from the patch.
+  const patch = parsePatch(diff.patch, { texts: diff.heldOut !== undefined && diff.heldOut.size > 0 });
   const sorted = sortEntries(prefix, diff.raw);
   const paths = new Map<string, string>();
+  const held = (e: RawEntry): boolean => diff.heldOut?.has(e.path) === true;
   const streamed = (e: RawEntry): boolean => streamSource(diff, patch, e) !== null;
-  // A streamed file is too big to read whole, and a binary one is not read (only its size is used).
-  const unread = sorted.kept.filter((e) => modeKind(e.newMode) === "file" && (streamed(e) || patch.get(e.path)?.binary === true));
+  // A streamed or held-out file is too big to read whole, and a binary one is not read (only its size is used).
+  const unread = sorted.kept.filter(
+    (e) => modeKind(e.newMode) === "file" && (streamed(e) || held(e) || patch.get(e.path)?.binary === true),
+  );
   const unreadSizes =
     unread.length > 0
       ? await blobs.sizes(
@@ -78,7 +82,7 @@ export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffR
         )
       : new Map<string, number | null>();
   for (const e of sorted.kept) {
-    if (streamed(e) || patch.get(e.path)?.binary === true) continue;
+    if (streamed(e) || held(e) || patch.get(e.path)?.binary === true) continue;
     if (modeKind(e.oldMode) === "file") paths.set(e.oldOid, rel(e.oldPath));
     if (modeKind(e.newMode) === "file") paths.set(e.newOid, rel(e.path));
   }
@@ -90,6 +94,11 @@ export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffR
     if (source !== null) return streamedFile(e, rel, size, source);
     const fromPatch = patch.get(e.path);
     if (fromPatch?.binary === true) return { ...fileOf(e, rel), binary: true, size, addedLines: [] };
+    if (held(e)) {
+      const texts = fromPatch?.texts ?? [];
+      const addedLines = hasFile ? (fromPatch?.added ?? []).map((line, i) => ({ line, text: texts[i] ?? "" })) : [];
+      return { ...fileOf(e, rel), size, addedLines };
+    }
     const beforeBuf = modeKind(e.oldMode) === "file" ? (read.get(e.oldOid) ?? null) : null;
     const afterBuf = hasFile ? (read.get(e.newOid) ?? null) : null;
     const binary = looksBinary(afterBuf ?? beforeBuf);

@@ -28,6 +28,8 @@ export interface DiffRecord {
   undiffedAbove?: number;
   /** Big added files streamed from their blob (./bigfiles.ts): toplevel path → file holding the blob. */
   blobFiles?: ReadonlyMap<string, string>;
+  /** Big files whose contents are not read (./bigfiles.ts): their added lines come from the patch. */
+  heldOut?: ReadonlySet<string>;
 }
 
 export interface LogCommit extends DiffRecord {

@@ -2,7 +2,7 @@
 // memory); what git then calls binary is settled (src/git/bigfiles.ts). Each case is a real repository
 // and reads as the change model reads it today for a file of that kind: a big added text file streams
 // every line, a binary one (by content or .gitattributes) is binary, and a big modified or renamed
-// file still gives only its added lines.
+// file still gives only its added lines (from git's patch; neither version is read into memory).
 import { afterEach, describe, expect, it } from "vitest";
 import { openRepo } from "../../src/git/index.js";
 import type { ChangedFile, DeployUnit, Selection } from "../../src/git/index.js";
@@ -129,7 +129,7 @@ describe("big files git calls binary stay binary", () => {
 });
 
 describe("a big file that is not simply added: git's whole diff, as before", () => {
-  it("modified by one line: that line only, numbered in the new version, the contents read", async () => {
+  it("modified by one line: that line only, numbered in the new version; neither version read into memory", async () => {
     const r = await repo();
     r.write("data/dump.txt", bigText());
     r.stage();
@@ -137,7 +137,14 @@ describe("a big file that is not simply added: git's whole diff, as before", () 
     r.write("data/dump.txt", bigText().replace(`${row(1234)}\n`, `${row(1234)} changed\n`));
     r.stage();
     const f = await fileIn(r, "data/dump.txt");
-    expect(f).toMatchObject({ status: "modified", binary: false, addedLines: [{ line: 1234, text: `${row(1234)} changed` }] });
+    expect(f).toMatchObject({
+      status: "modified",
+      binary: false,
+      before: null,
+      after: null,
+      addedLines: [{ line: 1234, text: `${row(1234)} changed` }],
+    });
+    expect(f.size).toBe(Buffer.byteLength(bigText()) + " changed".length);
   });
 
   it("renamed with an edit (a deletion it pairs with): renamed, only the edited line added", async () => {
@@ -149,6 +156,7 @@ describe("a big file that is not simply added: git's whole diff, as before", () 
     r.write("data/moved.txt", bigText().replace(`${row(77)}\n`, `${row(77)} edited\n`));
     r.stage();
     const f = await fileIn(r, "data/moved.txt");
+    // git reads both versions to pair them, and then diffs them whatever their size: as before.
     expect(f).toMatchObject({ status: "renamed", oldPath: "data/dump.txt", addedLines: [{ line: 77, text: `${row(77)} edited` }] });
   });
 
@@ -199,6 +207,7 @@ describe("which way each is read (the diff record)", () => {
     expect(d.patch).not.toContain("Binary files");
     expect(d.blobFiles).toBeUndefined();
     expect(d.undiffedAbove).toBeUndefined();
+    expect([...(d.heldOut ?? [])]).toEqual(["data/dump.txt"]);
   });
 });
 
