@@ -6,7 +6,7 @@ import picomatch from "picomatch";
 import { defineCheck, type CheckContext, type FileScan, type Report, type RuleMeta } from "./define.js";
 import type { ChangedFile } from "../git/types.js";
 import { builtinDetectors } from "../rules/detectors.js";
-import { scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
+import { keywordSieve, scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
 import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
 import { redactSecret, secretFingerprint } from "../secrets/redact.js";
 import { IGNORE_FILE, ignoreEntryOf, isExpired, type IgnoreEntry } from "../secrets/ignore.js";
@@ -115,7 +115,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
       let matches: Iterable<SecretMatch>;
       if (file.streamedLines) {
         try {
-          matches = [...scanStream(file.streamedLines(), set)];
+          matches = [...scanStream(file.streamedLines(keywordSieve(set) ?? undefined), set)];
         } catch (e) {
           const why = (e as Error).message;
           reports.push({

@@ -2,13 +2,13 @@
 // for the staged change, a commit, a range and each commit of a streamed range. Symlinks, submodules
 // and unmerged paths are skipped with a notice.
 import { posix } from "node:path";
-import type { AddedLine, ChangedFile, ChangeNotice, FileStatus } from "./types.js";
+import type { AddedLine, ChangedFile, ChangeNotice, FileStatus, LineSieve } from "./types.js";
 import { modeKind, type RawEntry } from "./raw.js";
-import { parsePatch } from "./patch.js";
+import { parsePatch, type PatchFile } from "./patch.js";
 import type { DiffRecord } from "./diffstream.js";
 import type { BlobReader } from "./blobs.js";
 import type { Known } from "./snapshots.js";
-import { spilledAddedLines } from "./spill.js";
+import { blobLines, spilledAddedLines } from "./spill.js";
 
 export interface Changes {
   files: ChangedFile[];
@@ -64,36 +64,47 @@ function statusOf(e: RawEntry): FileStatus {
 /** Files with their contents read (both sides, by object id, in one batch). */
 export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffRecord): Promise<Changes> {
   const rel = relativeTo(prefix);
-  const patch = parsePatch(diff.patch);
+  // A big file held out of memory takes its added lines' texts from the patch.
+  const patch = parsePatch(diff.patch, { texts: diff.heldOut !== undefined && diff.heldOut.size > 0 });
   const sorted = sortEntries(prefix, diff.raw);
   const paths = new Map<string, string>();
-  const spilled = sorted.kept.filter((e) => patch.get(e.path)?.spill !== undefined && modeKind(e.newMode) === "file");
-  const spilledSizes =
-    spilled.length > 0
+  const held = (e: RawEntry): boolean => diff.heldOut?.has(e.path) === true;
+  const streamed = (e: RawEntry): boolean => streamSource(diff, patch, e) !== null;
+  // A streamed or held-out file is too big to read whole, and a binary one is not read (only its size is used).
+  const unread = sorted.kept.filter(
+    (e) => modeKind(e.newMode) === "file" && (streamed(e) || held(e) || patch.get(e.path)?.binary === true),
+  );
+  const unreadSizes =
+    unread.length > 0
       ? await blobs.sizes(
-          spilled.map((e) => e.newOid),
-          new Map(spilled.map((e) => [e.newOid, rel(e.path)])),
+          unread.map((e) => e.newOid),
+          new Map(unread.map((e) => [e.newOid, rel(e.path)])),
         )
-      : new Map<string, number>();
+      : new Map<string, number | null>();
   for (const e of sorted.kept) {
-    // A spilled file is too big to read whole: only its streamed added lines are scanned.
-    if (patch.get(e.path)?.spill !== undefined) continue;
+    if (streamed(e) || held(e) || patch.get(e.path)?.binary === true) continue;
     if (modeKind(e.oldMode) === "file") paths.set(e.oldOid, rel(e.oldPath));
     if (modeKind(e.newMode) === "file") paths.set(e.newOid, rel(e.path));
   }
   const read = await blobs.contents([...paths.keys()], paths);
   const files = sorted.kept.map((e): ChangedFile => {
-    const spill = patch.get(e.path)?.spill;
-    if (spill !== undefined) return streamedFile(e, rel, modeKind(e.newMode) === "file" ? (spilledSizes.get(e.newOid) ?? 0) : 0, spill);
-    const beforeBuf = modeKind(e.oldMode) === "file" ? (read.get(e.oldOid) ?? null) : null;
-    const afterBuf = modeKind(e.newMode) === "file" ? (read.get(e.newOid) ?? null) : null;
+    const hasFile = modeKind(e.newMode) === "file";
+    const size = hasFile ? (unreadSizes.get(e.newOid) ?? 0) : 0;
+    const source = streamSource(diff, patch, e);
+    if (source !== null) return streamedFile(e, rel, size, source);
     const fromPatch = patch.get(e.path);
-    const binary = (fromPatch?.binary ?? false) || looksBinary(afterBuf ?? beforeBuf);
+    if (fromPatch?.binary === true) return { ...fileOf(e, rel), binary: true, size, addedLines: [] };
+    if (held(e)) {
+      const texts = fromPatch?.texts ?? [];
+      const addedLines = hasFile ? (fromPatch?.added ?? []).map((line, i) => ({ line, text: texts[i] ?? "" })) : [];
+      return { ...fileOf(e, rel), size, addedLines };
+    }
+    const beforeBuf = modeKind(e.oldMode) === "file" ? (read.get(e.oldOid) ?? null) : null;
+    const afterBuf = hasFile ? (read.get(e.newOid) ?? null) : null;
+    const binary = looksBinary(afterBuf ?? beforeBuf);
     const after = afterBuf && !binary ? afterBuf.toString("utf8") : null;
     return {
-      path: rel(e.path),
-      oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null,
-      status: statusOf(e),
+      ...fileOf(e, rel),
       before: beforeBuf && !binary ? beforeBuf.toString("utf8") : null,
       after,
       binary,
@@ -102,6 +113,30 @@ export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffR
     };
   });
   return { ...sorted, files };
+}
+
+/** A changed file's identity, with no contents and nothing added yet. */
+function fileOf(e: RawEntry, rel: (p: string) => string): ChangedFile {
+  return {
+    path: rel(e.path),
+    oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null,
+    status: statusOf(e),
+    before: null,
+    after: null,
+    binary: false,
+    size: 0,
+    addedLines: [],
+  };
+}
+
+/** Where a file too big to hold is read from as it is scanned: its spilled patch, or its whole blob. */
+type StreamSource = { patch: string } | { blob: string };
+
+function streamSource(diff: DiffRecord, patch: Map<string, PatchFile>, e: RawEntry): StreamSource | null {
+  const blob = diff.blobFiles?.get(e.path);
+  if (blob !== undefined) return { blob };
+  const spill = patch.get(e.path)?.spill;
+  return spill === undefined ? null : { patch: spill };
 }
 
 /**
@@ -120,7 +155,8 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
   const files = sorted.kept.map((e): ChangedFile => {
     const hasFile = modeKind(e.newMode) === "file";
     const p = patch.get(e.path);
-    if (p?.spill !== undefined) return streamedFile(e, rel, hasFile ? (sizes.get(e.newOid) ?? 0) : 0, p.spill);
+    const source = streamSource(diff, patch, e);
+    if (source !== null) return streamedFile(e, rel, hasFile ? (sizes.get(e.newOid) ?? 0) : 0, source);
     const texts = p?.texts ?? [];
     // git decides binary for the patch; a NUL in an added line means a text diff was forced on it.
     const binary = (p?.binary ?? false) || texts.some((t) => t.includes("\0"));
@@ -139,20 +175,12 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
   return { ...sorted, files };
 }
 
-/** A file whose patch was spilled: no contents in memory, its added lines read back from disk. */
-function streamedFile(e: RawEntry, rel: (p: string) => string, size: number, spill: string): ChangedFile {
+/** A file too big to hold: no contents in memory, its added lines read back from disk as they are scanned. */
+function streamedFile(e: RawEntry, rel: (p: string) => string, size: number, source: StreamSource): ChangedFile {
   const hasFile = modeKind(e.newMode) === "file";
-  return {
-    path: rel(e.path),
-    oldPath: e.status === "R" || e.status === "C" ? rel(e.oldPath) : null,
-    status: statusOf(e),
-    before: null,
-    after: null,
-    binary: false,
-    size,
-    addedLines: [],
-    ...(hasFile ? { streamedLines: () => spilledAddedLines(spill) } : {}),
-  };
+  const lines = (sieve?: LineSieve): Iterable<AddedLine> =>
+    "blob" in source ? blobLines(source.blob, sieve) : spilledAddedLines(source.patch, sieve);
+  return { ...fileOf(e, rel), size, ...(hasFile ? { streamedLines: lines } : {}) };
 }
 
 function skipReason(e: RawEntry): string | null {

@@ -107,12 +107,19 @@ export function meaningfulStderr(stderr: string): string {
     .trim();
 }
 
-/** Starts `git <fixed config> ...args` at `cwd`; stdin is a pipe only when asked for. */
-function startGit(cwd: string, args: string[], opts: { stdin?: boolean; env?: Record<string, string> } = {}): ChildProcess {
+/**
+ * Starts `git <fixed config> ...args` at `cwd`; stdin is a pipe only when asked for, stdout a pipe
+ * unless it goes straight to an open file (`toFile`, a descriptor).
+ */
+function startGit(
+  cwd: string,
+  args: string[],
+  opts: { stdin?: boolean; env?: Record<string, string>; toFile?: number } = {},
+): ChildProcess {
   return spawn("git", [...FIXED_CONFIG_ARGS, ...args], {
     cwd,
     env: { ...gitEnv(), ...opts.env },
-    stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    stdio: [opts.stdin ? "pipe" : "ignore", opts.toFile ?? "pipe", "pipe"],
   });
 }
 
@@ -129,12 +136,19 @@ export interface GitResult {
   code: number;
 }
 
-/** Runs one git command to its end. Rejects only when git cannot start; any exit code resolves. */
-export function runGit(cwd: string, args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<GitResult> {
+/**
+ * Runs one git command to its end. Rejects only when git cannot start; any exit code resolves.
+ * With `toFile` (an open file's descriptor) its output is written there by git itself (stdout empty).
+ */
+export function runGit(
+  cwd: string,
+  args: string[],
+  opts: { env?: Record<string, string>; input?: string; toFile?: number } = {},
+): Promise<GitResult> {
   return new Promise((resolvePromise, reject) => {
     let child: ChildProcess;
     try {
-      child = startGit(cwd, args, { stdin: opts.input !== undefined, env: opts.env });
+      child = startGit(cwd, args, { stdin: opts.input !== undefined, env: opts.env, toFile: opts.toFile });
     } catch (err) {
       reject(spawnFailure(cwd, err));
       return;

@@ -4,7 +4,8 @@
 import type { ChangedFile, ChangeNotice, CommitInfo, DeployUnit } from "./types.js";
 import type { RawEntry } from "./raw.js";
 import { fullChanges, lightChanges, relativeTo, type Changes } from "./changes.js";
-import { readDiff, streamLog, type LogCommit } from "./diffstream.js";
+import { streamLog, type LogCommit } from "./diffstream.js";
+import { readSettledDiff } from "./bigfiles.js";
 import { globFilter } from "./globs.js";
 import { applyRaw, EMPTY_LISTING, listingFromEntries, lookup, type Listing } from "./listing.js";
 import { emptySnapshot, filesByOid, pathspecs, treeEntries, type ListedSnapshot, type RepoPlace } from "./snapshots.js";
@@ -90,7 +91,7 @@ export class RangeReader {
     const { prefix, root, blobs } = this.place;
     const crosses = prefix !== "" && c.raw.some((e) => e.path.startsWith(prefix) !== e.oldPath.startsWith(prefix));
     if (!crosses) return build(prefix, blobs, { raw: this.inScope(c.raw), patch: c.patch });
-    return fullChanges(prefix, blobs, await readDiff(root, [parent ?? this.emptyTree, c.info.sha], pathspecs(this.place)));
+    return fullChanges(prefix, blobs, await readSettledDiff(root, blobs, [parent ?? this.emptyTree, c.info.sha], pathspecs(this.place)));
   }
 
   private inScope(raw: RawEntry[]): RawEntry[] {

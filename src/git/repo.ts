@@ -7,7 +7,7 @@ import type { CommitInfo, DeployUnit, Selection, Snapshot } from "./types.js";
 import { gitRunner, type GitRunner } from "./exec.js";
 import { readCommits } from "./commits.js";
 import { fullChanges, type Changes } from "./changes.js";
-import { readDiff } from "./diffstream.js";
+import { readSettledDiff } from "./bigfiles.js";
 import { allUnit } from "./all.js";
 import { BlobReader } from "./blobs.js";
 import { RangeReader, type RangeCommit } from "./range.js";
@@ -221,7 +221,7 @@ class GitRepo implements Repo {
    * first commit), or two commits.
    */
   private async changes(what: string[]): Promise<Changes> {
-    return fullChanges(this.prefix, this.place.blobs, await readDiff(this.root, what, pathspecs(this.place)));
+    return fullChanges(this.prefix, this.place.blobs, await readSettledDiff(this.root, this.place.blobs, what, pathspecs(this.place)));
   }
 
   private async stagedUnit(): Promise<DeployUnit> {

@@ -1,11 +1,13 @@
 // Big diffs are not held in memory: the hunk lines of a file whose patch grows past SPILL_BYTES are
-// written, as git streams them, to a file in a per-process temp folder, and read back one line at a
-// time when the secret scan walks them. Memory stays a constant plus the longest line, whatever the
-// size of the file (a 50 MB dump staged by mistake must be scanned, not skipped: contract section 9).
+// written, as git streams them, to a file in a per-process temp folder, and a big added file's blob is
+// written there by `git cat-file` itself (./bigfiles.ts); both are read back a chunk at a time when
+// the secret scan walks them, only the lines its keyword sieve keeps decoded. Memory stays a constant
+// plus the longest line, whatever the size of the file (a 50 MB dump staged by mistake must be
+// scanned, not skipped: contract section 9).
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AddedLine } from "./types.js";
+import type { AddedLine, LineSieve } from "./types.js";
 
 /** A file's patch larger than this is spilled to disk instead of kept. */
 export const SPILL_BYTES = 4 * 1024 * 1024;
@@ -66,8 +68,12 @@ export class SpillWriter {
   }
 }
 
-/** The lines of a file, read in chunks: only the line being cut and one chunk are in memory. */
-function* rawLines(path: string): Generator<Buffer> {
+/**
+ * Visits every line of a file, read in chunks: `visit(bytes, start, end)` gets a line's bytes without
+ * its newline (valid only during the call), and the lines it keeps are handed out after each chunk.
+ * Only one chunk, the line being cut and the kept lines of one chunk are in memory.
+ */
+function* visitLines(path: string, visit: (b: Buffer, start: number, end: number, keep: AddedLine[]) => void): Generator<AddedLine> {
   const fd = openSync(path, "r");
   try {
     const buf = Buffer.alloc(CHUNK);
@@ -75,38 +81,100 @@ function* rawLines(path: string): Generator<Buffer> {
     for (;;) {
       const n = readSync(fd, buf, 0, CHUNK, null);
       if (n === 0) break;
+      const kept: AddedLine[] = [];
       let start = 0;
       for (;;) {
         const eol = buf.indexOf(0x0a, start);
         if (eol < 0 || eol >= n) break;
-        const piece = buf.subarray(start, eol);
-        yield partial.length > 0 ? Buffer.concat([...partial, piece]) : piece;
-        partial = [];
+        if (partial.length > 0) {
+          const whole = Buffer.concat([...partial, buf.subarray(start, eol)]);
+          partial = [];
+          visit(whole, 0, whole.length, kept);
+        } else visit(buf, start, eol, kept);
         start = eol + 1;
       }
       if (start < n) partial.push(Buffer.from(buf.subarray(start, n)));
+      yield* kept;
     }
-    if (partial.length > 0) yield Buffer.concat(partial);
+    if (partial.length > 0) {
+      const kept: AddedLine[] = [];
+      const whole = Buffer.concat(partial);
+      visit(whole, 0, whole.length, kept);
+      yield* kept;
+    }
   } finally {
     closeSync(fd);
   }
+}
+
+/** Numbers and decodes the lines a sieve keeps (CR dropped as splitLines does). */
+function sieved(sieve: LineSieve | undefined): (b: Buffer, start: number, end: number, line: number, keep: AddedLine[]) => void {
+  let owed = 0;
+  return (b, start, end, line, keep) => {
+    if (sieve) {
+      const grade = sieve.grade(b, start, end);
+      if (grade === 2) owed = sieve.tail;
+      else if (owed > 0) owed--;
+      else if (grade === 0) return;
+    }
+    const stop = end > start && b[end - 1] === 0x0d ? end - 1 : end;
+    keep.push({ line, text: b.toString("utf8", start, stop) });
+  };
 }
 
 /**
  * The added lines of a spilled section, numbered in the after version: `@@ -a,b +c,d @@` sets the
  * number, `+` lines are added, ` ` lines (inter-hunk context) advance it. CR dropped as splitLines does.
  */
-export function* spilledAddedLines(path: string): Generator<AddedLine> {
+export function spilledAddedLines(path: string, sieve?: LineSieve): Generator<AddedLine> {
   let next = 0;
-  for (const raw of rawLines(path)) {
-    const first = raw[0];
-    if (first === 0x2b) {
-      const end = raw.length > 1 && raw[raw.length - 1] === 0x0d ? raw.length - 1 : raw.length;
-      yield { line: next++, text: raw.toString("utf8", 1, end) };
-    } else if (first === 0x20) next++;
-    else if (first === 0x40 && raw[1] === 0x40) {
-      const m = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(raw.toString("latin1", 0, Math.min(raw.length, 200)));
+  const take = sieved(sieve);
+  return visitLines(path, (b, start, end, keep) => {
+    const first = b[start];
+    if (first === 0x2b) take(b, start + 1, end, next++, keep);
+    else if (first === 0x20) next++;
+    else if (first === 0x40 && b[start + 1] === 0x40) {
+      const m = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(b.toString("latin1", start, Math.min(end, start + 200)));
       if (m) next = Number(m[1]);
     }
+  });
+}
+
+/** Every line of a blob streamed to disk by spillBlob, as added (a file new to the tree). */
+export function blobLines(path: string, sieve?: LineSieve): Generator<AddedLine> {
+  let next = 1;
+  const take = sieved(sieve);
+  return visitLines(path, (b, start, end, keep) => take(b, start, end, next++, keep));
+}
+
+/** git's test for a binary blob: a NUL byte in its first 8000 bytes. */
+const BINARY_PROBE = 8000;
+
+/**
+ * Whether a stream starts as git's test for a binary file says (a NUL in its first 8000 bytes). It
+ * stops reading there: the caller's stream (a git process) is ended, and a big binary file is not read.
+ */
+export async function startsBinary(chunks: AsyncIterable<Buffer>): Promise<boolean> {
+  let seen = 0;
+  for await (const chunk of chunks) {
+    if (chunk.subarray(0, BINARY_PROBE - seen).includes(0)) return true;
+    seen += chunk.length;
+    if (seen >= BINARY_PROBE) return false;
   }
+  return false;
+}
+
+/**
+ * A new spill file, filled by `write` given its descriptor (git writes a blob there itself: not a byte
+ * passes through this process). The file is the caller's to read; it goes with the spill folder at exit.
+ */
+export async function spillFile(write: (fd: number) => Promise<void>): Promise<string> {
+  const path = join(spillFolder(), `${process.pid}-${count++}.blob`);
+  const fd = openSync(path, "w");
+  try {
+    await write(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
 }

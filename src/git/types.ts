@@ -23,10 +23,24 @@ export interface ChangedFile {
   /** Lines added by the change, numbered in the after version. */
   addedLines: AddedLine[];
   /**
-   * A file too big to hold (its patch was spilled to disk): `addedLines` and the contents are empty,
-   * and this reads the added lines one at a time, each call from the start.
+   * A file too big to hold (its patch or its blob was spilled to disk): `addedLines` and the contents
+   * are empty, and this reads the added lines a chunk at a time, each call from the start; with a
+   * sieve, only the lines it keeps (and their tails).
    */
-  streamedLines?: () => Iterable<AddedLine>;
+  streamedLines?: (sieve?: LineSieve) => Iterable<AddedLine>;
+}
+
+/**
+ * Which lines a streamed reading hands out (the secret scan's keyword sieve, src/secrets/scan.ts), so
+ * lines no scan would look at are never decoded.
+ */
+export interface LineSieve {
+  /**
+   * The line `bytes[start, end)` (no newline): 0 it cannot matter, 1 it may hold a match, 2 it may
+   * open a block that runs on into the `tail` lines after it, which are handed out too.
+   */
+  grade(bytes: Uint8Array, start: number, end: number): 0 | 1 | 2;
+  tail: number;
 }
 
 export interface Trailer {

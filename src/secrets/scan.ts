@@ -5,6 +5,7 @@
 import type { Detector, DetectorSet } from "../rules/detectors.js";
 import { meetsEntropyFloor } from "./entropy.js";
 import { referenceKind } from "./references.js";
+import type { LineSieve } from "../git/types.js";
 
 export interface NumberedLine {
   line: number;
@@ -111,6 +112,106 @@ function keywordPrefilter(set: DetectorSet): RegExp {
     prefilters.set(set, re);
   }
   return re;
+}
+
+const sieves = new WeakMap<DetectorSet, LineSieve | null>();
+
+/** ASCII lowercasing of a byte; a byte outside ASCII reads as 0, which no keyword holds. */
+const LOWER = Uint8Array.from({ length: 256 }, (_, b) => (b >= 65 && b <= 90 ? b + 32 : b < 128 ? b : 0));
+
+/**
+ * The keyword prefilter on a line's raw bytes, for streamed files: a line holding no keyword (ASCII
+ * case folded, as keywordPrefilter's regex does) is not even decoded. Exact for ASCII keywords (a
+ * case-insensitive regex matches an ASCII character only to ASCII); null when a keyword is not ASCII
+ * or holds a NUL (every line is read then). A line holding a block detector's keyword (a private key
+ * header) also keeps the lines the block may run into.
+ */
+export function keywordSieve(set: DetectorSet): LineSieve | null {
+  let sieve = sieves.get(set);
+  if (sieve === undefined) {
+    sieve = buildSieve(set);
+    sieves.set(set, sieve);
+  }
+  return sieve;
+}
+
+/** Slots three-character keyword starts are hashed into (a false hit costs one comparison). */
+const TRIPLE_BITS = 14;
+
+function tripleSlot(code: number): number {
+  return Math.imul(code, 0x9e3779b1) >>> (32 - TRIPLE_BITS);
+}
+
+interface SieveWord {
+  /** The keyword's ASCII codes, lowercase. */
+  codes: Uint8Array;
+  /** 1: a keyword; 2: a block detector's (the lines after it are kept too). */
+  mark: number;
+}
+
+function buildSieve(set: DetectorSet): LineSieve | null {
+  // Keywords by their lowercase ASCII codes (7 bits each): one character, two, or listed by a hash of
+  // their first three. `hot` marks, by two raw bytes side by side (either case), where a keyword may
+  // end (one character) or start (longer): a byte costs one table read unless it is marked there.
+  const singles = new Uint8Array(1 << 7);
+  const pairs = new Uint8Array(1 << 14);
+  const byTriple: SieveWord[][] = Array.from({ length: 1 << TRIPLE_BITS }, () => []);
+  const hot = new Uint8Array(1 << 16);
+  const cases = (c: number): number[] => (c >= 97 && c <= 122 ? [c, c - 32] : [c]);
+  for (const d of set.detectors) {
+    const mark = d.blockEnd === null ? 1 : 2;
+    for (const k of d.keywords) {
+      const codes = Uint8Array.from([...k].map((ch) => ch.charCodeAt(0)));
+      if (codes.length === 0 || codes.some((c) => c === 0 || c > 127)) return null;
+      codes.forEach((c, i) => (codes[i] = LOWER[c] as number));
+      const [a = 0, b = 0, c = 0] = codes;
+      if (codes.length === 1) {
+        singles[a] = Math.max(singles[a] as number, mark);
+        for (let prev = 0; prev < 256; prev++) for (const x of cases(a)) hot[(prev << 8) | x] = 1;
+        continue;
+      }
+      for (const x of cases(a)) for (const y of cases(b)) hot[(x << 8) | y] = 1;
+      if (codes.length === 2) {
+        pairs[(a << 7) | b] = Math.max(pairs[(a << 7) | b] as number, mark);
+        continue;
+      }
+      byTriple[tripleSlot((a << 14) | (b << 7) | c)]?.push({ codes, mark });
+    }
+  }
+  return {
+    tail: BLOCK_MAX_LINES,
+    grade(bytes, start, end) {
+      let found = 0;
+      // The byte before (0 before the line starts, which no keyword holds).
+      let prev = 0;
+      for (let i = start; i < end; i++) {
+        const c = bytes[i] as number;
+        const two = (prev << 8) | c;
+        prev = c;
+        if (hot[two] === 0) continue;
+        const low = LOWER[c] as number;
+        const pair = ((LOWER[two >> 8] as number) << 7) | low;
+        found |= (singles[low] as number) | (pairs[pair] as number);
+        // A keyword of three or more characters may start at i - 1.
+        if (i + 1 < end) {
+          const words = byTriple[tripleSlot((pair << 7) | (LOWER[bytes[i + 1] as number] as number))] as SieveWord[];
+          for (let k = 0; k < words.length; k++) {
+            const w = words[k] as SieveWord;
+            if ((found & w.mark) === 0 && wordAt(bytes, i - 1, end, w.codes)) found |= w.mark;
+          }
+        }
+        if (found >= 2) return 2;
+      }
+      return found === 0 ? 0 : 1;
+    },
+  };
+}
+
+/** Whether `bytes` holds the lowercase ASCII `codes` at `at` (ASCII letters in either case), before `end`. */
+function wordAt(bytes: Uint8Array, at: number, end: number, codes: Uint8Array): boolean {
+  if (at + codes.length > end) return false;
+  for (let j = 2; j < codes.length; j++) if (LOWER[bytes[at + j] as number] !== codes[j]) return false;
+  return true;
 }
 
 export function scanLines(lines: readonly NumberedLine[], set: DetectorSet): SecretMatch[] {
