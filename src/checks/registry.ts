@@ -5,7 +5,12 @@ import type { AnyCheck, AnyRule, RuleMeta } from "./define.js";
 import { isCheck } from "./define.js";
 import { RULE_MODULES } from "./index.js";
 
-const byId = <T extends RuleMeta>(a: T, b: T): number => a.id.localeCompare(b.id);
+/**
+ * Rule ids are lowercase words, digits, `-` and `/` (test/rules/rules.test.ts holds them to it), an
+ * alphabet in which code-point order is the locale's order: comparing code points spares every start
+ * of the CLI the ICU collator's set-up that localeCompare pays on first use (~10 ms).
+ */
+const byId = <T extends RuleMeta>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Every check, in id order: what the engine runs over each deploy unit. */
 export const CHECKS: readonly AnyCheck[] = RULE_MODULES.filter(isCheck).sort(byId);

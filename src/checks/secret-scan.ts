@@ -68,6 +68,18 @@ const messages = {
     `could not be scanned for secrets (${d.why}), so the gate cannot pass it: retry with free space in the temp folder, or list the file under secrets.exclude in kvgate.yaml if it must not be scanned`,
 };
 
+/** secrets.exclude compiled once per policy (an audit runs this check once per commit of a history). */
+const compiledExcludes = new WeakMap<readonly string[], { glob: string; test: (path: string) => boolean }[]>();
+
+function excludeMatchers(globs: readonly string[]): { glob: string; test: (path: string) => boolean }[] {
+  let out = compiledExcludes.get(globs);
+  if (!out) {
+    out = globs.map((g) => ({ glob: g, test: picomatch(g, { dot: true }) }));
+    compiledExcludes.set(globs, out);
+  }
+  return out;
+}
+
 export const secretScan = defineCheck({
   id: "secret/scan",
   severity: "error",
@@ -90,7 +102,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
   const filter = placeholderFilter(set.placeholders, ctx.policy.secrets.placeholders);
   const overrideName = ctx.policy.secrets.override;
   const override = ctx.env[overrideName] === "1";
-  const excludes = ctx.policy.secrets.exclude.map((g) => ({ glob: g, test: picomatch(g, { dot: true }) }));
+  const excludes = excludeMatchers(ctx.policy.secrets.exclude);
   const ignore = ctx.ignore;
   const used = new Set<IgnoreEntry>();
   let ignoreTouched = false;

@@ -37,49 +37,68 @@ export interface AuditCommit {
   files: ChangedFile[];
 }
 
-/** One commit's row, with the drafts its findings came from (the rule tester reads their message ids). */
+/** Audits one commit: its row, with the drafts its findings came from (the rule tester reads their message ids). */
+export type Auditor = (input: AuditCommit) => { row: AuditRow; drafts: Draft[] };
+
+/**
+ * The audit of a range, set up once: the pipeline context (the masker's detectors), the empty fleet
+ * and the policy are the same for every commit, so a history pays for them once, not per commit.
+ */
+export function createAuditor(policy: Policy, pack: RulesPack, ignore?: IgnoreList | null): Auditor {
+  const pctx = pipelineContext(policy, pack);
+  const after = emptyFleet(policy);
+  return (input) => {
+    const commit = input.commit;
+    const ctx: CheckContext = {
+      unit: { kind: "commit", id: commit.sha, commit, commits: [commit], files: input.files },
+      before: null,
+      after,
+      policy,
+      pack,
+      // The override is what is being audited, so the re-scan never applies it.
+      env: {},
+      // The current .kvgateignore, like the current policy: a value accepted since is exempt-only.
+      ...(ignore ? { ignore } : {}),
+    };
+    const raised = raiseChecks([secretScan], ctx);
+    const scanned = raised.length === 0 ? raised : runSteps(raised, pctx, "render", "fingerprint");
+    const c = classifyCommit({
+      sha: commit.sha,
+      message: commit.message,
+      trailers: commit.trailers,
+      findings: scanned.map((d) => d.finding),
+      override: policy.secrets.override,
+    });
+    const audit: Draft[] = c.reports.map((r) => {
+      const rule = ruleModule(r.rule);
+      if (!rule) throw new Error(`the audit reported unregistered rule ${r.rule}`);
+      return raise(rule, r, commit.sha);
+    });
+    // A commit with nothing to report (nearly all of a history) skips the pipeline's empty passes.
+    const drafts =
+      scanned.length === 0 && audit.length === 0
+        ? []
+        : runSteps([...scanned, ...runSteps(audit, pctx, "render", "fingerprint")], pctx, "mask", "mask");
+    // A subject is shown in the table and the JSON: a token pasted into it must not be.
+    const row = {
+      sha: commit.sha,
+      subject: pctx.masker.text(commit.subject),
+      override: c.override,
+      classification: c.classification,
+      findings: drafts.map((d) => d.finding),
+    };
+    return { row, drafts };
+  };
+}
+
+/** One commit's row, with the drafts its findings came from (a range sets up one auditor: createAuditor). */
 export function auditCommitDrafts(
   input: AuditCommit,
   policy: Policy,
   pack: RulesPack,
   ignore?: IgnoreList | null,
 ): { row: AuditRow; drafts: Draft[] } {
-  const commit = input.commit;
-  const pctx = pipelineContext(policy, pack);
-  const ctx: CheckContext = {
-    unit: { kind: "commit", id: commit.sha, commit, commits: [commit], files: input.files },
-    before: null,
-    after: emptyFleet(policy),
-    policy,
-    pack,
-    // The override is what is being audited, so the re-scan never applies it.
-    env: {},
-    // The current .kvgateignore, like the current policy: a value accepted since is exempt-only.
-    ...(ignore ? { ignore } : {}),
-  };
-  const scanned = runSteps(raiseChecks([secretScan], ctx), pctx, "render", "fingerprint");
-  const c = classifyCommit({
-    sha: commit.sha,
-    message: commit.message,
-    trailers: commit.trailers,
-    findings: scanned.map((d) => d.finding),
-    override: policy.secrets.override,
-  });
-  const audit: Draft[] = c.reports.map((r) => {
-    const rule = ruleModule(r.rule);
-    if (!rule) throw new Error(`the audit reported unregistered rule ${r.rule}`);
-    return raise(rule, r, commit.sha);
-  });
-  const drafts = runSteps([...scanned, ...runSteps(audit, pctx, "render", "fingerprint")], pctx, "mask", "mask");
-  // A subject is shown in the table and the JSON: a token pasted into it must not be.
-  const row = {
-    sha: commit.sha,
-    subject: pctx.masker.text(commit.subject),
-    override: c.override,
-    classification: c.classification,
-    findings: drafts.map((d) => d.finding),
-  };
-  return { row, drafts };
+  return createAuditor(policy, pack, ignore)(input);
 }
 
 export function auditCommit(input: AuditCommit, policy: Policy, pack: RulesPack, ignore?: IgnoreList | null): AuditRow {

@@ -46,7 +46,15 @@ function sortEntries(prefix: string, all: RawEntry[]): Sorted {
   const before: Known = new Map();
   const after: Known = new Map();
   for (const e of all) {
-    const r = { ...e, path: rel(e.path), oldPath: rel(e.oldPath) };
+    const r: RawEntry = {
+      oldMode: e.oldMode,
+      newMode: e.newMode,
+      oldOid: e.oldOid,
+      newOid: e.newOid,
+      status: e.status,
+      path: rel(e.path),
+      oldPath: rel(e.oldPath),
+    };
     raw.push(r);
     after.set(r.path, modeKind(e.newMode) === "absent" ? null : { mode: e.newMode, oid: e.newOid });
     before.set(r.oldPath, modeKind(e.oldMode) === "absent" ? null : { mode: e.oldMode, oid: e.oldOid });
@@ -140,26 +148,33 @@ function streamSource(diff: DiffRecord, patch: Map<string, PatchFile>, e: RawEnt
 }
 
 /**
- * Files without contents (`before`/`after` null) for secrets-only work: added lines from the patch,
- * sizes of the after blobs from the blob reader without reading them.
+ * Files without contents (`before`/`after` null) for secrets-only work: added lines from the patch.
+ * Sizes are looked up (one blob reader round trip, no blob read) only for the files whose findings
+ * show one: binary files (skipped with their size) and streamed ones; a text file's is null, which
+ * spares a history's audit a lookup per changed file.
  */
 export async function lightChanges(prefix: string, blobs: BlobReader, diff: DiffRecord): Promise<Changes> {
   const rel = relativeTo(prefix);
   const patch = parsePatch(diff.patch, { texts: true });
   const sorted = sortEntries(prefix, diff.raw);
-  const present = sorted.kept.filter((e) => modeKind(e.newMode) === "file");
-  const sizes = await blobs.sizes(
-    present.map((e) => e.newOid),
-    new Map(present.map((e) => [e.newOid, rel(e.path)])),
-  );
+  // git decides binary for the patch; a NUL in an added line means a text diff was forced on it.
+  const isBinary = (p: PatchFile | undefined): boolean => (p?.binary ?? false) || (p?.texts ?? []).some((t) => t.includes("\0"));
+  const binaries = new Set(sorted.kept.filter((e) => isBinary(patch.get(e.path))));
+  const sized = sorted.kept.filter((e) => modeKind(e.newMode) === "file" && (patch.get(e.path)?.spill !== undefined || binaries.has(e)));
+  const sizes =
+    sized.length > 0
+      ? await blobs.sizes(
+          sized.map((e) => e.newOid),
+          new Map(sized.map((e) => [e.newOid, rel(e.path)])),
+        )
+      : new Map<string, number | null>();
   const files = sorted.kept.map((e): ChangedFile => {
     const hasFile = modeKind(e.newMode) === "file";
     const p = patch.get(e.path);
     const source = streamSource(diff, patch, e);
     if (source !== null) return streamedFile(e, rel, hasFile ? (sizes.get(e.newOid) ?? 0) : 0, source);
     const texts = p?.texts ?? [];
-    // git decides binary for the patch; a NUL in an added line means a text diff was forced on it.
-    const binary = (p?.binary ?? false) || texts.some((t) => t.includes("\0"));
+    const binary = binaries.has(e);
     const addedLines: AddedLine[] = hasFile && !binary ? (p?.added ?? []).map((line, i) => ({ line, text: texts[i] ?? "" })) : [];
     return {
       path: rel(e.path),
@@ -168,7 +183,7 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
       before: null,
       after: null,
       binary,
-      size: hasFile ? (sizes.get(e.newOid) ?? 0) : 0,
+      size: !hasFile ? 0 : binary ? (sizes.get(e.newOid) ?? 0) : null,
       addedLines,
     };
   });

@@ -36,6 +36,8 @@ export function commitFromFields(sha: string, parents: string, author: string, m
 
 /** Like git's %s: the first paragraph, its lines joined by spaces. */
 function subjectOf(message: string): string {
+  const text = message.trim();
+  if (!text.includes("\n")) return text; // a one-line message is its own subject
   const para: string[] = [];
   for (const line of message.split("\n")) {
     if (line.trim() === "") {

@@ -360,7 +360,8 @@ export class DiffParser {
       this.pendingFirst = token;
       return;
     }
-    cur.raw.push({ ...meta, oldPath: this.pendingFirst ?? token, path: token });
+    const { oldMode, newMode, oldOid, newOid, status } = meta;
+    cur.raw.push({ oldMode, newMode, oldOid, newOid, status, oldPath: this.pendingFirst ?? token, path: token });
     this.pendingMeta = null;
     this.pendingFirst = null;
   }

@@ -52,7 +52,8 @@ export function parsePatch(out: string, opts: { texts?: boolean } = {}): Map<str
       else if (line.startsWith("copy to ")) renameTo = unquote(line.slice("copy to ".length));
       else if (line.startsWith("Binary files ") || line === "GIT binary patch") current.binary = true;
     }
-    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    // Only a line starting "@@" can be a hunk header (most lines are not: no regex run for them).
+    const hunk = line.startsWith("@@") ? /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line) : null;
     if (hunk) {
       inHunk = true;
       next = Number(hunk[1]);

@@ -13,7 +13,7 @@ import { emptySnapshot, filesByOid, pathspecs, treeEntries, type ListedSnapshot,
 /** One commit of a range for secrets-only work: no contents, only what the scanner needs. */
 export interface RangeCommit {
   commit: CommitInfo;
-  /** `before`/`after` are null; path, oldPath, status, size, binary and addedLines are set. */
+  /** `before`/`after` are null; path, oldPath, status, binary and addedLines are set; size for binary and streamed files. */
   files: ChangedFile[];
   notices: ChangeNotice[];
 }
@@ -79,8 +79,12 @@ export class RangeReader {
 
   private async lightOf(c: LogCommit): Promise<RangeCommit> {
     const changes = await this.changesOf(c, c.info.parents[0] ?? null, lightChanges);
-    // A fallback diff read the contents; drop them so every commit looks alike.
-    return { commit: c.info, files: changes.files.map((f) => ({ ...f, before: null, after: null })), notices: changes.notices };
+    // A fallback diff read the contents; drop them (and a text file's size) so every commit looks alike.
+    // (lightChanges' files hold none: they are passed on as they are, not copied.)
+    const files = changes.files.map((f) =>
+      f.before === null && f.after === null ? f : { ...f, before: null, after: null, size: f.after === null ? f.size : null },
+    );
+    return { commit: c.info, files, notices: changes.notices };
   }
 
   /**

@@ -27,7 +27,7 @@ export function hasTwoPaths(status: string): boolean {
 export type ModeKind = "absent" | "file" | "symlink" | "submodule" | "other";
 
 export function modeKind(mode: string): ModeKind {
-  if (/^0+$/.test(mode)) return "absent";
+  if (mode === "000000" || /^0+$/.test(mode)) return "absent";
   if (mode.startsWith("100")) return "file";
   if (mode === "120000") return "symlink";
   if (mode === "160000") return "submodule";

@@ -61,8 +61,9 @@ export interface Repo {
   unitsInRange(range: string): AsyncIterable<DeployUnit>;
   /**
    * Secrets-only work over a range: per commit its info and changed files with `before`/`after`
-   * null, but `path`, `status`, `binary`, `size` (of the after blob) and `addedLines` set.
-   * No blob is read: sizes come from the shared cat-file process.
+   * null, but `path`, `status`, `binary` and `addedLines` set, and `size` (of the after blob) for
+   * binary and streamed files only (null for the rest). No blob is read: those few sizes come from
+   * the shared cat-file process, which a history of text changes never starts.
    */
   addedLinesInRange(range: string, shard?: Shard): AsyncIterable<RangeCommit>;
   /** `git write-tree` of the index: the key a pre-commit verdict is stored under. */

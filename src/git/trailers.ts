@@ -8,6 +8,8 @@ const TRAILER_LINE = /^([A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:[ \t]*(.*)$/;
 
 /** Keys keep their spelling; compare them case-insensitively (git does). Values are trimmed and unfolded. */
 export function parseTrailers(message: string): Trailer[] {
+  // One line (blank ones after it aside) is the subject paragraph alone: nothing can be a trailer.
+  if (!message.trimEnd().includes("\n")) return [];
   const lines = message.replace(/\r\n/g, "\n").split("\n");
   const blank = (i: number): boolean => (lines[i] ?? "").trim() === "";
   let end = lines.length;

@@ -18,8 +18,11 @@ export interface ChangedFile {
   before: string | null;
   after: string | null;
   binary: boolean;
-  /** Size in bytes of the after blob (0 when deleted). */
-  size: number;
+  /**
+   * Size in bytes of the after blob (0 when deleted). null where nobody asked for it: the audit's
+   * light view (lightChanges) looks it up only for binary and streamed files, the findings that show it.
+   */
+  size: number | null;
   /** Lines added by the change, numbered in the after version. */
   addedLines: AddedLine[];
   /**

@@ -47,6 +47,18 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** `NAME=1` as a word, by override name: compiled once per name, not once per audited commit. */
+const overridePatterns = new Map<string, RegExp>();
+
+function namesOverride(name: string, message: string): boolean {
+  let re = overridePatterns.get(name);
+  if (!re) {
+    re = new RegExp(`(?<![A-Za-z0-9_])${escapeRegex(name)}=1(?![0-9])`);
+    overridePatterns.set(name, re);
+  }
+  return re.test(message);
+}
+
 export function classifyCommit(input: ClassifyInput): ClassifyResult {
   const name = input.override ?? "ALLOW_SECRETS";
   const sha = input.sha ?? null;
@@ -62,8 +74,7 @@ export function classifyCommit(input: ClassifyInput): ClassifyResult {
     .map((t) => parseAllowedTrailer(t.value))
     .filter((v) => v !== null);
   const verdict = verdicts[0]?.verdict ?? null;
-  const namesOverride = new RegExp(`(?<![A-Za-z0-9_])${escapeRegex(name)}=1(?![0-9])`).test(input.message);
-  const override = verdict === "allowed" || allowedTrailers.length > 0 || namesOverride;
+  const override = verdict === "allowed" || allowedTrailers.length > 0 || namesOverride(name, input.message);
   const recordedFps = new Set(allowedTrailers.map((a) => a.fingerprint));
 
   const secrets = input.findings.filter(isSecretFinding);

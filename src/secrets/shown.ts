@@ -44,6 +44,8 @@ const KEY_WINDOW = 8;
  * break on `-` and `.` or lack a case, so they are never this shape.)
  */
 const KEY_LIKE = /^[A-Za-z0-9+/]{24,}=*$/;
+/** The least a KEY_LIKE run holds: 24 characters of its alphabet in a row. */
+const KEY_RUN_24 = /[A-Za-z0-9+/]{24}/;
 const isKeyLike = (run: string): boolean => KEY_LIKE.test(run) && /[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run);
 
 /** The 8-character windows of known secret values, to find any quoted piece of them. */
@@ -76,5 +78,8 @@ const NO_KEYS = new KeyWindows();
  * named `scripts/Qwen25Coder32BInstructAWQ.env`, and a masked path would point nowhere.
  */
 export function maskKeyBodies(s: string, keys: KeyWindows = NO_KEYS, byShape = true): string {
+  // With no known keys, only a key-shaped run is masked, and that needs 24 alphabet characters in a
+  // row: a text without them (a commit subject, most messages) is returned without a pass over its runs.
+  if (keys.size === 0 && (!byShape || !KEY_RUN_24.test(s))) return s;
   return s.replace(RUN, (run) => ((byShape && isKeyLike(run)) || keys.holds(run) ? redactSecret(run) : run));
 }

@@ -28,6 +28,14 @@ function raisedByTables(list: readonly RuleTable[]): Set<string> {
   return raised;
 }
 
+describe("rule ids", () => {
+  test("are lowercase words and digits joined by - and /, so the registry's code-point order is the locale's", () => {
+    const ids = RULES.map((r) => r.id);
+    expect(ids.filter((id) => !/^[a-z0-9]+(?:[-/][a-z0-9]+)*$/.test(id))).toEqual([]);
+    expect(ids).toEqual([...ids].sort((a, b) => a.localeCompare(b)));
+  });
+});
+
 describe("every rule is tested", () => {
   test("each rule module has its table, named as its file (kv/covers-context → kv-covers-context.ts)", () => {
     const byFile = (a: [string, string], b: [string, string]) => a[0].localeCompare(b[0]);
