@@ -24,7 +24,16 @@ export interface FastPathKey {
    */
   fleetRes: CompiledGlob[];
   excludeRes: CompiledGlob[];
+  /**
+   * The index listings (`ls-files` arguments) the full run made by the policy's globs: when a fleet
+   * file is staged, the fast path starts them (and the opening rev-parse) while the CLI loads.
+   * Optional: a key without them only starts nothing early.
+   */
+  listings?: string[][];
 }
+
+/** At most this many listings are started early (a run makes one or two). */
+const MAX_LISTINGS = 4;
 
 export interface CompiledGlob {
   source: string;
@@ -70,11 +79,21 @@ export function loadFastPathKey(dir: string, build: string): FastPathKey | null 
       typeof k.config !== "string" ||
       !strings(k.names) ||
       !strings(k.fleet) ||
-      !strings(k.exclude)
+      !strings(k.exclude) ||
+      !(k.listings === undefined || isListings(k.listings))
     )
       return null;
     return k as FastPathKey;
   } catch {
     return null;
   }
+}
+
+/** Argument lists of `git ls-files` (read only): nothing else is ever started from a key. */
+function isListings(v: unknown): v is string[][] {
+  return (
+    Array.isArray(v) &&
+    v.length <= MAX_LISTINGS &&
+    v.every((a) => Array.isArray(a) && a[0] === "ls-files" && a.includes("--") && a.every((x) => typeof x === "string"))
+  );
 }

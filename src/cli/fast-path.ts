@@ -12,7 +12,8 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { readDiff } from "../git/diffstream.js";
-import { runGit } from "../git/exec.js";
+import { prefetchGit, runGit } from "../git/exec.js";
+import { REPO_PROBE_ARGS } from "../git/probe.js";
 import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
 import { parsePatch } from "../git/patch.js";
 import { modeKind, type RawEntry } from "../git/raw.js";
@@ -120,20 +121,32 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
   const key = loadFastPathKey(stateDir, __KVGATE_BUILD__);
   if (!key) return null;
   try {
-    const [diff, treeId, config] = await Promise.all([
-      readDiff(cwd, ["--cached"]),
+    const fleet = matcher(key.fleet, key.fleetRes);
+    const excluded = matcher(key.exclude, key.excludeRes);
+    const diffRun = readDiff(cwd, ["--cached"]);
+    const asked = Promise.all([
+      diffRun,
       writeTreeOf(cwd, indexFileAt(cwd, gitDir, env)),
       // .kvgateignore too: the full path reads it, and then needs no lookup of its own.
       runGit(cwd, ["ls-files", "-s", "-z", "--full-name", "--", ...[...key.names, IGNORE_FILE].map((n) => `:(top,literal)${n}`)]),
     ]);
+    asked.catch(() => undefined); // awaited below; a diff that fails first must not leave it unhandled
+    // A staged fleet file means the full path follows: its first git commands start now and run
+    // while this process loads the CLI (at 100,000 files the index listing alone is 70 ms of git).
+    const staged = await diffRun;
+    if (key.listings && staged.raw.some((e) => fleet(e.path) || fleet(e.oldPath))) {
+      prefetchGit(cwd, REPO_PROBE_ARGS);
+      for (const args of key.listings) prefetchGit(cwd, args);
+      if (env.KVGATE_DEBUG)
+        process.stderr.write(`kvgate: fast path: started rev-parse and ${key.listings.length} index listing(s) early\n`);
+    }
+    const [diff, treeId, config] = await asked;
     if (env.KVGATE_TEST_FAULT === "fast-path") throw new Error("injected fault (KVGATE_TEST_FAULT=fast-path)");
     if (config.code !== 0) return null;
     const entries = configEntries(config.stdout.toString("utf8"), [...key.names, IGNORE_FILE]);
     // From here a decline leaves the full path these answers instead of asking git again.
     handOffStaged({ root: cwd, diff, tree: treeId, config: entries });
     if (configKey(entries, key.names) !== key.config) return null;
-    const fleet = matcher(key.fleet, key.fleetRes);
-    const excluded = matcher(key.exclude, key.excludeRes);
     // The index's size of a modified file is not in the diff: the worktree's stands in, and a file
     // that is large there takes the full path (which reads the index's and says what it skipped).
     const sizeOf = (p: string): number => {

@@ -145,6 +145,54 @@ export function runGit(
   args: string[],
   opts: { env?: Record<string, string>; input?: string; toFile?: number } = {},
 ): Promise<GitResult> {
+  if (opts.env === undefined && opts.input === undefined && opts.toFile === undefined) {
+    const early = takePrefetched(cwd, args);
+    if (early) return early;
+  }
+  return startRun(cwd, args, opts);
+}
+
+/**
+ * Commands started before anyone asked (prefetchGit), by cwd and arguments. A global slot under a
+ * registered symbol: the hook's fast path (dist/fast.js) starts them and the CLI bundle, loaded next
+ * in the same process, takes them; two bundles share no module state.
+ */
+const PREFETCHED = Symbol.for("kvgate.git-prefetch");
+type Slotted = typeof globalThis & { [PREFETCHED]?: Map<string, Promise<GitResult>> };
+
+const prefetchKey = (cwd: string, args: readonly string[]): string => `${cwd}\0${args.join("\0")}`;
+
+/**
+ * Starts `git ...args` at `cwd` now, for a later runGit with the same cwd and arguments (and no env,
+ * input or file) to take instead of starting its own: the hook's fast path, once it knows the full
+ * path follows, starts the full path's first git commands so they run while the CLI bundle loads.
+ * Only read-only commands are prefetched; one nobody takes just ends.
+ */
+export function prefetchGit(cwd: string, args: readonly string[]): void {
+  const g = globalThis as Slotted;
+  const slot = (g[PREFETCHED] ??= new Map());
+  const key = prefetchKey(cwd, args);
+  if (slot.has(key)) return;
+  const run = startRun(cwd, [...args], {});
+  run.catch(() => undefined); // a spawn failure is reported to whoever takes it
+  slot.set(key, run);
+}
+
+function takePrefetched(cwd: string, args: readonly string[]): Promise<GitResult> | null {
+  const slot = (globalThis as Slotted)[PREFETCHED];
+  if (!slot || slot.size === 0) return null;
+  const key = prefetchKey(cwd, args);
+  const run = slot.get(key);
+  if (!run) return null;
+  slot.delete(key);
+  return run;
+}
+
+function startRun(
+  cwd: string,
+  args: string[],
+  opts: { env?: Record<string, string>; input?: string; toFile?: number },
+): Promise<GitResult> {
   return new Promise((resolvePromise, reject) => {
     let child: ChildProcess;
     try {

@@ -12,6 +12,7 @@ import { allUnit } from "./all.js";
 import { BlobReader } from "./blobs.js";
 import { RangeReader, type RangeCommit } from "./range.js";
 import { folderSnapshot, worktreeSnapshot } from "./disk.js";
+import { PROBED_PATHS, REPO_PROBE_ARGS } from "./probe.js";
 import { takeStagedHandoff, type StagedHandoff } from "./handoff.js";
 import { writeTreeOf } from "./index-tree.js";
 import {
@@ -25,9 +26,6 @@ import {
   type ListedSnapshot,
   type RepoPlace,
 } from "./snapshots.js";
-
-/** `--git-path` names the opening probe answers (see findRepo). */
-const PROBED_PATHS = ["index", "kvgate", "shallow"] as const;
 
 const SHALLOW_HINT =
   "the clone is shallow: fetch the history with `actions/checkout` `fetch-depth: 0`, or `git fetch --deepen=<n>` / `git fetch --unshallow`";
@@ -134,21 +132,7 @@ async function findRepo(dir: string): Promise<Repo | null> {
   if (!st?.isDirectory()) throw new GateError(`no such folder: ${abs}`, { hint: "pass --repo with an existing folder" });
   let out: string;
   try {
-    // One process answers all of it; `--verify -q HEAD` last prints nothing (exit 1) on an unborn branch.
-    out = await gitRunner(abs, { quietExit1: true }).run([
-      "rev-parse",
-      "--show-toplevel",
-      "--show-prefix",
-      "--is-shallow-repository",
-      "--show-object-format",
-      // The paths later steps ask for (the verdict store, the index to copy, the shallow list),
-      // answered by this same process instead of one rev-parse each.
-      "--path-format=absolute",
-      ...PROBED_PATHS.flatMap((p) => ["--git-path", p]),
-      "--verify",
-      "-q",
-      "HEAD",
-    ]);
+    out = await gitRunner(abs, { quietExit1: true }).run([...REPO_PROBE_ARGS]);
   } catch (err) {
     const stderr = String(err instanceof GateError ? err.cause : err);
     if (/not a git repository/i.test(stderr)) return null;

@@ -93,6 +93,7 @@ function listingSource(
   place: Pick<RepoPlace, "prefix">,
   known: Known | undefined,
   magic: boolean,
+  onNarrowed?: (specs: string[]) => void,
 ): EntrySource {
   let everything: Promise<Entries> | null = null;
   const looked = new Map<string, Entry | null>(known ?? []);
@@ -130,6 +131,7 @@ function listingSource(
       let got = narrowed.get(key);
       if (!got) {
         narrowed.set(key, (got = list(specs)));
+        onNarrowed?.(specs);
         covered.push({ matches: scope.matches, entries: got });
       }
       return got;
@@ -137,18 +139,40 @@ function listingSource(
   };
 }
 
+/** The `ls-files` of the index limited to pathspecs. */
+function indexListArgs(specs: readonly string[]): string[] {
+  return ["ls-files", "-s", "-z", "--full-name", "--", ...specs];
+}
+
+/** The narrowed listings of the index run at each toplevel (by the policy's globs), in order, once each. */
+const narrowedAt = new Map<string, string[][]>();
+
+/**
+ * The `ls-files` argument lists this process ran at `root` to list the index by the policy's globs:
+ * the fast-path key records them, so the next commit's fast path, when it sees a fleet file staged,
+ * starts them while the CLI loads (exec.ts prefetchGit). Only listings of a run at the toplevel.
+ */
+export function indexListingsAt(root: string): readonly string[][] {
+  return narrowedAt.get(root) ?? [];
+}
+
 export function indexSource(place: RepoPlace, known?: Known): EntrySource {
   // The index honours GIT_INDEX_FILE, so a hook sees the index being committed; stage 0 only.
   return listingSource(
     async (specs) => {
       // `<mode> <oid> <stage>\t<path>`; a conflict's stages 1-3 are left out.
-      return parseListing(place, await place.git.run(["ls-files", "-s", "-z", "--full-name", "--", ...specs]), (head) =>
-        head.endsWith(" 0"),
-      );
+      return parseListing(place, await place.git.run(indexListArgs(specs)), (head) => head.endsWith(" 0"));
     },
     place,
     known,
     true,
+    (specs) => {
+      if (place.prefix !== "") return;
+      const runs = narrowedAt.get(place.root) ?? [];
+      const args = indexListArgs(specs);
+      if (!runs.some((r) => r.join("\0") === args.join("\0"))) runs.push(args);
+      narrowedAt.set(place.root, runs);
+    },
   );
 }
 

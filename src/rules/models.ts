@@ -42,6 +42,35 @@ function lastPart(name: string): string {
   return parts[parts.length - 1] ?? name;
 }
 
+/** One source's names, each step's key to its first entry in the source's order. */
+interface NameIndex {
+  exact: Map<string, ModelSpec>;
+  lowerId: Map<string, ModelSpec>;
+  lowerAlias: Map<string, ModelSpec>;
+  tail: Map<string, ModelSpec>;
+}
+
+/** Built once per source: every seat of every check looks its model up (a pass over the catalog each). */
+const indexes = new WeakMap<Record<string, ModelSpec>, NameIndex>();
+
+function indexOf(src: Record<string, ModelSpec>): NameIndex {
+  let idx = indexes.get(src);
+  if (idx) return idx;
+  idx = { exact: new Map(), lowerId: new Map(), lowerAlias: new Map(), tail: new Map() };
+  const first = (map: Map<string, ModelSpec>, key: string, m: ModelSpec): void => {
+    if (!map.has(key)) map.set(key, m);
+  };
+  for (const [key, m] of Object.entries(src)) {
+    idx.exact.set(key, m);
+    first(idx.lowerId, m.id.toLowerCase(), m);
+    for (const a of m.aliases) first(idx.lowerAlias, a.toLowerCase(), m);
+    first(idx.tail, lastPart(m.id).toLowerCase(), m);
+    for (const a of m.aliases) first(idx.tail, lastPart(a).toLowerCase(), m);
+  }
+  indexes.set(src, idx);
+  return idx;
+}
+
 /**
  * The model a service names. kvgate.yaml's models win over the catalog at every step; the steps, in
  * order: exact id; id ignoring case; an alias (served names) ignoring case; then the last part of a
@@ -51,23 +80,19 @@ export function lookupModel(catalog: ModelCatalog, policyModels: Record<string, 
   if (name === null) return null;
   const wanted = name.trim();
   if (wanted === "") return null;
-  const sources = [policyModels, catalog.models];
-  for (const src of sources) {
-    const hit = src[wanted];
-    if (hit) return hit;
-  }
+  const sources = [indexOf(policyModels), indexOf(catalog.models)];
   const lower = wanted.toLowerCase();
-  for (const src of sources) {
-    for (const m of Object.values(src)) if (m.id.toLowerCase() === lower) return m;
-  }
-  for (const src of sources) {
-    for (const m of Object.values(src)) if (m.aliases.some((a) => a.toLowerCase() === lower)) return m;
-  }
   const tail = lastPart(wanted).toLowerCase();
-  for (const src of sources) {
-    for (const m of Object.values(src)) {
-      if (lastPart(m.id).toLowerCase() === tail) return m;
-      if (m.aliases.some((a) => lastPart(a).toLowerCase() === tail)) return m;
+  const steps: [keyof NameIndex, string][] = [
+    ["exact", wanted],
+    ["lowerId", lower],
+    ["lowerAlias", lower],
+    ["tail", tail],
+  ];
+  for (const [step, key] of steps) {
+    for (const src of sources) {
+      const hit = src[step].get(key);
+      if (hit) return hit;
     }
   }
   return null;

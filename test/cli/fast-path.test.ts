@@ -182,14 +182,22 @@ describe("a declined fast path hands its answers to the full path", () => {
       const again = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1", GIT_TRACE: trace } });
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain("fast path: not taken (fleet path scripts/x.env)");
-      const commands = readFileSync(trace, "utf8")
-        .split("\n")
-        .map((l) => /trace: built-in: git (\S+)/.exec(l)?.[1])
-        .filter((c) => c !== undefined);
-      // The fast path's diff, write-tree and config lookup; then only what the full path adds.
+      // The full path's opening rev-parse and its index listing were started by the fast path...
+      expect(again.stderr).toContain("fast path: started rev-parse and 1 index listing(s) early");
+      const lines = readFileSync(trace, "utf8").split("\n");
+      const commands = lines.map((l) => /trace: built-in: git (\S+)/.exec(l)?.[1]).filter((c) => c !== undefined);
+      // ...and taken by it (no second run of either): the fast path's diff, write-tree and config
+      // lookup, the two started early, then only the blob reader.
       expect(commands.filter((c) => c === "diff")).toHaveLength(1);
       expect(commands.filter((c) => c === "write-tree")).toHaveLength(1);
       expect(commands.sort()).toEqual(["cat-file", "diff", "ls-files", "ls-files", "rev-parse", "write-tree"]);
+      const key = JSON.parse(readFileSync(join(r.dir, ".git", "kvgate", "fast-path.json"), "utf8")) as { listings: string[][] };
+      expect(key.listings).toHaveLength(1);
+      expect(key.listings[0]?.slice(0, 6)).toEqual(["ls-files", "-s", "-z", "--full-name", "--", ":(top,glob)scripts/*.env"]);
+      // The listing git ran is the one the key records, argument for argument.
+      const listed = lines.filter((l) => l.includes("built-in: git ls-files") && l.includes("(top,glob)"));
+      expect(listed).toHaveLength(1);
+      for (const spec of key.listings[0]?.slice(5) ?? []) expect(listed[0]).toContain(`'${spec}'`);
     } finally {
       await r.cleanup();
     }
@@ -230,6 +238,9 @@ describe("the fast path trusts nothing it cannot check", () => {
       JSON.stringify({ ...stored, fleet: "scripts/*.env" }),
       JSON.stringify({ ...stored, fleetRes: [{ source: 1 }] }),
       JSON.stringify({ ...stored, version: 1 }),
+      // Nothing but a read-only ls-files is ever started from a key.
+      JSON.stringify({ ...stored, listings: [["push", "--", "origin"]] }),
+      JSON.stringify({ ...stored, listings: "ls-files" }),
     ]) {
       writeFileSync(key, bad);
       const again = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } });

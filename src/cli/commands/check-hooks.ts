@@ -11,6 +11,7 @@ import type { RulesPack } from "../../rules/pack.js";
 import { CONFIG_NAMES } from "../../config/load.js";
 import picomatch from "picomatch";
 import { fleetChangeGlobs } from "../../load/fleet-globs.js";
+import { indexListingsAt } from "../../git/snapshots.js";
 import { configKeyOf, saveFastPathKey, type CompiledGlob } from "../fast-path-key.js";
 
 /** The build's identity (version, rules pack, sources), set by build.mjs; absent when run from sources. */
@@ -64,6 +65,7 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
         exclude: policy.secrets.exclude,
         fleetRes: compile(fleetGlobs),
         excludeRes: compile(policy.secrets.exclude),
+        listings: indexListingsAt(repo.root).map((a) => [...a]),
       });
     },
   };
