@@ -99,7 +99,19 @@ const jobs = [];
 // it only runs when `usage --litellm-db` imports it. pg-native is pg's optional native binding, which
 // pg requires inside a try and falls back from: never installed, never bundled.
 if (!only || only === "cli")
-  jobs.push(build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", external: ["pg-native"] }));
+  jobs.push(
+    build({
+      ...common,
+      // CommonJS, so bin/load-cli.js can run it as a vm.Script with V8's code cache (Node 20 has no
+      // module compile cache); import.meta.url becomes the file's URL.
+      format: "cjs",
+      banner: { js: "const __kvgateUrl = require('node:url').pathToFileURL(__filename).href;" },
+      define: { ...common.define, "import.meta.url": "__kvgateUrl" },
+      entryPoints: ["src/cli/main.ts"],
+      outfile: "dist/cli.cjs",
+      external: ["pg-native"],
+    }),
+  );
 // The hook's fast path, its own small bundle: bin/kvgate.js loads it before the CLI for `check --staged`.
 if (!only || only === "cli") {
   jobs.push(

@@ -15,7 +15,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kvgate-bench-commit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 out="$work/results.jsonl"
 
-[ -f "$root/dist/cli.js" ] || (cd "$root" && node build.mjs cli)
+[ -f "$root/dist/cli.cjs" ] || (cd "$root" && node build.mjs cli)
 repo="$work/fleet"
 node "$here/lib/make-fleet-repo.mjs" "$repo" "$files" >/dev/null
 git -C "$repo" reset -q --hard

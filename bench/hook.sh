@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 runs=${RUNS:-15}
-[ -f "$root/dist/cli.js" ] || (cd "$root" && npm run --silent bundle)
+[ -f "$root/dist/cli.cjs" ] || (cd "$root" && npm run --silent bundle)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 repo="$work/fleet"

@@ -1,5 +1,5 @@
 // The installed package's root: the folder holding rules/secrets.yaml, found by walking up from this
-// module so it works from the source tree (src/rules/) and from the bundle (dist/cli.js) alike.
+// module so it works from the source tree (src/rules/) and from the bundle (dist/cli.cjs) alike.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -81,7 +81,8 @@ describe("the package, installed without the registry", () => {
       "package/README.md",
       "package/bin/kvgate-hook",
       "package/bin/kvgate.js",
-      "package/dist/cli.js",
+      "package/bin/load-cli.js",
+      "package/dist/cli.cjs",
       "package/dist/fast.js",
       "package/package.json",
       "package/rules/engines.yaml",
@@ -122,7 +123,7 @@ describe("the package, installed without the registry", () => {
     const r = await fleetRepo({ "package.json": JSON.stringify({ name: "fleet", private: true }) });
     npmInstall(r, [`git+file://${bare}#v0.1.0`]);
     expect(readdirSync(join(r.dir, "node_modules")).filter((n) => !n.startsWith("."))).toEqual(["kvgate"]);
-    expect(existsSync(join(r.dir, "node_modules/kvgate/dist/cli.js"))).toBe(true);
+    expect(existsSync(join(r.dir, "node_modules/kvgate/dist/cli.cjs"))).toBe(true);
     const init = npxInit(r);
     expect(init.code, init.out).toBe(0);
     expect(init.out).toContain("hooks     plain git (.git/hooks)");
@@ -159,7 +160,7 @@ describe.skipIf(!preCommit && !requirePreCommit)("the pre-commit framework (Debi
     refusedThenPassed(r, env);
     // The clone ran the committed bundle in place: nothing was built or installed.
     const clones = readdirSync(home).filter((d) => d.startsWith("repo"));
-    expect(clones.some((d) => existsSync(join(home, d, "dist/cli.js")) && !existsSync(join(home, d, "node_modules")))).toBe(true);
+    expect(clones.some((d) => existsSync(join(home, d, "dist/cli.cjs")) && !existsSync(join(home, d, "node_modules")))).toBe(true);
   });
 
   test("npx kvgate init with a .pre-commit-config.yaml: a repo: local entry, proved once pre-commit is installed", async () => {

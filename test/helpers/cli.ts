@@ -1,4 +1,4 @@
-// Runs the built CLI (dist/cli.js, built by the globalSetup) as a process, as a user would.
+// Runs the built CLI (dist/cli.cjs, built by the globalSetup) as a process, as a user would.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
