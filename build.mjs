@@ -102,7 +102,7 @@ if (!only || only === "cli")
   jobs.push(
     build({
       ...common,
-      // CommonJS, so bin/load-cli.js can run it as a vm.Script with V8's code cache (Node 20 has no
+      // CommonJS, so bin/load-cli.cjs can run it as a vm.Script with V8's code cache (Node 20 has no
       // module compile cache); import.meta.url becomes the file's URL.
       format: "cjs",
       banner: { js: "const __kvgateUrl = require('node:url').pathToFileURL(__filename).href;" },
@@ -118,7 +118,10 @@ if (!only || only === "cli") {
     build({
       ...common,
       entryPoints: ["src/cli/fast-path.ts"],
-      outfile: "dist/fast.js",
+      // CommonJS (see bin/kvgate.js): its builtins are loaded without ESM facades.
+      format: "cjs",
+      banner: { js: "" },
+      outfile: "dist/fast.cjs",
       define: { __KVGATE_BUILD__: JSON.stringify(buildId), __KVGATE_DETECTORS__: JSON.stringify(detectorTriggers) },
     }),
   );

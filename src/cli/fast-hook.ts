@@ -1,5 +1,5 @@
 // `kvgate hook prepare-commit-msg` as git runs it on every commit, answered from the small hook bundle
-// (dist/fast.js) instead of the whole CLI: two git processes started at once (`write-tree` of a copy of
+// (dist/fast.cjs) instead of the whole CLI: two git processes started at once (`write-tree` of a copy of
 // the index for the tree the commit records, `config` for the comment character), one file read for
 // the stored verdict.
 // It does what src/cli/commands/hook.ts does; anything unusual (a flag, a missing git dir, a git or

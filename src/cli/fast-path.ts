@@ -5,7 +5,7 @@
 // needs before it can report anything), the verdict is the full path's — pass, no findings — and it
 // is recorded and printed here without loading the config schema, YAML, the rules pack or a check.
 //
-// This file is its own bundle (dist/fast.js, which bin/kvgate.js loads before dist/cli.cjs): its cost
+// This file is its own bundle (dist/fast.cjs, which bin/kvgate.js loads before dist/cli.cjs): its cost
 // is that bundle, not the CLI's. Anything it cannot decide returns null and the full path runs, so a
 // doubt costs time, never a verdict. test/cli/fast-path.test.ts runs both paths on a table of
 // changes and compares stdout, exit code, the recorded verdict and the commit's trailers.

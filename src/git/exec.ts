@@ -154,7 +154,7 @@ export function runGit(
 
 /**
  * Commands started before anyone asked (prefetchGit), by cwd and arguments. A global slot under a
- * registered symbol: the hook's fast path (dist/fast.js) starts them and the CLI bundle, loaded next
+ * registered symbol: the hook's fast path (dist/fast.cjs) starts them and the CLI bundle, loaded next
  * in the same process, takes them; two bundles share no module state.
  */
 const PREFETCHED = Symbol.for("kvgate.git-prefetch");

@@ -1,5 +1,5 @@
 // What the hook's fast path already asked git, handed to the full path when the fast path declines.
-// bin/kvgate.js runs both in one process: dist/fast.js first, then dist/cli.cjs. Two bundles share no
+// bin/kvgate.js runs both in one process: dist/fast.cjs first, then dist/cli.cjs. Two bundles share no
 // module state, so the hand-off goes through one global slot under a registered symbol. Without it
 // the full path asked git again for the same diff, tree and config entries: three more processes,
 // each reading the whole index (the cost that grows with the repository).

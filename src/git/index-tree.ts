@@ -2,7 +2,7 @@
 // cached trees in the index), so another git holding `index.lock` would make a check fail, and a hook
 // would rewrite the very index `git commit` is about to commit. It runs on a private copy instead; the
 // objects it writes are the same and the real index is never written.
-import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { GateError } from "../errors.js";
@@ -10,10 +10,15 @@ import { gitRunner } from "./exec.js";
 
 /** The index's tree id; `index` is the index file (`--git-path index`, which honours GIT_INDEX_FILE). */
 export async function writeTreeOf(root: string, index: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "kvgate-index-"));
+  // The copy is made synchronously: a few milliseconds of disk at most, where the promise versions
+  // cost the hook's fast path two thread-pool round trips before git could even start.
+  const dir = mkdtempSync(join(tmpdir(), "kvgate-index-"));
   try {
     const copy = join(dir, "index");
-    await copyFile(index, copy).catch((err: NodeJS.ErrnoException) => {
+    try {
+      copyFileSync(index, copy);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
       // No index yet (nothing ever staged): write-tree of a missing index is the empty tree.
       if (err.code !== "ENOENT") {
         throw new GateError(`cannot read the index ${index}: ${err.code ?? err.message}`, {
@@ -21,10 +26,10 @@ export async function writeTreeOf(root: string, index: string): Promise<string> 
           cause: err,
         });
       }
-    });
+    }
     return (await gitRunner(root, { env: { GIT_INDEX_FILE: copy } }).run(["write-tree"])).trim();
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -26,7 +26,7 @@ export interface VerdictRecord {
 }
 
 // Checked by hand, not by a zod schema: the prepare-commit-msg hook reads a record on every commit
-// from the small hook bundle (dist/fast.js), which would otherwise load zod for these five fields.
+// from the small hook bundle (dist/fast.cjs), which would otherwise load zod for these five fields.
 const hasOnly = (v: object, keys: readonly string[]): boolean => Object.keys(v).every((k) => keys.includes(k));
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

@@ -1,4 +1,4 @@
-// The CLI bundle runs through V8's code cache (bin/load-cli.js): the first run writes it at exit,
+// The CLI bundle runs through V8's code cache (bin/load-cli.cjs): the first run writes it at exit,
 // later runs use it, a broken or foreign one is not used, and none of it changes what kvgate says.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { chownSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";

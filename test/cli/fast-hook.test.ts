@@ -1,4 +1,4 @@
-// `kvgate hook prepare-commit-msg` answered by the hook bundle (dist/fast.js) against the CLI's own
+// `kvgate hook prepare-commit-msg` answered by the hook bundle (dist/fast.cjs) against the CLI's own
 // command (KVGATE_FAST_PATH=0), through real commits with both hooks installed: every message git
 // records must be the same, whichever answered, on the shapes of commit that put trailers in
 // different places (a template with comment lines, a custom comment character, amend, commit -a,

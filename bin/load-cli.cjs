@@ -10,13 +10,14 @@
 // of the bundle's text, the Node version and the architecture: V8 itself checks only the length
 // of the source. KVGATE_COMPILE_CACHE=0 turns it off. Any failure to read or write it only costs
 // the compile; it never changes what runs.
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import module from "node:module";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Script } from "node:vm";
+// CommonJS, like the bundles: node's builtins loaded by require() skip the ESM facade each would cost.
+"use strict";
+const { createHash } = require("node:crypto");
+const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require("node:fs");
+const module_ = require("node:module");
+const { homedir } = require("node:os");
+const { dirname, join } = require("node:path");
+const { Script } = require("node:vm");
 
 function cacheFolder(env) {
   if (env.KVGATE_CACHE_DIR) return env.KVGATE_CACHE_DIR;
@@ -39,8 +40,8 @@ function say(env, what) {
   if (env.KVGATE_DEBUG) process.stderr.write(`kvgate: compile cache: ${what}\n`);
 }
 
-export function loadCli(env = process.env) {
-  const file = fileURLToPath(new URL("../dist/cli.cjs", import.meta.url));
+function loadCli(env = process.env) {
+  const file = join(__dirname, "..", "dist", "cli.cjs");
   const bytes = readFileSync(file);
   const source = bytes.toString("utf8");
   let cachePath = null;
@@ -49,7 +50,7 @@ export function loadCli(env = process.env) {
     cachePath = join(cacheFolder(env), `cli-${id}-${process.version}-${process.arch}.v8cache`);
   }
   const cachedData = cachePath ? ownCache(cachePath) : undefined;
-  const script = new Script(module.wrap(source), { filename: file, cachedData });
+  const script = new Script(module_.wrap(source), { filename: file, cachedData });
   if (cachePath) {
     if (cachedData && !script.cachedDataRejected) say(env, `used ${cachePath}`);
     else {
@@ -68,5 +69,7 @@ export function loadCli(env = process.env) {
     }
   }
   const mod = { exports: {} };
-  script.runInThisContext()(mod.exports, module.createRequire(file), mod, file, dirname(file));
+  script.runInThisContext()(mod.exports, module_.createRequire(file), mod, file, dirname(file));
 }
+
+module.exports = { loadCli };
