@@ -7,6 +7,7 @@
 #   BIG_MB (default 50)  ALL_RUNS (default 3: `check --all` on the 100k repo)
 #   AUDIT_COMMITS_LARGE (unset: the 20,000-commit audit is not measured; set it to a count to measure)
 #   NODE_VERSIONS (default 24: extra Node majors, from the `node` npm package installed under bench/.node)
+#   PLAN_SIZES (default "24 40 64": seats × 8 cards for the plan rows; 64 is issue 13 item 8)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -102,7 +103,7 @@ fi
 if [ -f "$here/plan.sh" ] && [ -z "${SKIP_PLAN:-}" ]; then
   echo "plan ..." >&2
   (cd "$root" && ./node_modules/.bin/esbuild src/plan/solve.ts --bundle --platform=node --format=esm --outfile="$work/solve.mjs" --log-level=warning)
-  for size in ${PLAN_SIZES:-24 40}; do
+  for size in ${PLAN_SIZES:-24 40 64}; do
     for seed in 1 2 3; do
       node "$here/lib/time.mjs" 5 "$work" "plan: ${size} seats x 8 cards (seed $seed)" -- node "$here/lib/plan-instance.mjs" "$work/solve.mjs" "$seed" "$size" >> "$out"
     done
