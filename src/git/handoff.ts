@@ -10,10 +10,10 @@ export interface StagedHandoff {
   root: string;
   /** `git diff --cached` of the whole index, as readDiff returned it. */
   diff: DiffRecord;
-  /** `git write-tree` of the index. */
-  tree: string;
-  /** `git ls-files -s -z --full-name` of the config names: what the index holds at each. */
-  config: Map<string, { mode: string; oid: string } | null>;
+  /** `git write-tree` of the index, maybe still running (its failure is the full path's to report). */
+  tree: Promise<string>;
+  /** `git ls-files -s -z --full-name` of the config names: what the index holds at each (maybe still running). */
+  config: Promise<Map<string, { mode: string; oid: string } | null>>;
 }
 
 const SLOT = Symbol.for("kvgate.staged-handoff");

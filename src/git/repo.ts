@@ -211,12 +211,14 @@ class GitRepo implements Repo {
 
   private async stagedUnit(): Promise<DeployUnit> {
     const handed = this.handoff;
-    const [head, changes] = await Promise.all([
+    const [head, changes, config] = await Promise.all([
       this.headSha(),
       handed ? fullChanges(this.prefix, this.place.blobs, handed.diff) : this.changes(["--cached"]),
+      // A lookup that failed only leaves those names to be looked up again.
+      handed ? handed.config.catch((): Known => new Map()) : null,
     ]);
     // The config names' entries the fast path looked up are known too (the diff's own entries win).
-    const index = indexSource(this.place, handed ? new Map([...handed.config, ...changes.after]) : changes.after);
+    const index = indexSource(this.place, config ? new Map([...config, ...changes.after]) : changes.after);
     const after = gitSnapshot(this.place, "index", index);
     // HEAD is the index minus the staged change: its reads and listing cost no process of their own.
     const before = head
@@ -391,8 +393,10 @@ class GitRepo implements Repo {
 
   /** `git write-tree` of the index, on a private copy of it (src/git/index-tree.ts). */
   async writeTree(): Promise<string> {
-    if (this.handoff) return this.handoff.tree;
-    return writeTreeOf(this.root, await this.gitPath("index"));
+    const own = async (): Promise<string> => writeTreeOf(this.root, await this.gitPath("index"));
+    // The fast path's failure is asked again here: its error is another bundle's, which this one
+    // would report as an internal error rather than as git's own message and fix.
+    return this.handoff ? this.handoff.tree.catch(own) : own();
   }
 
   private readonly gitPaths = new Map<string, string>();

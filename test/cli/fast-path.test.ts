@@ -276,4 +276,31 @@ describe("the fast path trusts nothing it cannot check", () => {
     expect(readdirSync(verdictDir(r))).toHaveLength(1);
     await r.cleanup();
   });
+
+  test("a conflicted index: the write-tree the fast path left running fails, and the full path says git's own error (exit 2)", async () => {
+    const r = await prepared(ROWS[0] as Row);
+    expect(kvgate(["check", "--staged"], { cwd: r.dir }).code).toBe(0);
+    r.commit("docs", { noVerify: true });
+    r.git("checkout", "-q", "-b", "other");
+    r.write("scripts/x.env", GOOD_ENV.replace("8080", "8081"));
+    r.stage();
+    r.commit("other port", { noVerify: true });
+    r.git("checkout", "-q", "main");
+    r.write("scripts/x.env", GOOD_ENV.replace("8080", "8082"));
+    r.stage();
+    r.commit("main port", { noVerify: true });
+    expect(() => r.git("merge", "-q", "other")).toThrow();
+    const fast = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } });
+    expect(fast.stderr).toContain("fast path: not taken (status U of scripts/x.env)");
+    expect(fast.code).toBe(2);
+    expect(fast.stderr).toMatch(/git write-tree failed: scripts\/x\.env: unmerged/);
+    expect(fast.stderr).not.toContain("internal error");
+    const full = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_FAST_PATH: "0" } });
+    expect({ code: full.code, stdout: full.stdout, stderr: full.stderr }).toEqual({
+      code: 2,
+      stdout: fast.stdout,
+      stderr: fast.stderr.replace(/^kvgate: (fast path|compile cache): .*\n/gm, ""),
+    });
+    await r.cleanup();
+  });
 });
