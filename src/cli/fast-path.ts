@@ -166,8 +166,8 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
     }
     const [treeId, entries] = await Promise.all([treeRun, configRun]);
     if (entries === null) return null;
-    handOff();
     if (configKey(entries, key.names) !== key.config) {
+      handOff();
       if (env.KVGATE_DEBUG) process.stderr.write("kvgate: fast path: not taken (the config is not the one the key was recorded from)\n");
       return null;
     }

@@ -82,13 +82,7 @@ export async function fullChanges(prefix: string, blobs: BlobReader, diff: DiffR
   const unread = sorted.kept.filter(
     (e) => modeKind(e.newMode) === "file" && (streamed(e) || held(e) || patch.get(e.path)?.binary === true),
   );
-  const unreadSizes =
-    unread.length > 0
-      ? await blobs.sizes(
-          unread.map((e) => e.newOid),
-          new Map(unread.map((e) => [e.newOid, rel(e.path)])),
-        )
-      : new Map<string, number | null>();
+  const unreadSizes = await afterSizes(blobs, unread, rel);
   for (const e of sorted.kept) {
     if (streamed(e) || held(e) || patch.get(e.path)?.binary === true) continue;
     if (modeKind(e.oldMode) === "file") paths.set(e.oldOid, rel(e.oldPath));
@@ -147,6 +141,19 @@ function streamSource(diff: DiffRecord, patch: Map<string, PatchFile>, e: RawEnt
   return spill === undefined ? null : { patch: spill };
 }
 
+/** The sizes of these entries' after blobs, by id (no blob read; no process when there are none). */
+async function afterSizes(
+  blobs: BlobReader,
+  entries: readonly RawEntry[],
+  rel: (p: string) => string,
+): Promise<Map<string, number | null>> {
+  if (entries.length === 0) return new Map();
+  return blobs.sizes(
+    entries.map((e) => e.newOid),
+    new Map(entries.map((e) => [e.newOid, rel(e.path)])),
+  );
+}
+
 /**
  * Files without contents (`before`/`after` null) for secrets-only work: added lines from the patch.
  * Sizes are looked up (one blob reader round trip, no blob read) only for the files whose findings
@@ -161,13 +168,7 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
   const isBinary = (p: PatchFile | undefined): boolean => (p?.binary ?? false) || (p?.texts ?? []).some((t) => t.includes("\0"));
   const binaries = new Set(sorted.kept.filter((e) => isBinary(patch.get(e.path))));
   const sized = sorted.kept.filter((e) => modeKind(e.newMode) === "file" && (patch.get(e.path)?.spill !== undefined || binaries.has(e)));
-  const sizes =
-    sized.length > 0
-      ? await blobs.sizes(
-          sized.map((e) => e.newOid),
-          new Map(sized.map((e) => [e.newOid, rel(e.path)])),
-        )
-      : new Map<string, number | null>();
+  const sizes = await afterSizes(blobs, sized, rel);
   const files = sorted.kept.map((e): ChangedFile => {
     const hasFile = modeKind(e.newMode) === "file";
     const p = patch.get(e.path);
