@@ -2,6 +2,7 @@
 // a wrong value fails the step with what to write instead.
 import { GateError } from "../errors.js";
 import type { FailOn } from "../engine/result.js";
+import type { Shard } from "../git/index.js";
 
 export interface ActionInputs {
   mode: "check" | "audit";
@@ -13,7 +14,7 @@ export interface ActionInputs {
   sarif: string | null;
   policyFrom: "head" | "base";
   /** mode: audit only: `I/N`, this job's block of the range (kvgate audit --shard). */
-  shard?: string;
+  shard?: Shard;
 }
 
 export type GetInput = (name: string) => string;
@@ -49,7 +50,7 @@ export function readInputs(get: GetInput): ActionInputs {
 }
 
 /** `shard: I/N` splits an audit over a CI matrix (`shard: ${{ matrix.shard }}/4`). */
-function shardInput(get: GetInput): { shard?: string } {
+function shardInput(get: GetInput): { shard?: Shard } {
   const v = get("shard").trim();
   if (v === "") return {};
   const m = /^(\d{1,6})\/(\d{1,6})$/.exec(v);
@@ -60,5 +61,5 @@ function shardInput(get: GetInput): { shard?: string } {
   }
   if (get("mode").trim() !== "audit")
     throw new GateError("input shard goes with mode: audit", { hint: "set `with: mode: audit`, or remove shard" });
-  return { shard: v };
+  return { shard: { index: Number(m[1]), count: Number(m[2]) } };
 }

@@ -7,52 +7,16 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { GateError } from "../errors.js";
 import type { Repo } from "../git/index.js";
-import type { DeployUnit, Snapshot } from "../git/types.js";
-import { globFilter } from "../git/globs.js";
+import type { Snapshot } from "../git/types.js";
 import { loadPolicy } from "../config/load.js";
 import { CONFIG_NAMES, findConfig, policyFromBytes } from "../load/config.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import type { ActionInputs } from "./inputs.js";
 
-/** The files that are the policy: what a change may not loosen for itself. */
-const POLICY_FILES: readonly string[] = [...CONFIG_NAMES, ".kvgateignore"];
-
 const NO_BASE_HINT =
   "give actions/checkout `fetch-depth: 0` so the default branch is there to compare with, or set the `base` input; " +
   "to check this run under each commit's own policy instead, set `policy-from: head` knowingly";
-
-/**
- * `snapshot` with the policy files read from `base` instead: whatever reads kvgate.yaml or
- * .kvgateignore from a unit's snapshot (the fleet loader, the secret scan's ignore list) gets the base's.
- */
-export function withPolicyOf(snapshot: Snapshot, base: Snapshot, files: readonly string[] = POLICY_FILES): Snapshot {
-  const isPolicy = (p: string): boolean => files.includes(p);
-  return {
-    label: snapshot.label,
-    async list(globs) {
-      const [own, theirs] = await Promise.all([snapshot.list(globs), base.list(globs)]);
-      const wanted = globs ? globFilter(globs) : null;
-      const fromBase = theirs.filter((p) => isPolicy(p) && (!wanted || wanted.matches(p)));
-      return [...own.filter((p) => !isPolicy(p)), ...fromBase].sort();
-    },
-    async read(paths) {
-      const policyPaths = paths.filter(isPolicy);
-      const [own, theirs] = await Promise.all([
-        snapshot.read(paths.filter((p) => !isPolicy(p))),
-        policyPaths.length > 0 ? base.read(policyPaths) : new Map<string, Buffer | null>(),
-      ]);
-      const out = new Map<string, Buffer | null>();
-      for (const p of paths) out.set(p, (isPolicy(p) ? theirs.get(p) : own.get(p)) ?? null);
-      return out;
-    },
-  };
-}
-
-/** Every unit's snapshots with the base's policy files. */
-export function unitsUnderBase(units: readonly DeployUnit[], base: Snapshot): DeployUnit[] {
-  return units.map((u) => ({ ...u, after: withPolicyOf(u.after, base), before: u.before ? withPolicyOf(u.before, base) : null }));
-}
 
 export interface RunPolicy {
   /** The policy fixed for the run; undefined: each unit's own kvgate.yaml (policy-from: head, no config input). */

@@ -4,22 +4,20 @@
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { GateError } from "../errors.js";
-import { openRepo, type Repo } from "../git/index.js";
+import { openRepo, runAudit, runCheck } from "../engine/api.js";
+import type { Repo, Shard } from "../git/index.js";
 import type { Selection } from "../git/types.js";
-import { checkUnits } from "../engine/run.js";
-import type { CheckResult, Mode } from "../engine/result.js";
+import type { CheckResult } from "../engine/result.js";
 import { loadPack } from "../rules/load.js";
-import { policyOf } from "../load/config.js";
 import { formatSarif } from "../report/sarif.js";
-import { fixFileTexts } from "../fix/texts.js";
 import { formatGithub, shortId, summaryMarkdown, verdictLine, type AnnotationSink } from "../report/github.js";
+import { cardRows } from "../report/card-rows.js";
+import { auditSummaryMarkdown } from "../report/audit.js";
 import { countFindings, verdictOf } from "../engine/result.js";
 import { readInputs } from "./inputs.js";
-import { policyFor, unitsUnderBase } from "./policy.js";
+import { policyFor } from "./policy.js";
 import { planRange, type RangePlan } from "./event.js";
 import { ensureHistory, remoteBranchTip } from "./fetch.js";
-import { cardRows } from "./cards.js";
-import { runAudit, auditSummaryMarkdown } from "./audit.js";
 
 export interface ActionCore extends AnnotationSink {
   getInput(name: string): string;
@@ -102,17 +100,26 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
     target.from === null
       ? { mode: "commit", rev: target.head }
       : { mode: "range", range: `${target.from}..${target.head}`, unit: inputs.unit };
-  const read = await repo.units(selection);
-  const units = base ? unitsUnderBase(read, base) : read;
-  const mode: Mode = selection.mode;
   // No environment: the override variable (secrets.override) is never honoured in CI, where the
   // runner sets variables of its own (GITHUB_RUN_ATTEMPT=1) that a pull request's kvgate.yaml could
   // name. An override exists there only as what the commit recorded.
-  const result = await checkUnits(units, { mode, failOn: inputs.failOn, pack, env: {}, ...(policy ? { policy } : {}) });
+  const run = await runCheck({
+    dir: workspace,
+    source: { repo, units: (s) => repo.units(s) },
+    selection,
+    failOn: inputs.failOn,
+    pack,
+    env: {},
+    ...(policy ? { policy } : {}),
+    ...(base ? { policyBase: base } : {}),
+  });
+  const result = run.result;
 
   const plan2 = formatGithub(result, core);
   if (plan2.omitted > 0) log(`kvgate: ${plan2.omitted} more finding(s) are in the job summary (GitHub shows 10 annotations per severity)`);
-  const cards = await cardRows(repo, target.head, policy ?? (await policyOf(await repo.snapshot(target.head), pack)), pack).catch(
+  // The head's fleet as it runs, the one the checks judged: the table and the findings cannot disagree.
+  const cards = await run.newest().then(
+    (n) => (n ? cardRows(n.fleet.running, n.policy, pack) : undefined),
     (e: unknown) => {
       log(`kvgate: no card table in the summary: ${(e as Error).message}`);
       return undefined;
@@ -121,10 +128,7 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   core.summary.addRaw(summaryMarkdown(result, cards));
   await core.summary.write();
   // The fixes are replacements in the head's files, the tree code scanning shows.
-  const newest = units[units.length - 1];
-  const sarifFile = inputs.sarif
-    ? writeSarif(workspace, inputs.sarif, result, newest ? await fixFileTexts(result.findings, newest.after) : new Map())
-    : "";
+  const sarifFile = inputs.sarif ? writeSarif(workspace, inputs.sarif, result, await run.fixTexts()) : "";
   core.setOutput("verdict", result.verdict);
   core.setOutput("errors", result.counts.error);
   core.setOutput("warnings", result.counts.warning);
@@ -148,17 +152,17 @@ export function refusedWhat(result: CheckResult): string {
   return `${refused} of ${result.units.length} deploy units`;
 }
 
-async function audit(core: ActionCore, repo: Repo, target: Target, shard?: string): Promise<void> {
+async function audit(core: ActionCore, repo: Repo, target: Target, shard?: Shard): Promise<void> {
   if (target.from === null)
     throw new GateError("mode: audit needs a range, and this event gives only one commit", { hint: "set the base input" });
   const range = `${target.from}..${target.head}`;
-  const report = await runAudit(repo.root, range, shard);
+  const report = await runAudit({ repo, range, pack: loadPack(), ...(shard ? { shard } : {}) });
   const findings = report.commits.flatMap((c) => c.findings);
   const counts = countFindings(findings);
   formatGithub(
     {
       tool: "kvgate",
-      version: "",
+      version: report.version,
       mode: "range",
       verdict: report.verdict,
       failOn: "error",

@@ -4,7 +4,7 @@
 import { defineCheck, type Report } from "./define.js";
 import { composesInUnit } from "../model/composes.js";
 import { problemsOf } from "../playbook/problems.js";
-import { asPlaybookRead } from "../compose/index.js";
+import { asDeployFile } from "../compose/index.js";
 
 const messages = {
   parse: (d: { problem: string }) => `${d.problem}; kvgate cannot size what it deploys until it parses`,
@@ -17,7 +17,7 @@ export const composeParse = defineCheck({
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];
-    for (const p of problemsOf(composesInUnit(ctx).map(asPlaybookRead), "parse")) {
+    for (const p of problemsOf(composesInUnit(ctx).map(asDeployFile), "parse")) {
       out.push({
         message: "parse",
         data: { problem: p.message, compose: p.playbook },

@@ -5,7 +5,7 @@
 import { defineCheck, type Report } from "./define.js";
 import { composesInUnit } from "../model/composes.js";
 import { problemsOf } from "../playbook/problems.js";
-import { asPlaybookRead } from "../compose/index.js";
+import { asDeployFile } from "../compose/index.js";
 
 const messages = {
   unresolved: (d: { problem: string }) => d.problem,
@@ -18,7 +18,7 @@ export const composeUnresolved = defineCheck({
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];
-    for (const p of problemsOf(composesInUnit(ctx).map(asPlaybookRead), "unresolved")) {
+    for (const p of problemsOf(composesInUnit(ctx).map(asDeployFile), "unresolved")) {
       out.push({
         message: "unresolved",
         data: { problem: p.message, compose: p.playbook, ...(p.key ? { key: p.key } : {}) },

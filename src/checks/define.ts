@@ -28,9 +28,13 @@ export interface CheckContext {
      */
     files: ChangedFile[];
   };
-  /** null under `--all` (there is no before). */
+  /** The fleet as it runs before the change (src/load/running.ts); null under `--all` (there is no before). */
   before: FleetState | null;
+  /** The fleet as it runs after the change: what the sizing rules judge. */
   after: FleetState;
+  /** The same two sides as their files say them, before any deploy file is laid over: what a rule about
+   *  the files themselves reads (a playbook's drift from its env file, a glob that stopped matching). */
+  written: { before: FleetState | null; after: FleetState };
   policy: Policy;
   pack: RulesPack;
   /** The process environment the gate runs in (only the override variable is read from it). */
@@ -39,7 +43,8 @@ export interface CheckContext {
   ignore?: IgnoreList;
   /**
    * The before side read under its own kvgate.yaml, given only when that file's services glob differs
-   * from the run's policy: a change that narrows the glob drops seats no other side shows.
+   * from the run's policy: a change that narrows the glob drops seats no other side shows. Its fleet
+   * is the written face.
    */
   beforeOwn?: { services: string; fleet: FleetState };
 }

@@ -1,7 +1,7 @@
 import { defineCheck } from "./define.js";
 import { engineSpec } from "../model/engine.js";
 import { convertedValue } from "../fix/unit-value.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 
 export const engineBadValue = defineCheck({
   id: "engine/bad-value",

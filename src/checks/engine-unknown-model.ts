@@ -2,6 +2,7 @@
 // pass silently. Fail instead, and say how to teach the gate the model.
 import { defineCheck, type Report } from "./define.js";
 import { placeOf, vllmSeats } from "../kv/seat.js";
+import { definitionOf } from "../model/types.js";
 
 const messages = {
   unknown: (d: { name: string; model: string }) =>
@@ -37,7 +38,7 @@ export const engineUnknownModel = defineCheck({
       if (seat.model || seat.perToken) return [];
       const model = seat.service.model;
       if (model === null)
-        return [{ message: "none" as const, service: seat.name, file: seat.service.file, line: 1, data: { name: seat.name, model: null } }];
+        return [{ message: "none" as const, service: seat.name, ...definitionOf(seat.service), data: { name: seat.name, model: null } }];
       return [{ message: "unknown" as const, service: seat.name, ...placeOf(seat), data: { name: seat.name, model } }];
     });
   },

@@ -11,7 +11,7 @@ function envGlobOf(paths: readonly string[]): string | null {
   return dir === "" ? "*.env" : `${dir}/*.env`;
 }
 
-export function noServicesMessage(glob: string, paths: readonly string[]): string {
+function noServicesMessage(glob: string, paths: readonly string[]): string {
   const found = envGlobOf(paths);
   return found === null
     ? `no file matches the services glob "${glob}" and the repository has no .env file: kvgate checked no service; set services: in kvgate.yaml to the glob of your env files`

@@ -21,8 +21,10 @@ export const fleetServiceLeft = defineCheck({
     "A change renames a service's env file out of the services glob, or narrows the glob so it no longer matches one: the seat would silently stop being checked.",
   messages,
   run(ctx) {
-    if (!ctx.before) return [];
-    return [...renamed(ctx, ctx.before), ...narrowed(ctx)];
+    // About env files and the glob that reads them: the written sides.
+    const { before } = ctx.written;
+    if (!before) return [];
+    return [...renamed(ctx, before), ...narrowed(ctx)];
   },
 });
 
@@ -30,7 +32,7 @@ export const fleetServiceLeft = defineCheck({
 function narrowed(ctx: CheckContext): Report<typeof messages>[] {
   const own = ctx.beforeOwn;
   if (!own) return [];
-  const now = new Set(ctx.after.services.map((s) => s.file));
+  const now = new Set(ctx.written.after.services.map((s) => s.file));
   const glob = ctx.policy.services;
   const matches = picomatch(glob, { dot: true });
   return own.fleet.services.flatMap((s): Report<typeof messages>[] => {
@@ -52,7 +54,7 @@ function narrowed(ctx: CheckContext): Report<typeof messages>[] {
 }
 
 function renamed(ctx: CheckContext, before: FleetState): Report<typeof messages>[] {
-  const now = new Set(ctx.after.services.map((s) => s.file));
+  const now = new Set(ctx.written.after.services.map((s) => s.file));
   const glob = ctx.policy.services;
   const matches = picomatch(glob, { dot: true });
   return before.services.flatMap((s): Report<typeof messages>[] => {

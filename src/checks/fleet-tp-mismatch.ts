@@ -4,7 +4,7 @@
 // --tensor-parallel-size).
 import { tpNeedsCards } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
-import { showFix } from "../fix/types.js";
+import { showFix } from "../model/value-fix.js";
 
 function ppOf(s: { settings: Record<string, { value: unknown } | undefined> }): number {
   const v = s.settings.pp?.value;

@@ -1,5 +1,6 @@
 import { holdsGpus } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
+import { definitionOf } from "../model/types.js";
 
 export const fleetUnknownCard = defineCheck({
   id: "fleet/unknown-card",
@@ -20,15 +21,14 @@ export const fleetUnknownCard = defineCheck({
         const list = cards.join(", ");
         if (s.gpus.length === 0)
           return cards.length > 1
-            ? [{ message: "missing" as const, data: { service: s.name, host, cards: list }, file: s.file, line: 1, service: s.name }]
+            ? [{ message: "missing" as const, data: { service: s.name, host, cards: list }, ...definitionOf(s), service: s.name }]
             : [];
         return s.gpus
           .filter((g) => !cards.includes(g))
           .map((g) => ({
             message: "unknown" as const,
             data: { service: s.name, gpu: g, host, cards: list },
-            file: s.origins.gpus?.file ?? s.file,
-            line: s.origins.gpus?.line ?? 1,
+            ...(s.origins.gpus ? { file: s.origins.gpus.file, line: s.origins.gpus.line } : definitionOf(s)),
             service: s.name,
             key: String(g),
           }));

@@ -1,5 +1,6 @@
 import { holdsGpus } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
+import { definitionOf } from "../model/types.js";
 
 export const fleetUnknownHost = defineCheck({
   id: "fleet/unknown-host",
@@ -19,16 +20,13 @@ export const fleetUnknownHost = defineCheck({
       .filter((s) => holdsGpus(ctx.pack, s))
       .flatMap((s): Report[] => {
         if (s.host === null)
-          return [
-            { message: "missing" as const, data: { service: s.name, hosts: hosts.join(", ") }, file: s.file, line: 1, service: s.name },
-          ];
+          return [{ message: "missing" as const, data: { service: s.name, hosts: hosts.join(", ") }, ...definitionOf(s), service: s.name }];
         if (hosts.includes(s.host)) return [];
         return [
           {
             message: "unknown" as const,
             data: { service: s.name, host: s.host, hosts: hosts.join(", ") },
-            file: s.origins.host?.file ?? s.file,
-            line: s.origins.host?.line ?? 1,
+            ...(s.origins.host ? { file: s.origins.host.file, line: s.origins.host.line } : definitionOf(s)),
             service: s.name,
           },
         ];

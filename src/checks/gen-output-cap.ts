@@ -4,7 +4,7 @@ import { defineCheck, type Report } from "./define.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
 import { outputCapOf } from "../kv/yarn.js";
 import { formatInt } from "../kv/format.js";
-import type { ValueFix } from "../fix/types.js";
+import type { ValueFix } from "../model/value-fix.js";
 
 const messages = {
   missing: (d: { name: string }) =>

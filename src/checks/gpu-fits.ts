@@ -3,6 +3,7 @@
 import { defineCheck } from "./define.js";
 import { cardUsage } from "../kv/card-usage.js";
 import { size } from "../kv/format.js";
+import { definitionOf } from "../model/types.js";
 
 export const gpuFits = defineCheck({
   id: "gpu/fits",
@@ -25,9 +26,8 @@ export const gpuFits = defineCheck({
       if (l.ledgerSized || l.spare_bytes >= 0) return [];
       const seats = l.entries.flatMap((e) => (e.kind === "seat" ? [e] : []));
       const first = seats[0];
-      const where = first
-        ? { file: first.seat.service.origins.gpus?.file ?? first.seat.service.file, line: first.seat.service.origins.gpus?.line ?? 1 }
-        : { file: null, line: null };
+      const gpus = first?.seat.service.origins.gpus;
+      const where = gpus ? { file: gpus.file, line: gpus.line } : first ? definitionOf(first.seat.service) : { file: null, line: null };
       const parts = l.entries.flatMap((e) => (e.kind === "other" ? [] : [`${e.name} ${size(e.footprint_bytes)}`])).join(", ");
       return [
         {

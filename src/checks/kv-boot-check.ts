@@ -6,7 +6,7 @@ import { cardUsage, footprintOf, usageOfCard } from "../kv/card-usage.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
 import { size } from "../kv/format.js";
 import { settingFix } from "../fix/setting.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 
 type Data = {
   name: string;

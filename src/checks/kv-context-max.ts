@@ -5,7 +5,7 @@ import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
 import { outputCapOf, yarnOf } from "../kv/yarn.js";
 import { formatInt } from "../kv/format.js";
 import { settingFix } from "../fix/setting.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 
 /**
  * `set MAX_MODEL_LEN=40960` in the file's own spelling (the flag when a flag sets it). An output cap

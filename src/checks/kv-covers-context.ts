@@ -15,7 +15,7 @@ import { compact, formatInt, size } from "../kv/format.js";
 import { contextThatFits, pinRaiseFits } from "../fix/kv-room.js";
 import { settingFix } from "../fix/setting.js";
 import { outputCapOf } from "../kv/yarn.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 import type { RulesPack } from "../rules/pack.js";
 
 type Data = {

@@ -8,7 +8,7 @@ import { defineCheck, type CheckContext, type Report } from "./define.js";
 import type { ParsedEnv } from "../model/types.js";
 import { playbooksInUnit } from "../model/playbooks.js";
 import { composesInUnit } from "../model/composes.js";
-import { asPlaybookRead } from "../compose/index.js";
+import { asDeployFile } from "../compose/index.js";
 import { driftOf, settingKeysOf } from "../playbook/drift.js";
 
 type Data = {
@@ -48,7 +48,7 @@ export const playbookDrift = defineCheck({
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];
-    const composeReads = composesInUnit(ctx).map((r) => asPlaybookRead({ ...r, deploys: r.deploys.filter((d) => d.matchedBy !== null) }));
+    const composeReads = composesInUnit(ctx).map((r) => asDeployFile({ ...r, deploys: r.deploys.filter((d) => d.matchedBy !== null) }));
     const composePaths = new Set(composeReads.map((r) => r.path));
     for (const read of [...playbooksInUnit(ctx), ...composeReads]) {
       for (const deploy of read.deploys) {
@@ -58,7 +58,8 @@ export const playbookDrift = defineCheck({
           service: deploy.service,
           env_file: deploy.envFile,
         };
-        const committed = ctx.after.services.find((s) => s.name === deploy.service);
+        // The env file as committed: the written side (the running side already has the deploy laid over it).
+        const committed = ctx.written.after.services.find((s) => s.name === deploy.service);
         if (!committed) {
           const first = deploy.edits[0];
           out.push({
@@ -90,15 +91,15 @@ export const playbookDrift = defineCheck({
 
 /** Drifts an env change opens against playbooks the change does not touch: new ones only (the key did not drift before). */
 function envMoved(ctx: CheckContext): Report<typeof messages>[] {
-  if (!ctx.before) return [];
-  const before = ctx.before;
+  const { before, after } = ctx.written;
+  if (!before) return [];
   const inUnit = new Set(playbooksInUnit(ctx).map((p) => p.path));
   const changed = new Set(ctx.unit.files.map((f) => f.path));
   const out: Report<typeof messages>[] = [];
-  for (const read of ctx.after.playbooks ?? []) {
+  for (const read of after.playbooks ?? []) {
     if (inUnit.has(read.path)) continue;
     for (const deploy of read.deploys) {
-      const now = ctx.after.services.find((s) => s.name === deploy.service);
+      const now = after.services.find((s) => s.name === deploy.service);
       const was = before.services.find((s) => s.name === deploy.service);
       if (!now || !was || !changed.has(now.file)) continue;
       const old = new Set(driftOf(deploy, was.env, settingKeysOf(engineSpec(ctx.pack, was.engine))).map((d) => d.key));

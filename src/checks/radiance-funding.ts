@@ -2,7 +2,7 @@
 // notice with the numbers, so a resize says its effect before it boots.
 import { defineCheck, type Report } from "./define.js";
 import { ledgerSizedServices, ledgerEntry, lineOf } from "../radiance/settings.js";
-import { fundingSides } from "../radiance/explain.js";
+import { fundingSides } from "../radiance/sides.js";
 import { FUNDING_KEYS, type Funding } from "../radiance/funding.js";
 import { formatInt } from "../units/bytes.js";
 

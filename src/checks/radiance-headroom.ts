@@ -4,7 +4,7 @@ import { defineCheck } from "./define.js";
 import { ledgerSizedServices, num, lineOf } from "../radiance/settings.js";
 import { formatInt } from "../units/bytes.js";
 import { settingFix } from "../fix/setting.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 
 const fixOf = (fix: ValueFix | null) => (fix ? { fix } : {});
 

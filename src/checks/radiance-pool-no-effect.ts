@@ -6,7 +6,7 @@ import { changedPairs, ledgerEntry, lineOf } from "../radiance/settings.js";
 import { fundingFromInputs, fundingInputsOf } from "../radiance/funding.js";
 import { formatInt } from "../units/bytes.js";
 import { settingFix } from "../fix/setting.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 
 type Data = {
   host_pool_before_mib: number;

@@ -5,7 +5,7 @@ import { defineCheck } from "./define.js";
 import { changedPairs, num, lineOf } from "../radiance/settings.js";
 import { formatInt } from "../units/bytes.js";
 import { settingFix, withSetting } from "../fix/setting.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 import { ttmLedgerOf } from "../radiance/ttm.js";
 import type { Policy } from "../config/policy.js";
 import type { Service } from "../model/types.js";

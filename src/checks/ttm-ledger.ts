@@ -5,7 +5,7 @@ import { ledgerSizedServices, lineOf, num } from "../radiance/settings.js";
 import { ttmData, ttmLedgerOf, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
 import { settingFix } from "../fix/setting.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 
 type Data = TtmData & { fix?: ValueFix; fixes?: ValueFix[] };
 

@@ -6,7 +6,7 @@ import { ttmLedgerOf } from "../radiance/ttm.js";
 import { ttmData, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
 import { settingFix } from "../fix/setting.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 
 export const ttmTarget = defineCheck({
   id: "ttm/target",

@@ -2,7 +2,7 @@
 // a usage error (exit 2), never ignored.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "../errors.js";
-import { parseTimestamp } from "../usage/timestamps.js";
+import { parseTimestamp } from "../units/timestamps.js";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 

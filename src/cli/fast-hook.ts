@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runGit } from "../git/exec.js";
 import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
-import { loadVerdict } from "../secrets/verdict.js";
+import { loadVerdict } from "../git/verdict-store.js";
 import { prepareCommitMsg } from "../secrets/trailers.js";
 import { gitDirAt } from "./git-dir.js";
 

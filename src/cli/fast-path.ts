@@ -18,7 +18,7 @@ import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
 import { parsePatch } from "../git/patch.js";
 import { modeKind, type RawEntry } from "../git/raw.js";
 import { compiledSource, type DetectorSourceSpec } from "../rules/detector-source.js";
-import { saveVerdict } from "../secrets/verdict.js";
+import { saveVerdict } from "../git/verdict-store.js";
 import { cleanPassText } from "../report/text.js";
 import { useColor } from "../report/color.js";
 import { loadFastPathKey, type CompiledGlob } from "./fast-path-key.js";

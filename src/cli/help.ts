@@ -1,6 +1,6 @@
 // `kvgate <command> --help` (or `kvgate help <command>`): that command's usage line and its flags,
 // each with what it does. The global `kvgate --help` (./usage.ts) lists the commands.
-import { FORMATS, REPORTERS } from "../report/index.js";
+import { FORMATS, REPORTERS } from "../report/reporters.js";
 
 const REPO =
   "  --repo DIR         the repository (or a folder inside one: read as a fleet of its own); default: the\n                     top level of the repository holding the current folder";

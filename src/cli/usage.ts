@@ -1,6 +1,6 @@
 // The usage text, printed by --help and after a usage error. The formats of `check` come from the
-// reporter table (src/report/index.ts); the README's CLI section is this text (a docs test).
-import { FORMATS, REPORTERS } from "../report/index.js";
+// reporter table (src/report/reporters.ts); the README's CLI section is this text (a docs test).
+import { FORMATS, REPORTERS } from "../report/reporters.js";
 
 const formats = FORMATS.map((f) => `  ${f.padEnd(8)} ${REPORTERS[f].describe}`).join("\n");
 

@@ -3,7 +3,7 @@
 import { posix } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { parseYamlFile } from "../playbook/nodes.js";
-import type { ComposeProblem, ComposeRead, ComposeReadOptions, ComposeSource } from "./types.js";
+import type { ComposeProblem, ComposeRead, ComposeReadOptions, ComposeSource } from "./records.js";
 import { lookupOf, readDotEnv } from "./dotenv.js";
 import { UNSET, type Lookup } from "./interpolate.js";
 import { mergeNode } from "./merge.js";

@@ -8,7 +8,7 @@
 // reported, and the env file's GPU is kept, as for a playbook's device_requests.
 import { problem, unresolved, type Ctx } from "./context.js";
 import { get, getIn, textOf, type CMap, type CNode, type Pos } from "./tree.js";
-import type { CardsLine, GpuRequest } from "./types.js";
+import type { CardsLine, GpuRequest } from "./records.js";
 
 /** A GPU env key as the container gets it (environment over env_file). */
 export interface GpuVar {

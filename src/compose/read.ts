@@ -2,8 +2,8 @@
 // includes, read into one deploy per service, each edit with the file and line that writes it. It
 // never throws and never touches the disk: files come through a callback over what the caller
 // already loaded, and what it cannot read it reports.
-import type { PlaybookRead } from "../playbook/types.js";
-import type { ComposeRead, ComposeReadOptions, ComposeSource } from "./types.js";
+import type { DeployFile } from "../playbook/records.js";
+import type { ComposeRead, ComposeReadOptions, ComposeSource } from "./records.js";
 import { newCtx } from "./context.js";
 import { overrideFileOf, readApp, rootProject } from "./app.js";
 import { deployOf } from "./service.js";
@@ -39,8 +39,8 @@ export function readComposeFiles(
   return reads.filter((r) => !(pulledBy.get(r.path) ?? []).some((by) => !r.composeFiles.includes(by)));
 }
 
-/** A compose read in the playbook reader's shape, for the functions that take a PlaybookRead
- *  (deployState, playbookContexts, playbookFindings, driftOf): its deploys already are PlaybookDeploys. */
-export function asPlaybookRead(r: ComposeRead): PlaybookRead {
-  return { path: r.path, isPlaybook: r.isCompose, deploys: r.deploys, problems: r.problems, files: r.files };
+/** A compose read as a deploy file, for the functions that take either kind (deployFleet, drift,
+ *  placement, problem listing): its deploys already are PlaybookDeploys. */
+export function asDeployFile(r: ComposeRead): DeployFile {
+  return { path: r.path, kind: "compose", deploys: r.deploys, problems: r.problems, files: r.files };
 }

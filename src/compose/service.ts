@@ -4,7 +4,7 @@
 // edit) and the cards (as one `gpus` edit). The same edits a playbook's docker_container task makes,
 // so the playbook overlay lays them over the committed env file unchanged.
 import { posix } from "node:path";
-import type { EnvEdit } from "../playbook/types.js";
+import type { EnvEdit } from "../playbook/records.js";
 import { problem, readText, resolvePath, unresolved, type Ctx } from "./context.js";
 import { readDotEnv, type DotEnv } from "./dotenv.js";
 import { envItemsOf } from "./merge.js";
@@ -12,7 +12,7 @@ import { commandOf } from "./command.js";
 import { gpusOf, type GpuVar } from "./gpus.js";
 import { get, textOf, type CNode } from "./tree.js";
 import type { ServiceDef } from "./app.js";
-import type { ComposeDeploy } from "./types.js";
+import type { ComposeDeploy } from "./records.js";
 
 /** Env keys that choose cards: they become the one `gpus` edit, never a plain setting. */
 const GPU_KEYS = new Set(["NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"]);

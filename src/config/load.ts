@@ -3,7 +3,6 @@ import { ConfigSchema, type Config } from "./schema.js";
 import { resolvePolicy, type Policy } from "./policy.js";
 import { formatZodIssues, parseYamlWithLines } from "./issues.js";
 import { GateError } from "../errors.js";
-import type { RulesPack } from "../rules/pack.js";
 
 export const CONFIG_NAMES = ["kvgate.yaml", ".kvgate.yaml"] as const;
 
@@ -26,6 +25,7 @@ export function parseConfig(text: string | null, file: string): Config {
   return parsed.data;
 }
 
-export function loadPolicy(text: string | null, file: string, pack: RulesPack): Policy {
+/** The policy a config text gives over the pack's defaults (rules/policy.yaml; a RulesPack fits). */
+export function loadPolicy(text: string | null, file: string, pack: { readonly defaults: Config }): Policy {
   return resolvePolicy(pack.defaults, parseConfig(text, file));
 }

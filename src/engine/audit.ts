@@ -12,7 +12,7 @@ import { emptyFleet } from "../model/build.js";
 import { classifyCommit, type Classification } from "../secrets/audit.js";
 import { VERSION } from "../version.js";
 import type { IgnoreList } from "../secrets/ignore.js";
-import { raise, runSteps, type Draft } from "./pipeline.js";
+import { raise, runPhase, type Draft } from "./pipeline.js";
 import { pipelineContext, raiseChecks } from "./run.js";
 
 export interface AuditRow {
@@ -53,6 +53,7 @@ export function createAuditor(policy: Policy, pack: RulesPack, ignore?: IgnoreLi
       unit: { kind: "commit", id: commit.sha, commit, commits: [commit], files: input.files },
       before: null,
       after,
+      written: { before: null, after },
       policy,
       pack,
       // The override is what is being audited, so the re-scan never applies it.
@@ -61,7 +62,7 @@ export function createAuditor(policy: Policy, pack: RulesPack, ignore?: IgnoreLi
       ...(ignore ? { ignore } : {}),
     };
     const raised = raiseChecks([secretScan], ctx);
-    const scanned = raised.length === 0 ? raised : runSteps(raised, pctx, "render", "fingerprint");
+    const scanned = raised.length === 0 ? raised : runPhase("identify", raised, pctx);
     const c = classifyCommit({
       sha: commit.sha,
       message: commit.message,
@@ -76,9 +77,7 @@ export function createAuditor(policy: Policy, pack: RulesPack, ignore?: IgnoreLi
     });
     // A commit with nothing to report (nearly all of a history) skips the pipeline's empty passes.
     const drafts =
-      scanned.length === 0 && audit.length === 0
-        ? []
-        : runSteps([...scanned, ...runSteps(audit, pctx, "render", "fingerprint")], pctx, "mask", "mask");
+      scanned.length === 0 && audit.length === 0 ? [] : runPhase("judge", [...scanned, ...runPhase("identify", audit, pctx)], pctx);
     // A subject is shown in the table and the JSON: a token pasted into it must not be.
     const row = {
       sha: commit.sha,

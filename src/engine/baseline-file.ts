@@ -1,9 +1,8 @@
 // `kvgate check --baseline FILE` (contract section 15): FILE is an earlier `--format json` report; a
 // finding whose rule and fingerprint it lists is `exempt` with reason `baseline`. Identity is rule and
 // fingerprint only (a secret's fingerprint is its value's hash), never a line, so moving code does not
-// churn the baseline. Pure: the CLI reads the file.
+// churn the baseline. The pipeline's `baseline` step applies it. Pure: the caller reads the file.
 import { GateError } from "../errors.js";
-import type { Finding } from "../model/types.js";
 
 export type Baseline = ReadonlySet<string>;
 
@@ -31,12 +30,4 @@ export function parseBaseline(text: string, label: string): Baseline {
     out.add(key(r.rule, r.fingerprint));
   });
   return out;
-}
-
-/** Open findings the baseline lists become exempt (reason `baseline`); the rest are unchanged. */
-export function applyBaseline(findings: Finding[], baseline: Baseline | undefined): Finding[] {
-  if (!baseline || baseline.size === 0) return findings;
-  return findings.map((f) =>
-    f.status === "open" && baseline.has(key(f.rule, f.fingerprint)) ? { ...f, status: "exempt", reason: "baseline" } : f,
-  );
 }

@@ -1,22 +1,29 @@
 // The finding pipeline: what every report becomes before anyone sees it, whoever raised it (a check,
-// the audit of a commit, the waiver trailers). An ordered list of small named steps, each a pure
-// function of the drafts:
+// the audit of a commit, the waiver trailers, a view's own refusals). Named phases of small named
+// steps, each a pure function of the drafts, run in one order that this module owns; callers name a
+// phase, never a slice of steps:
 //
-//   render → redact → fingerprint → place → baseline → statuses → mask → dedupe → sort
+//   identify: waivers → engine-from → render → redact → fingerprint
+//   judge:    place → new-only → statuses → baseline → mask
+//   collect:  dedupe → sort                       (across the units of a run)
 //
 // `fingerprint` runs on the text before `mask`, so a finding's identity does not change with the
 // detector list; `mask` runs after `statuses` because a waiver's reason is text from a commit message
 // and is shown too. `mask` is where every shown text passes: control-character escaping and the
-// masking of key bodies belong there.
+// masking of key bodies belong there. Two sets of earlier findings, kept apart by name: `new-only`
+// drops what the state before the change already had (a change answers for what it introduces), and
+// `baseline` exempts what a `--baseline FILE` report lists (docs/secrets.md#baselines).
 import { createHash } from "node:crypto";
-import type { ComposeDeploy, Finding, PlaybookRead, Severity } from "../model/types.js";
+import type { DeployFile, Finding, Service, Severity } from "../model/types.js";
 import type { MessageContext, Report } from "../model/rule.js";
 import type { AnyRule } from "../checks/define.js";
 import type { Masker } from "../secrets/mask.js";
 import { KeyWindows } from "../secrets/shown.js";
 import { ruleById } from "../checks/registry.js";
 import { redactFinding, secretFingerprint } from "../secrets/redact.js";
-import type { Waiver } from "./waivers.js";
+import { unknownWaivers, type Waiver } from "./waivers.js";
+import { waiverUnknownRule } from "../checks/waiver-unknown-rule.js";
+import { isComposeDeploy } from "../load/running.js";
 
 /** A report on its way to a finding: the rule module whose messages render it, and what is known so far. */
 export interface Draft {
@@ -24,20 +31,28 @@ export interface Draft {
   report: Report;
   finding: Finding;
   /** Set for the reports of a playbook's deploy: the findings are placed at the playbook's lines. */
-  deploy?: PlaybookRead;
+  deploy?: DeployFile;
 }
 
 export interface PipelineContext {
   /** Names the messages may quote (the override variable, the waiver trailer). */
   names: Pick<MessageContext, "overrideName" | "waiverTrailer">;
-  /** `rule|fingerprint` of the findings the state before the change already had; null: keep all. */
+  /**
+   * `rule|fingerprint` of the findings the state before the change already had, worked out when
+   * `new-only` first needs it (a change with no finding never asks); null: keep all (`--all`).
+   */
+  seenBefore: (() => ReadonlySet<string>) | null;
+  /** `--baseline FILE`: `rule|fingerprint` of an earlier report's findings, exempt with reason `baseline`. */
   baseline: ReadonlySet<string> | null;
+  /** The unit's waiver trailers: `statuses` applies them, `waivers` reports the ones naming no rule. */
   waivers: readonly Waiver[];
+  /** The services the drafts were raised over (their engine recognition): `engine-from`. */
+  services: readonly Service[];
   masker: Masker;
 }
 
-/** A step; the run's last steps (dedupe, sort) read only the drafts and run without a context. */
-export interface Step {
+/** A step; the run's last phase (collect) reads only the drafts and runs without a context. */
+interface Step {
   name: StepName;
   run(drafts: Draft[], ctx?: PipelineContext): Draft[];
 }
@@ -47,11 +62,16 @@ function need(ctx: PipelineContext | undefined, step: StepName): PipelineContext
   return ctx;
 }
 
-export const STEP_NAMES = ["render", "redact", "fingerprint", "place", "baseline", "statuses", "mask", "dedupe", "sort"] as const;
-export type StepName = (typeof STEP_NAMES)[number];
+export const PHASE_STEPS = {
+  identify: ["waivers", "engine-from", "render", "redact", "fingerprint"],
+  judge: ["place", "new-only", "statuses", "baseline", "mask"],
+  collect: ["dedupe", "sort"],
+} as const;
+export type PhaseName = keyof typeof PHASE_STEPS;
+type StepName = (typeof PHASE_STEPS)[PhaseName][number];
 
 /** A rule's report as a draft: the finding's fields the report gives, its text still to render. */
-export function raise(source: AnyRule, report: Report, commit: string | null, deploy?: PlaybookRead): Draft {
+export function raise(source: AnyRule, report: Report, commit: string | null, deploy?: DeployFile): Draft {
   const rule = report.rule ?? source.id;
   if (report.rule !== undefined && !ruleById(report.rule)) throw new Error(`check ${source.id} reported unregistered rule ${report.rule}`);
   const finding: Finding = {
@@ -76,6 +96,32 @@ const map =
     const c = need(ctx, step);
     return drafts.map((d) => fn(d, c));
   };
+
+/** A waiver trailer naming a rule kvgate does not have waives nothing: it is a finding itself. */
+const waivers: Step = {
+  name: "waivers",
+  run(drafts, ctx) {
+    const c = need(ctx, "waivers");
+    const unknown = unknownWaivers(c.waivers);
+    return unknown.length === 0 ? drafts : [...drafts, ...unknown.map((w) => raise(waiverUnknownRule, w.report, w.commit))];
+  },
+};
+
+/**
+ * A finding about a service whose engine was recognised from what it runs (no ENGINE key) says how
+ * (docs/engines.md#recognition), so a user can see why the vLLM rules judged a file that never says "vllm".
+ */
+const engineFrom: Step = {
+  name: "engine-from",
+  run: map("engine-from", (d, ctx) => {
+    const name = d.finding.service;
+    if (name === null || "engine_from" in d.finding.data) return d;
+    const r = ctx.services.find((s) => s.name === name)?.recognition;
+    if (!r || r.by === "ENGINE" || r.engine === null) return d;
+    const engine_from = { engine: r.engine, by: r.by, evidence: r.evidence, file: r.origin?.file ?? null, line: r.origin?.line ?? null };
+    return { ...d, finding: { ...d.finding, data: { ...d.finding.data, engine_from } } };
+  }),
+};
 
 /** The message from the rule's messages; an unknown message id is the rule's bug (an internal error). */
 const render: Step = {
@@ -146,22 +192,30 @@ const place: Step = {
   },
 };
 
-function isComposeDeploy(d: PlaybookRead["deploys"][number]): d is ComposeDeploy {
-  return "composeService" in d;
-}
-
-/** Identity of a finding regardless of where in history it was seen. */
-export function baselineKey(f: Finding): string {
+/** Identity of a finding regardless of where in history it was seen: `rule|fingerprint` (what new-only and baseline match). */
+export function findingKey(f: Finding): string {
   return `${f.rule}|${f.fingerprint}`;
 }
 
 /** A change answers for what it introduces: findings the state before it already had are dropped. */
+const newOnly: Step = {
+  name: "new-only",
+  run(drafts, ctx) {
+    const seen = need(ctx, "new-only").seenBefore;
+    if (!seen || drafts.length === 0) return drafts;
+    const keys = seen();
+    return drafts.filter((d) => !keys.has(findingKey(d.finding)));
+  },
+};
+
+/** `--baseline FILE`: an open finding the earlier report lists is exempt (reason `baseline`); never a line, so moving code does not churn it. */
 const baseline: Step = {
   name: "baseline",
-  run(drafts, ctx) {
-    const keys = need(ctx, "baseline").baseline;
-    return keys ? drafts.filter((d) => !keys.has(baselineKey(d.finding))) : drafts;
-  },
+  run: map("baseline", (d, ctx) => {
+    const f = d.finding;
+    if (!ctx.baseline || f.status !== "open" || !ctx.baseline.has(findingKey(f))) return d;
+    return { ...d, finding: { ...f, status: "exempt", reason: "baseline" } };
+  }),
 };
 
 /** `waived` for an open finding a Kvgate-Waive trailer names; secret findings cannot be waived. */
@@ -223,14 +277,29 @@ const sort: Step = {
     ),
 };
 
-/** The pipeline, in order. */
-export const PIPELINE: readonly Step[] = [render, redact, fingerprint, place, baseline, statuses, mask, dedupe, sort];
+const STEPS: Record<StepName, Step> = {
+  waivers,
+  "engine-from": engineFrom,
+  render,
+  redact,
+  fingerprint,
+  place,
+  "new-only": newOnly,
+  statuses,
+  baseline,
+  mask,
+  dedupe,
+  sort,
+};
 
-/** Runs the steps from `from` to `to` (both included), in the pipeline's order. */
-export function runSteps(drafts: Draft[], ctx: PipelineContext | undefined, from: StepName, to: StepName): Draft[] {
-  const start = STEP_NAMES.indexOf(from);
-  const end = STEP_NAMES.indexOf(to);
+/** Runs one phase's steps, in order. `collect` needs no context; the others do. */
+export function runPhase(phase: PhaseName, drafts: Draft[], ctx?: PipelineContext): Draft[] {
   let out = drafts;
-  for (const step of PIPELINE.slice(start, end + 1)) out = step.run(out, ctx);
+  for (const name of PHASE_STEPS[phase]) out = STEPS[name].run(out, ctx);
   return out;
+}
+
+/** A unit's drafts identified and judged: every phase but the run's `collect`. */
+export function runUnitPhases(drafts: Draft[], ctx: PipelineContext): Draft[] {
+  return runPhase("judge", runPhase("identify", drafts, ctx), ctx);
 }

@@ -3,24 +3,22 @@
 // the CLI does both.
 import type { DeployUnit, TreeFiles } from "../git/types.js";
 import picomatch from "picomatch";
-import type { FleetState, PlaybookRead } from "../model/types.js";
+import type { DeployFile, FleetState, Service } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import type { AnyCheck, CheckContext, FileScan, Report } from "../checks/define.js";
 import { CHECKS } from "../checks/registry.js";
-import { waiverUnknownRule } from "../checks/waiver-unknown-rule.js";
 import { countFindings, verdictOf, type CheckResult, type FailOn, type Mode } from "./result.js";
-import { baselineKey, raise, runSteps, type Draft, type PipelineContext } from "./pipeline.js";
-import { unknownWaivers, waiversOf } from "./waivers.js";
+import { findingKey, raise, runPhase, runUnitPhases, type Draft, type PipelineContext } from "./pipeline.js";
+import { waiversOf } from "./waivers.js";
 import { createFleetLoader, loadFleet, type FleetLoader } from "../load/fleet.js";
 import { fleetChangeGlobs } from "../load/fleet-globs.js";
 import { VERSION } from "../version.js";
 import { playbookContexts } from "./playbook-deploys.js";
-import { buildService } from "../model/build.js";
 import { createMasker } from "../secrets/mask.js";
 import { loadPolicy } from "../config/load.js";
 import { IGNORE_FILE, parseIgnore, todayUtc, type IgnoreList } from "../secrets/ignore.js";
-import { applyBaseline, type Baseline } from "./baseline-file.js";
+import type { Baseline } from "./baseline-file.js";
 import type { Snapshot } from "../git/types.js";
 
 export interface RunOptions {
@@ -56,11 +54,11 @@ function guarded<T>(check: AnyCheck, run: () => T): T {
 }
 
 /** Runs each check over one context. */
-export function raiseChecks(checks: readonly AnyCheck[], ctx: CheckContext, deploy?: PlaybookRead): Draft[] {
+export function raiseChecks(checks: readonly AnyCheck[], ctx: CheckContext, deploy?: DeployFile): Draft[] {
   const commit = ctx.unit.commit?.sha ?? null;
   const out: Draft[] = [];
   for (const check of checks) {
-    for (const r of guarded(check, () => check.run(ctx))) out.push(withEngineFrom(raise(check, r, commit, deploy), ctx));
+    for (const r of guarded(check, () => check.run(ctx))) out.push(raise(check, r, commit, deploy));
   }
   return out;
 }
@@ -82,7 +80,7 @@ async function raiseOverTree(checks: readonly AnyCheck[], ctx: CheckContext, tre
     const check = checks[i] as AnyCheck;
     const scan = scans[i];
     if (!scan) return;
-    for (const r of guarded(check, () => run(scan))) byCheck[i]?.push(withEngineFrom(raise(check, r, commit), ctx));
+    for (const r of guarded(check, () => run(scan))) byCheck[i]?.push(raise(check, r, commit));
   };
   let files = 0;
   for await (const chunk of tree.chunks()) {
@@ -93,55 +91,54 @@ async function raiseOverTree(checks: readonly AnyCheck[], ctx: CheckContext, tre
   return { drafts: byCheck.flat(), files };
 }
 
-/**
- * A finding about a service whose engine was recognised from what it runs (no ENGINE key) says how
- * (contract §12), so a user can see why the vLLM rules judged a file that never says "vllm".
- */
-function withEngineFrom(d: Draft, ctx: CheckContext): Draft {
-  const name = d.finding.service;
-  if (name === null || "engine_from" in d.finding.data) return d;
-  const r = ctx.after.services.find((s) => s.name === name)?.recognition;
-  if (!r || r.by === "ENGINE" || r.engine === null) return d;
-  const engine_from = { engine: r.engine, by: r.by, evidence: r.evidence, file: r.origin?.file ?? null, line: r.origin?.line ?? null };
-  return { ...d, finding: { ...d.finding, data: { ...d.finding.data, engine_from } } };
-}
-
-/** The pipeline context of a run under one policy. */
-export function pipelineContext(policy: Policy, pack: RulesPack): PipelineContext {
+/** The pipeline context of a run under one policy (no waivers, nothing seen before, no baseline file). */
+export function pipelineContext(policy: Policy, pack: RulesPack, services: readonly Service[] = []): PipelineContext {
   return {
     names: { overrideName: policy.secrets.override, waiverTrailer: policy.waivers.trailer },
+    seenBefore: null,
     baseline: null,
     waivers: [],
+    services,
     masker: createMasker(pack.detectors(), policy),
   };
 }
 
 /**
  * One deploy unit whose fleets are loaded: every check over it, again over the fleet as each changed
- * playbook deploys it, the waiver trailers, and the pipeline up to `mask` (dedupe and sort are the
+ * playbook deploys it, then the unit's phases of the pipeline (identify, judge; `collect` is the
  * run's, across units). `own`: the unit's drafts when already raised (raiseOverTree); `checks` then
- * are those to run again for each deploy.
+ * are those to run again for each deploy. `baseline`: the keys of a `--baseline FILE` report.
  */
-export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHECKS, own?: Draft[]): Draft[] {
-  const waivers = waiversOf(ctx.unit.commits, ctx.policy.waivers.trailer);
-  const pctx: PipelineContext = { ...pipelineContext(ctx.policy, ctx.pack), waivers };
+export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHECKS, own?: Draft[], baseline?: Baseline): Draft[] {
   const drafts = own ?? raiseChecks(checks, ctx);
   // A changed playbook is one deploy of every service it sets: the checks run again over the fleet
   // as the playbook would leave it, and report at the playbook's lines (the `place` step).
-  for (const p of playbookContexts(ctx, (env, name) => buildService(env, ctx.pack, ctx.policy, name))) {
-    drafts.push(...raiseChecks(checks, p.ctx, p.playbook));
-  }
-  for (const w of unknownWaivers(waivers)) drafts.push(raise(waiverUnknownRule, w.report, w.commit));
-  let out = runSteps(drafts, pctx, "render", "place");
-  // A change is answerable for what it introduces: a finding the before state already had (checked
-  // as a whole tree, with the same policy) is not the change's. `--all` reports everything.
-  // (Only needed when there is something to filter: a clean change, the common case, skips it.)
-  if (ctx.before && out.length > 0) {
-    const beforeCtx: CheckContext = { ...ctx, unit: { ...ctx.unit, files: [] }, before: null, after: ctx.before };
-    const seen = runSteps(raiseChecks(checks, beforeCtx), pctx, "render", "fingerprint").map((d) => baselineKey(d.finding));
-    out = runSteps(out, { ...pctx, baseline: new Set(seen) }, "baseline", "mask");
-  } else out = runSteps(out, pctx, "baseline", "mask");
-  return out;
+  for (const p of playbookContexts(ctx)) drafts.push(...raiseChecks(checks, p.ctx, p.playbook));
+  const before = ctx.before;
+  const pctx: PipelineContext = {
+    ...pipelineContext(ctx.policy, ctx.pack, ctx.after.services),
+    waivers: waiversOf(ctx.unit.commits, ctx.policy.waivers.trailer),
+    baseline: baseline ?? null,
+    // A change is answerable for what it introduces: what the before state already had (checked as
+    // a whole tree, with the same policy) is not the change's. `--all` reports everything.
+    seenBefore:
+      before === null
+        ? null
+        : () => {
+            const beforeCtx: CheckContext = {
+              ...ctx,
+              unit: { ...ctx.unit, files: [] },
+              before: null,
+              after: before,
+              written: { before: null, after: ctx.written.before ?? before },
+            };
+            const identified = runPhase("identify", raiseChecks(checks, beforeCtx), {
+              ...pipelineContext(ctx.policy, ctx.pack, before.services),
+            });
+            return new Set(identified.map((d) => findingKey(d.finding)));
+          },
+  };
+  return runUnitPhases(drafts, pctx);
 }
 
 /** One unit's drafts, and how many of its tree's files were read (`--all`; 0 for a change). */
@@ -149,9 +146,9 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<{ 
   const loader = opts.loader ?? createFleetLoader();
   const policy = opts.policy ?? (await loader.policy(unit.after, opts.pack));
   const after = await loader.load(unit.after, policy, opts.pack);
-  const before: FleetState | null = unit.before ? await loader.load(unit.before, policy, opts.pack) : null;
+  const before = unit.before ? await loader.load(unit.before, policy, opts.pack) : null;
   // A whole tree is not held: the checks see the fleet's files, the file scans are handed the rest.
-  const files = unit.tree ? await unit.tree.read(await unit.after.list(fleetGlobsOf(policy, after))) : unit.files;
+  const files = unit.tree ? await unit.tree.read(await unit.after.list(fleetGlobsOf(policy, after.written))) : unit.files;
   const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files };
   const ignore = opts.ignore !== undefined ? opts.ignore : await ignoreOf(unit.after);
   // Both sides are checked under the after's policy, so a change that narrows the services glob shows
@@ -160,20 +157,22 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<{ 
   let beforeOwn: CheckContext["beforeOwn"];
   if (unit.before && opts.policy === undefined) {
     const own = await loader.policy(unit.before, opts.pack);
-    if (own.services !== policy.services) beforeOwn = { services: own.services, fleet: await loadFleet(unit.before, own, opts.pack) };
+    if (own.services !== policy.services)
+      beforeOwn = { services: own.services, fleet: (await loadFleet(unit.before, own, opts.pack)).written };
   }
   const ctx: CheckContext = {
     policy,
     pack: opts.pack,
     env: opts.env,
     unit: unitInfo,
-    before,
-    after,
+    before: before?.running ?? null,
+    after: after.running,
+    written: { before: before?.written ?? null, after: after.written },
     ...(ignore ? { ignore } : {}),
     ...(beforeOwn ? { beforeOwn } : {}),
   };
   const checks = opts.checks ?? CHECKS;
-  if (!unit.tree) return { drafts: checkFleets(ctx, checks), treeFiles: 0 };
+  if (!unit.tree) return { drafts: checkFleets(ctx, checks, undefined, opts.baseline), treeFiles: 0 };
   const own = await raiseOverTree(checks, ctx, unit.tree);
   // A deploy's context differs from the unit's only in its fleet, which a file scan does not read:
   // its scan would only repeat the unit's own findings (which `place` drops), so it is not run again.
@@ -182,6 +181,7 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<{ 
       ctx,
       checks.filter((c) => !c.scanFiles),
       own.drafts,
+      opts.baseline,
     ),
     treeFiles: own.files,
   };
@@ -207,10 +207,7 @@ export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise
     for (const f of unit.files) changed.add(f.path);
     treeFiles += got.treeFiles;
   }
-  const findings = applyBaseline(
-    runSteps(all, undefined, "dedupe", "sort").map((d) => d.finding),
-    opts.baseline,
-  );
+  const findings = runPhase("collect", all).map((d) => d.finding);
   const unitMasker = createMasker(opts.pack.detectors(), opts.policy ?? loadPolicy(null, "kvgate.yaml", opts.pack));
   return {
     tool: "kvgate",

@@ -2,7 +2,7 @@
 // values) or `data.fix`, one per file and key (the first finding's, in the report's order: errors
 // before warnings on a line), grouped by file.
 import type { Finding } from "../model/types.js";
-import type { ValueFix } from "./types.js";
+import type { ValueFix } from "../model/value-fix.js";
 
 export interface RuledFix extends ValueFix {
   /** The rule whose finding asked for it. */

@@ -1,7 +1,7 @@
 // Writes value fixes into a file's text, pure: the line the finding names when it still sets the key,
 // else the last line that does (the last setting wins, for env keys and flags alike), else a new
 // `KEY=value` line at the end of an env file. Quotes and the line ending are kept as written.
-import type { ValueFix } from "./types.js";
+import type { ValueFix } from "../model/value-fix.js";
 
 export interface AppliedFix {
   fix: ValueFix;

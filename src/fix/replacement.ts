@@ -2,7 +2,7 @@
 // region of the value the fix overwrites, or an insertion at the end when the fix adds a line, and the
 // text to put there. Applying it gives exactly the text `kvgate check --fix` writes (the same writer).
 import { applyFixes, splitKeep } from "./edit.js";
-import type { ValueFix } from "./types.js";
+import type { ValueFix } from "../model/value-fix.js";
 
 export interface Replacement {
   /** 0-based offset and length in UTF-16 code units (SARIF's default columnKind). */

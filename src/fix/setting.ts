@@ -4,7 +4,7 @@
 import type { Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { engineSpec } from "../model/engine.js";
-import type { ValueFix } from "./types.js";
+import type { ValueFix } from "../model/value-fix.js";
 
 /** The fix that sets `setting` of `service` to `value`; null when the file cannot be given one (a flag-only setting that is not set). */
 export function settingFix(pack: RulesPack, service: Service, setting: string, value: string | number): ValueFix | null {

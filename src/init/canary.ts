@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { verdictFile } from "../secrets/verdict.js";
+import { verdictFile } from "../git/verdict-store.js";
 
 const CANARY_PATH = "kvgate-canary.txt";
 const CANARY_RULE = "secret/github-token";

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { GateError } from "../errors.js";
 import { CONFIG_NAMES, parseConfig } from "../config/load.js";
-import { packRoot } from "../rules/root.js";
+import { packRoot } from "./package-root.js";
 import { proveHooks } from "./canary.js";
 import { gitOut, husky, plainGit, preCommitFramework, type Context, type ModeResult } from "./modes.js";
 import { huskyState } from "./husky.js";

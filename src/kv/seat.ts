@@ -7,7 +7,7 @@ import { sizesKvPerSeat } from "../model/engine.js";
 import { MiB } from "../units/bytes.js";
 import { bytesPerToken, perTokenOfModel, requiredKv, type PerToken } from "./bytes.js";
 import { compact, formatInt, size } from "./format.js";
-import { showFix, type ValueFix } from "../fix/types.js";
+import { showFix, type ValueFix } from "../model/value-fix.js";
 import type { ModelFacts } from "./facts.js";
 import type { ConfigProblem } from "./hf-config.js";
 import { modelSourceOf, type ModelSource } from "./model-source.js";

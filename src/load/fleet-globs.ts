@@ -3,7 +3,7 @@
 // (what the hook's fast path must never skip).
 import type { Policy } from "../config/policy.js";
 import { CONFIG_NAMES } from "../config/load.js";
-import { COMPOSE_GLOB } from "../compose/types.js";
+import { COMPOSE_GLOB } from "../compose/records.js";
 
 /**
  * The ledgers pattern (`ledgers/{service}.yaml`) as a glob: everything under its literal folder, a

@@ -1,7 +1,8 @@
 // Loads one side of a change (a Snapshot) into the typed fleet model: every service env file, the
-// radiance ledger facts, the playbooks (every input kind of ./inputs.ts), in one batched read.
+// radiance ledger facts, the playbooks (every input kind of ./inputs.ts), in one batched read, with
+// its two faces: as written, and as it runs (./running.ts).
 import type { Snapshot } from "../git/types.js";
-import type { FleetState } from "../model/types.js";
+import type { FleetState, LoadedFleet } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { emptyFleet } from "../model/build.js";
@@ -12,8 +13,15 @@ import { FLEET_INPUTS } from "./inputs.js";
 import picomatch from "picomatch";
 import { COMPOSE_SIDE_GLOBS, ENV_ANYWHERE_GLOBS, listingGlobs } from "./fleet-globs.js";
 import type { LoadContext } from "./input.js";
+import { runningFleet, serviceBuilder } from "./running.js";
 
-export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState> {
+export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<LoadedFleet> {
+  const written = await loadWritten(snapshot, policy, pack);
+  return { written, running: runningFleet(written, serviceBuilder(pack, policy)) };
+}
+
+/** The fleet as its files say it: every input kind read and added, no overlay. */
+async function loadWritten(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState> {
   // Only the paths the policy's globs can match: git lists the folders they start with, so the cost
   // follows the fleet, not the repository (100,000 tracked files cost what 1,000 do).
   const first = await snapshot.list(listingGlobs(policy));
@@ -49,7 +57,7 @@ export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesP
  */
 export interface FleetLoader {
   /** loadFleet, memoised by `snapshot.label` and the identity of policy and pack. */
-  load(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState>;
+  load(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<LoadedFleet>;
   /** The snapshot's own policy, memoised by the config file's name and text (and the pack). */
   policy(snapshot: Snapshot, pack: RulesPack): Promise<Policy>;
 }
@@ -59,7 +67,7 @@ const FLEETS_KEPT = 4;
 const POLICIES_KEPT = 16;
 
 export function createFleetLoader(): FleetLoader {
-  const fleets = new Map<string, { policy: Policy; pack: RulesPack; fleet: Promise<FleetState> }>();
+  const fleets = new Map<string, { policy: Policy; pack: RulesPack; fleet: Promise<LoadedFleet> }>();
   const policies = new Map<string, { pack: RulesPack; policy: Policy }>();
   return {
     load(snapshot, policy, pack) {

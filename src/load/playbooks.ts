@@ -44,6 +44,7 @@ function readPlaybooks(
     if (d.problem) {
       out.push({
         path,
+        kind: "playbook",
         isPlaybook: false,
         deploys: [],
         problems: [{ kind: "parse", file: path, line: 1, message: `${path}: ${d.problem}` }],

@@ -2,15 +2,15 @@
 // Paths are repo-relative POSIX paths (relative to --repo when it names a sub-folder).
 // The parsers' records (env files, ledger facts, playbooks) are defined beside their parsers, one
 // layer down, and re-exported here so the layers above read the whole model from one module.
-import type { PlaybookRead } from "../playbook/types.js";
-import type { ComposeRead } from "../compose/types.js";
+import type { PlaybookRead } from "../playbook/records.js";
+import type { ComposeRead } from "../compose/records.js";
 import type { ObservedRead } from "../parse/observed.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
 import type { ParsedEnv } from "../parse/env-types.js";
 import type { Severity } from "../rules/severity.js";
 export type { EnvEntry, EnvFlag, ParsedEnv } from "../parse/env-types.js";
-export type { PlaybookRead } from "../playbook/types.js";
-export type { ComposeDeploy, ComposeRead } from "../compose/types.js";
+export type { DeployFile, PlaybookRead } from "../playbook/records.js";
+export type { ComposeDeploy, ComposeRead } from "../compose/records.js";
 export type { Severity } from "../rules/severity.js";
 
 type Status = "open" | "exempt" | "allowed" | "waived";
@@ -78,6 +78,26 @@ export interface Service {
   gpuConflict?: { kept: Origin; keptRaw: string; other: Origin; otherRaw: string };
   /** A setting given both as an env key and as a flag with different values (env/conflict). */
   conflicts: { name: string; kept: Origin; keptRaw: string; dropped: Origin; droppedRaw: string }[];
+  /**
+   * Where the service is defined when no env file of it is in the repository (a compose service's
+   * key, a playbook's task): a finding about the seat as a whole points here (see definitionOf).
+   */
+  definedAt?: { file: string; line: number };
+}
+
+/** Where a finding about the whole service points: its env file's first line, or the deploy that defines it. */
+export function definitionOf(s: Pick<Service, "file" | "definedAt">): { file: string; line: number } {
+  return s.definedAt ?? { file: s.file, line: 1 };
+}
+
+/**
+ * A fleet loaded from one side of a change, with its two faces: as its files say it (what findings
+ * point at and `--fix` edits: env files, deploy files, their lines and spellings) and as it runs
+ * (every deploy file's values laid over the env files once, by src/load/running.ts).
+ */
+export interface LoadedFleet {
+  written: FleetState;
+  running: FleetState;
 }
 
 /** A GPU user without an env file (from kvgate.yaml `fleet.tenants`). */

@@ -4,7 +4,7 @@
 // Records of several `type`s (1m, 10m, 120m, ... averages) cover the same time at different grains: the
 // finest present is used, and the others are named in a note.
 import { MiB } from "../units/bytes.js";
-import { parseTimestamp } from "../usage/timestamps.js";
+import { parseTimestamp } from "../units/timestamps.js";
 import type { MetricsRead } from "./sample.js";
 
 const BESZEL_MIB = 1.024;

@@ -4,7 +4,7 @@
 // without a zone (`2026/10/05 22:26:01.123`): it is read as UTC — only the intervals matter here (the
 // 10 minutes after a boot), and the chart labels the times as written.
 import { MiB } from "../units/bytes.js";
-import { parseTimestamp } from "../usage/timestamps.js";
+import { parseTimestamp } from "../units/timestamps.js";
 import type { MetricsRead } from "./sample.js";
 
 const DEFAULT_COLUMNS = ["timestamp", "index", "memory.used", "memory.total"];

@@ -10,7 +10,7 @@ import type { RulesPack } from "../rules/pack.js";
 import { cardUsage } from "../kv/card-usage.js";
 import { seatFootprint, vllmSeats, type VllmSeat } from "../kv/seat.js";
 import { solvePlan } from "./solve.js";
-import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./types.js";
+import type { PlanCard, PlanFixed, PlanInput, PlanItem, PlanResult } from "./problem.js";
 
 /**
  * The gate's shared-card rules as the planner's constraint, one floor per card: the spare the card

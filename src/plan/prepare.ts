@@ -1,6 +1,6 @@
 // The planner's input turned into the arrays the search works on: cards by position, movable items
 // in search order (largest first), and what the bounds and the symmetry rules need.
-import type { PlanInput } from "./types.js";
+import type { PlanInput } from "./problem.js";
 
 export interface Prepared {
   C: number;

@@ -11,10 +11,10 @@ import { cudaTotalOf, type Card, type FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { requiredAt, seatFootprint, vllmSeats, type VllmSeat } from "../kv/seat.js";
 import { settingFix } from "../fix/setting.js";
-import type { ValueFix } from "../fix/types.js";
+import type { ValueFix } from "../model/value-fix.js";
 import { bootFloor, planInputForHost } from "./host.js";
 import { solvePlan, type PlanLimits } from "./solve.js";
-import type { PlanInput, PlanResult } from "./types.js";
+import type { PlanInput, PlanResult } from "./problem.js";
 
 interface RaisedSeat {
   name: string;

@@ -19,7 +19,7 @@ import { bootsOk, prepare, scoreOf, sparesOf } from "./prepare.js";
 import { startingLayouts } from "./heuristic.js";
 import { rootBound, search } from "./search.js";
 import { fewerMoves } from "./relabel.js";
-import type { PlanInput, PlanMove, PlanResult } from "./types.js";
+import type { PlanInput, PlanMove, PlanResult } from "./problem.js";
 
 export interface PlanLimits {
   /** Branch-and-bound nodes before giving up the proof. */

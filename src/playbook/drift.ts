@@ -4,7 +4,7 @@
 import { isFlagKey } from "../parse/env.js";
 import type { ParsedEnv } from "../parse/env-types.js";
 import type { EngineSpec } from "../rules/engines.js";
-import type { EnvEdit, PlaybookDeploy } from "./types.js";
+import type { EnvEdit, PlaybookDeploy } from "./records.js";
 import { deployedEnv, gpuKeyOf } from "./overlay.js";
 
 export interface Drift {

@@ -1,3 +1,3 @@
 // The playbook reader's public surface (contract section 8).
-export type { PlaybookRead } from "./types.js";
+export type { PlaybookRead } from "./records.js";
 export { readPlaybook } from "./plays.js";

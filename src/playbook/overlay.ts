@@ -4,7 +4,7 @@
 import { split as shellSplit } from "shlex";
 import { isFlagKey, parseEnv } from "../parse/env.js";
 import type { EnvEntry, ParsedEnv } from "../parse/env-types.js";
-import type { EnvEdit, PlaybookDeploy } from "./types.js";
+import type { EnvEdit, PlaybookDeploy } from "./records.js";
 
 function emptyEnv(file: string): ParsedEnv {
   return { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };

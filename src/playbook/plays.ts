@@ -2,7 +2,7 @@
 // YAML AST so that every setting keeps its line. It never throws and never touches the disk: files
 // come through a callback over what the caller already loaded, and what it cannot read it reports.
 import { posix } from "node:path";
-import type { PlaybookRead, ReadFile, ReadOptions } from "./types.js";
+import type { PlaybookRead, ReadFile, ReadOptions } from "./records.js";
 import { isMapping, isSequence, itemsOf, lineOf, pairsOf, scalarText, toJs, type YamlFile } from "./nodes.js";
 import { load, locate, problem, type PlaybookWalk } from "./walk.js";
 import { render, type Scope, type Vars } from "./template.js";
@@ -15,7 +15,7 @@ const TASK_SECTIONS = ["pre_tasks", "roles", "tasks", "post_tasks", "handlers"] 
 
 export function readPlaybook(path: string, files: ReadonlyMap<string, string> | ReadFile, opts: ReadOptions = {}): PlaybookRead {
   const read: ReadFile = typeof files === "function" ? files : (p) => files.get(p) ?? null;
-  const out: PlaybookRead = { path, isPlaybook: false, deploys: [], problems: [], files: [] };
+  const out: PlaybookRead = { path, kind: "playbook", isPlaybook: false, deploys: [], problems: [], files: [] };
   const r: PlaybookWalk = { root: path, read, opts, out, byService: new Map(), cache: new Map() };
   const file = load(r, path);
   if (!file) return out;

@@ -1,8 +1,8 @@
 // The problems of several playbook reads, once each: a tasks file included by two playbooks reports
 // its problem once, against the first playbook that reads it.
-import type { PlaybookProblem, PlaybookRead } from "./types.js";
+import type { DeployFile, PlaybookProblem } from "./records.js";
 
-export function problemsOf(reads: readonly PlaybookRead[], kind: PlaybookProblem["kind"]): (PlaybookProblem & { playbook: string })[] {
+export function problemsOf(reads: readonly DeployFile[], kind: PlaybookProblem["kind"]): (PlaybookProblem & { playbook: string })[] {
   const seen = new Set<string>();
   const out: (PlaybookProblem & { playbook: string })[] = [];
   for (const r of reads) {

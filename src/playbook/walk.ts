@@ -1,7 +1,7 @@
 // The reader's state for one playbook and the few operations every part of the walk shares: loading
 // a file once, finding an included file the way Ansible does, reporting, and adding an edit.
 import { posix } from "node:path";
-import type { EnvEdit, PlaybookDeploy, PlaybookProblem, PlaybookRead, ReadFile, ReadOptions } from "./types.js";
+import type { EnvEdit, PlaybookDeploy, PlaybookProblem, PlaybookRead, ReadFile, ReadOptions } from "./records.js";
 import { parseYamlFile, type YamlFile } from "./nodes.js";
 
 /** The walk's state for one playbook: where edits go and what was read. */

@@ -29,3 +29,18 @@ export function formatAuditText(result: AuditResult, opts: { color: boolean }): 
   );
   return lines.join("\n") + "\n";
 }
+
+/** The job summary of an audit: the verdict and a row per commit. */
+export function auditSummaryMarkdown(report: AuditResult, range: string): string {
+  const cell = (s: string) => s.replaceAll("|", "\\|").replace(/\r?\n/g, " ");
+  const out = [`## ${report.verdict === "pass" ? "✅" : "❌"} kvgate audit: ${report.verdict} (\`${range}\`)`, ""];
+  if (report.commits.length === 0) out.push("No commits in the range.");
+  else {
+    out.push("| commit | subject | classification | findings |", "|---|---|---|---|");
+    for (const c of report.commits) {
+      const rules = c.findings.map((f) => `\`${f.rule}\` ${cell(f.file ?? "")}${f.line ? `:${f.line}` : ""}`).join("<br>");
+      out.push(`| \`${c.sha.slice(0, 10)}\` | ${cell(c.subject)} | ${c.classification} | ${rules || "—"} |`);
+    }
+  }
+  return out.join("\n") + "\n";
+}

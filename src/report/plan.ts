@@ -1,6 +1,6 @@
 // The text of `kvgate plan`: the layout per card, the moves, and how to make each (which file to edit).
 import type { FleetState } from "../model/types.js";
-import type { PlanResult } from "../plan/types.js";
+import type { PlanResult } from "../plan/problem.js";
 import type { RaisePlan } from "../plan/raise.js";
 import { size } from "../kv/format.js";
 import { COLORS, PLAIN } from "./color.js";

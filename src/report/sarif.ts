@@ -10,7 +10,7 @@ import { RULES } from "../checks/registry.js";
 import type { ReportContext } from "./reporter.js";
 import { fixListOf } from "../fix/collect.js";
 import { fixReplacement } from "../fix/replacement.js";
-import { showFix } from "../fix/types.js";
+import { showFix } from "../model/value-fix.js";
 
 const SARIF_SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json";
 const INFORMATION_URI = "https://github.com/kvgate/kvgate";

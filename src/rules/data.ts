@@ -1,13 +1,11 @@
 // Reads one rules/ file as validated data. The bundles carry the rules/ files already parsed from
 // YAML and validated (build.mjs runs src/rules/pack-check.ts and embeds each file's validated output),
 // because composing YAML documents, then validating them, were the hook's largest start-up costs.
-// From the source tree (tests) the YAML is read from disk and validated at load. On a validation
-// failure the YAML is re-read so the message can name the line.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+// Run from the source tree (vitest), the files are embedded parsed but not validated
+// (vitest.config.ts), and validated here at load. No file is read here: below the engine only git/
+// and load/ touch the filesystem (test/architecture).
 import type * as z from "zod";
 import { formatZodIssues, parseYamlWithLines } from "../config/issues.js";
-import { packRoot } from "./root.js";
 
 declare const __KVGATE_RULES__: Record<string, unknown> | undefined;
 /** True when the embedded files are the validated output of their schemas (build.mjs checked them). */
@@ -15,10 +13,6 @@ declare const __KVGATE_RULES_CHECKED__: boolean | undefined;
 
 function embedded(name: string): unknown {
   return typeof __KVGATE_RULES__ === "undefined" ? undefined : __KVGATE_RULES__[name];
-}
-
-function rulesFileText(name: string): string {
-  return readFileSync(join(packRoot(), "rules", name), "utf8");
 }
 
 /** Parses YAML text and validates it; errors name the file and line. */
@@ -33,12 +27,12 @@ export function validateYamlText<T>(schema: z.ZodType<T>, text: string, file: st
 export function rulesData<T>(schema: z.ZodType<T>, name: string): T {
   const file = `rules/${name}`;
   const value = embedded(name);
-  if (value === undefined) return validateYamlText(schema, rulesFileText(name), file);
+  if (value === undefined) throw new Error(`${file} is not embedded in this build: build kvgate with build.mjs (npm run bundle)`);
   if (typeof __KVGATE_RULES_CHECKED__ !== "undefined" && __KVGATE_RULES_CHECKED__) return deepFreeze(value) as T;
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  // Only a broken package gets here; the YAML gives the lines.
-  return validateYamlText(schema, rulesFileText(name), file);
+  // Only a broken source tree gets here (the build validates with lines: src/rules/pack-check.ts).
+  throw new Error(`${file} is invalid: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
 }
 
 /** The embedded data is shared by the whole process: frozen, so no caller can change it for another. */

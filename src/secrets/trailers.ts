@@ -2,7 +2,7 @@
 // They go in the trailer block at the end of the message, above git's comment lines and above a
 // `commit -v` scissors line, and replace earlier Kvgate ones (an --amend, `-c`, or a reused -F file),
 // so a message never carries two verdicts.
-import type { VerdictRecord } from "./verdict.js";
+import type { VerdictRecord } from "../git/verdict-store.js";
 
 export const VERDICT_TRAILER = "Kvgate-Verdict";
 export const ALLOWED_TRAILER = "Kvgate-Allowed-Secret";

@@ -18,7 +18,7 @@ import {
   type ServiceFigures,
 } from "./figures.js";
 import type { ServiceMap } from "./services.js";
-import { parseTimestamp } from "./timestamps.js";
+import { parseTimestamp } from "../units/timestamps.js";
 
 const DB_USAGE =
   "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--since T] [--until T] [--format text|json]";

@@ -9,7 +9,7 @@ import type { Quantiles } from "./histogram.js";
 import type { RowCounts, RowProblem, ServiceFigures } from "./figures.js";
 import { recommend, type Recommendation } from "./recommend.js";
 import type { SeatView } from "./seats.js";
-import { isoOf } from "./timestamps.js";
+import { isoOf } from "../units/timestamps.js";
 
 export interface RedactedKey {
   key: string;

@@ -3,7 +3,7 @@
 // model_group String?, prompt_tokens Int, completion_tokens Int, startTime DateTime, endTime DateTime,
 // metadata Json? (user_api_key_alias, the key's readable name). JSON exports carry numbers and objects;
 // CSV exports carry the same columns as text.
-import { parseTimestamp } from "./timestamps.js";
+import { parseTimestamp } from "../units/timestamps.js";
 
 export interface SpendRow {
   requestId: string;

@@ -65,8 +65,10 @@ describe("a compose deploy through the gate", () => {
   test("raising --max-model-len without the KV is refused at the compose file's line", async () => {
     const found = await runCase({ name: "raise", files: repo(32768, 1), beforeFiles: repo(8192, 1) });
     const kv = found.find((f) => f.rule === "kv/covers-context");
-    // At the compose service's key (the deploy is what changed); the env file's pin line in data.
-    expect(kv).toMatchObject({ file: CF, line: 5, service: "coder", severity: "error", status: "open", data: { env_file_line: 5 } });
+    // The seat as it runs (compose's context over the env file's pin) is judged; the finding stands at
+    // the pin's line, where its fix goes, as for an env-only change (the compose line gets the drift).
+    expect(kv).toMatchObject({ file: "scripts/coder.env", line: 5, service: "coder", severity: "error", status: "open" });
+    expect(kv?.data).toMatchObject({ fix: { file: "scripts/coder.env", line: 5, key: "KV_CACHE_MEMORY_BYTES" } });
     // 1.25 × 32,768 × 147,456 B = 5.625 GiB → 6 GiB required; the env file pins 2 GiB.
     expect(kv?.data).toMatchObject({
       max_model_len: 32768,

@@ -1,6 +1,6 @@
 // Compose test helpers: YAML written as numbered lines (so expected line numbers are readable), a
 // reader over an in-memory repo, and compact views of deploys and problems.
-import type { EnvEdit } from "../../src/playbook/types.js";
+import type { EnvEdit } from "../../src/playbook/records.js";
 import { readCompose, type ComposeRead, type ComposeReadOptions } from "../../src/compose/index.js";
 
 /** Lines joined with newlines; line 1 is the first argument. */

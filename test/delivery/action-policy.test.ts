@@ -7,7 +7,7 @@ import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { runAction } from "./action-env.js";
 import { kvgate } from "../helpers/cli.js";
 import { openRepo } from "../../src/git/index.js";
-import { unitsUnderBase, withPolicyOf } from "../../src/action/policy.js";
+import { unitsUnderBase, withPolicyOf } from "../../src/engine/policy-base.js";
 
 const CONFIG = "fleet:\n  hosts:\n    h:\n      gpus:\n        - { index: 0, total: 96GiB }\n";
 const GOOD = "ENGINE=radiance\nHOST=h\nGPU=0\nGPU_HEADROOM_MIB=64\n";

@@ -57,7 +57,7 @@ describe("planRange: which commits an event gates", () => {
 
 describe("readInputs", () => {
   test("shard: I/N with mode: audit; anything else fails with what to write", () => {
-    expect(readInputs(get({ mode: "audit", shard: " 2/4 " })).shard).toBe("2/4");
+    expect(readInputs(get({ mode: "audit", shard: " 2/4 " })).shard).toEqual({ index: 2, count: 4 });
     expect(readInputs(get({ mode: "audit" })).shard).toBeUndefined();
     expect(() => readInputs(get({ mode: "audit", shard: "5/4" }))).toThrow(/input shard must be I\/N with 1 <= I <= N \(got "5\/4"\)/);
     expect(() => readInputs(get({ mode: "audit", shard: "two" }))).toThrow(/input shard must be I\/N/);

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "vitest";
 import { formatSarif, ruleHelpUri, pathToUri, NO_FILE_URI } from "../../src/report/sarif.js";
 import { formatGithub, formatGithubCommands, summaryMarkdown, workflowCommand, type AnnotationProps } from "../../src/report/github.js";
-import { formatResult } from "../../src/report/index.js";
+import { formatResult } from "../../src/report/reporters.js";
 import { RULES } from "../../src/checks/registry.js";
 import { countFindings, verdictOf, type CheckResult } from "../../src/engine/result.js";
 import type { Finding } from "../../src/model/types.js";
 import { runMemory } from "../helpers/memory.js";
 import { sarifErrors } from "./sarif-schema.js";
-import { cardRowsOf } from "../../src/action/cards.js";
+import { cardRowsOf } from "../../src/report/card-rows.js";
 
 function finding(over: Partial<Finding>): Finding {
   return {

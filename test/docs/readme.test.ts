@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { RULES, CHECKS } from "../../src/checks/registry.js";
 import { rulesMarkdown, ruleAnchor } from "../../src/report/rules-doc.js";
 import { USAGE } from "../../src/cli/usage.js";
-import { FORMATS, REPORTERS } from "../../src/report/index.js";
+import { FORMATS, REPORTERS } from "../../src/report/reporters.js";
 
 const readme = readFileSync("README.md", "utf8");
 

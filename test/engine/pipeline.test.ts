@@ -1,6 +1,6 @@
 // The finding pipeline: its steps in order, and what the order guarantees.
 import { describe, expect, test } from "vitest";
-import { PIPELINE, STEP_NAMES, raise, runSteps } from "../../src/engine/pipeline.js";
+import { PHASE_STEPS, raise, runPhase } from "../../src/engine/pipeline.js";
 import { pipelineContext } from "../../src/engine/run.js";
 import { envParse } from "../../src/checks/env-parse.js";
 import { defaultPolicy, pack } from "../helpers/rule-tester.js";
@@ -8,24 +8,17 @@ import { runMemory } from "../helpers/memory.js";
 import { FAKE } from "../secrets/helpers.js";
 
 describe("the finding pipeline", () => {
-  test("one ordered list of named steps", () => {
-    expect(PIPELINE.map((s) => s.name)).toEqual([
-      "render",
-      "redact",
-      "fingerprint",
-      "place",
-      "baseline",
-      "statuses",
-      "mask",
-      "dedupe",
-      "sort",
-    ]);
-    expect([...STEP_NAMES]).toEqual(PIPELINE.map((s) => s.name));
+  test("named phases of named steps, in one order", () => {
+    expect(PHASE_STEPS).toEqual({
+      identify: ["waivers", "engine-from", "render", "redact", "fingerprint"],
+      judge: ["place", "new-only", "statuses", "baseline", "mask"],
+      collect: ["dedupe", "sort"],
+    });
   });
 
   test("a report naming a message its rule does not have is an internal error", () => {
     const d = raise(envParse, { message: "nope", data: {} }, null);
-    expect(() => runSteps([d], pipelineContext(defaultPolicy(), pack), "render", "render")).toThrow(
+    expect(() => runPhase("identify", [d], pipelineContext(defaultPolicy(), pack))).toThrow(
       /check env\/parse reported unknown message id "nope"/,
     );
   });
@@ -48,8 +41,9 @@ describe("the finding pipeline", () => {
     expect(JSON.stringify(f)).not.toContain(FAKE.ghp);
   });
 
-  test("the last steps (dedupe, sort) run without a context; the others need one", () => {
-    expect(runSteps([], undefined, "dedupe", "sort")).toEqual([]);
-    expect(() => runSteps([], undefined, "render", "render")).toThrow(/the render step needs the pipeline context/);
+  test("the last phase (collect) runs without a context; the others need one", () => {
+    expect(runPhase("collect", [])).toEqual([]);
+    expect(() => runPhase("identify", [])).toThrow(/the waivers step needs the pipeline context/);
+    expect(() => runPhase("judge", [])).toThrow(/the place step needs the pipeline context|the new-only step needs the pipeline context/);
   });
 });

@@ -106,7 +106,7 @@ describe("loadFleet", () => {
     ["a path with a backslash is one name, not two folders", { "scripts\\a.env": ENV("h1") }, [], []],
   ])("%s", async (_, files, read, services) => {
     const snap = fake("s", files);
-    const fleet = await loadFleet(snap, policy, pack);
+    const fleet = (await loadFleet(snap, policy, pack)).written;
     expect(snap.reads).toEqual([read]);
     expect(fleet.services.map((s) => s.name)).toEqual(services);
     expect(fleet.paths).toEqual(Object.keys(files).sort());
@@ -118,7 +118,7 @@ describe("loadFleet", () => {
       "scripts/a.ledger.yaml": "x: 1\n",
       "playbooks/p.yaml": "- hosts: h1\n  tasks:\n    - lineinfile: { path: scripts/a.env, line: MAX_MODEL_LEN=8192 }\n",
     });
-    const fleet = await loadFleet(snap, policy, pack);
+    const fleet = (await loadFleet(snap, policy, pack)).written;
     expect(snap.reads).toEqual([["playbooks/p.yaml", "scripts/a.env", "scripts/a.ledger.yaml"]]);
     expect(Object.keys(fleet.ledgerFacts)).toEqual(["a"]);
     expect(fleet.playbooks?.map((p) => [p.path, p.deploys.map((d) => d.service)])).toEqual([["playbooks/p.yaml", ["a"]]]);
@@ -129,7 +129,7 @@ describe("loadFleet", () => {
     const one = await loadFleet(snap, policy, pack);
     const two = await loadFleet(snap, policy, pack);
     expect(two).not.toBe(one);
-    expect(two.services.map((s) => s.name)).toEqual(one.services.map((s) => s.name));
+    expect(two.written.services.map((s) => s.name)).toEqual(one.written.services.map((s) => s.name));
     expect(snap.reads).toEqual([
       ["scripts/a.env", "scripts/a.ledger.yaml"],
       ["scripts/a.env", "scripts/a.ledger.yaml"],
@@ -149,7 +149,7 @@ describe("createFleetLoader", () => {
       const p = await loader.policy(after, pack);
       const a = await loader.load(after, p, pack);
       const b = await loader.load(again[i - 1]!, p, pack);
-      hosts.push(a.services[0]?.host ?? null, b.services[0]?.host ?? null);
+      hosts.push(a.running.services[0]?.host ?? null, b.running.services[0]?.host ?? null);
     }
     // Unit 1's before (c0) is loaded; every later before is the previous after, from memory.
     expect(hosts).toEqual(["h1", null, "h2", "h1", "h3", "h2"]);
@@ -177,7 +177,7 @@ describe("createFleetLoader", () => {
     };
     await expect(loader.load(flaky, policy, pack)).rejects.toThrow("boom");
     fail = false;
-    expect((await loader.load(flaky, policy, pack)).services).toEqual([]);
+    expect((await loader.load(flaky, policy, pack)).running.services).toEqual([]);
   });
 
   it("policy: one Policy object per config text; a changed kvgate.yaml is a new one", async () => {

@@ -1,6 +1,6 @@
 // The rule tester (ESLint's RuleTester shape): `ruleTester(rule, { valid, invalid })` is a rule's test
 // table; test/rules/rules.test.ts runs every table of test/rules/tables/ through the real engine and
-// finding pipeline (render, redact, fingerprint, place, baseline, statuses, mask, dedupe, sort), and
+// finding pipeline (every phase: identify, judge, collect), and
 // fails on a registered rule that no invalid case raises.
 //
 // A case gives the deploy unit one of three ways:
@@ -18,7 +18,7 @@ import { isCheck } from "../../src/checks/define.js";
 import { CHECKS } from "../../src/checks/registry.js";
 import { checkFleets, unitDrafts } from "../../src/engine/run.js";
 import { auditCommitDrafts } from "../../src/engine/audit.js";
-import { runSteps, type Draft } from "../../src/engine/pipeline.js";
+import { runPhase, type Draft } from "../../src/engine/pipeline.js";
 import { resolvePolicy } from "../../src/config/policy.js";
 import { loadPack } from "../../src/rules/load.js";
 import { DEFAULTS } from "./policy-defaults.js";
@@ -122,10 +122,13 @@ export async function contextOf(c: Case): Promise<CheckContext> {
   const after = memorySnapshot(c.files, "after");
   const policy = c.policy ?? (await policyOf(after, pack));
   const kind = c.kind ?? (before === null ? "all" : "staged");
+  const b = before === null ? null : await loadFleet(memorySnapshot(before, "before"), policy, pack);
+  const a = await loadFleet(after, policy, pack);
   return {
     unit: { kind, id: kind, commit: null, commits: [], files: diffFiles(before, c.files) },
-    before: before === null ? null : await loadFleet(memorySnapshot(before, "before"), policy, pack),
-    after: await loadFleet(after, policy, pack),
+    before: b?.running ?? null,
+    after: a.running,
+    written: { before: b?.written ?? null, after: a.written },
     policy,
     pack,
     env: c.env ?? {},
@@ -177,13 +180,15 @@ export async function runCase(c: Case, rules: readonly AnyRule[] = CHECKS): Prom
       },
       before,
       after: c.fleet,
+      // A fleet built in memory has no deploy file: as written is as it runs.
+      written: { before, after: c.fleet },
       policy: c.policy ?? defaultPolicy(),
       pack,
       env: c.env ?? {},
     };
     drafts = checkFleets(ctx, checks);
   }
-  return runSteps(drafts, undefined, "dedupe", "sort").map(asActual);
+  return runPhase("collect", drafts).map(asActual);
 }
 
 /** The rule ids a table's findings may carry: the rule's own, and its family's. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cardUsage } from "../../src/kv/card-usage.js";
-import { explainVllm } from "../../src/kv/explain.js";
+import { explainVllm } from "../../src/explain/vllm.js";
 import { renderCardTable } from "../../src/report/card-table.js";
 import { GiB, fleet, pack, policyOf, seat, tenant, voices } from "./fixtures.js";
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { solvePlan } from "../../src/plan/solve.js";
 import { prepare, worstOf } from "../../src/plan/prepare.js";
 import { greedy, localSearch } from "../../src/plan/heuristic.js";
-import type { PlanInput } from "../../src/plan/types.js";
+import type { PlanInput } from "../../src/plan/problem.js";
 import { planForHost } from "../../src/plan/host.js";
 import { gapGiB, renderPlan } from "../../src/report/plan.js";
 import { GiB, fleet, pack, policyOf, seat, tenant } from "../kv/fixtures.js";

@@ -5,7 +5,6 @@ import { join, relative } from "node:path";
 import { describe, expect, test } from "vitest";
 import { contextOf, runCase, type Actual } from "../helpers/rule-tester.js";
 import { playbookPaths } from "../../src/load/playbooks.js";
-import { buildService } from "../../src/model/build.js";
 import { playbookContexts } from "../../src/engine/playbook-deploys.js";
 import type { CheckContext } from "../../src/checks/define.js";
 
@@ -57,7 +56,7 @@ describe("the example fleet's rebalance playbook", () => {
 
   test("the seats it deploys carry the playbook's lines as origins", async () => {
     const { ctx } = await run(null, example);
-    const [p] = playbookContexts(ctx, (env, name) => buildService(env, ctx.pack, ctx.policy, name));
+    const [p] = playbookContexts(ctx);
     const coder = p?.ctx.after.services.find((s) => s.name === "coder");
     expect([
       coder?.settings.max_model_len?.value,

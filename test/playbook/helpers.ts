@@ -2,7 +2,7 @@
 // reader over an in-memory repo, and rule-tester cases for the playbook rules.
 import type { Case } from "../helpers/rule-tester.js";
 import type { FleetState, Service } from "../../src/model/types.js";
-import type { EnvEdit, PlaybookRead, ReadOptions } from "../../src/playbook/types.js";
+import type { EnvEdit, PlaybookRead, ReadOptions } from "../../src/playbook/records.js";
 import type { UnitKind } from "../../src/git/types.js";
 import { readPlaybook } from "../../src/playbook/plays.js";
 import { parseEnv } from "../../src/parse/env.js";

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { parseEnv } from "../../src/parse/env.js";
 import { overlayEnv, deployedEnv } from "../../src/playbook/overlay.js";
-import type { EnvEdit, PlaybookDeploy } from "../../src/playbook/types.js";
+import type { EnvEdit, PlaybookDeploy } from "../../src/playbook/records.js";
 
 const F = "scripts/coder.env";
 const PB = "playbooks/p.yaml";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parseEnv } from "../../src/parse/env.js";
 import { readSettings } from "../../src/model/settings.js";
 import { ledgerEntryOf } from "../../src/parse/ledger-facts.js";
-import { explainRadiance } from "../../src/radiance/explain.js";
+import { explainRadiance } from "../../src/explain/radiance.js";
 import { CHECKS } from "../../src/checks/registry.js";
 import { runCase } from "../helpers/rule-tester.js";
 import type { Service } from "../../src/model/types.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { explainRadiance, explainRadianceService } from "../../src/radiance/explain.js";
+import { explainRadiance, explainRadianceService } from "../../src/explain/radiance.js";
 import { factsYaml, frank, frankState, ledgerOf, policyOf } from "./fixtures.js";
 
 const side = (over: Record<string, string | undefined> = {}, ledger = ledgerOf("frank-archon")) => ({ service: frank(over), ledger });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fundingFromInputs, fundingOf, expertFloorMib } from "../../src/radiance/funding.js";
-import { renderFunding } from "../../src/radiance/render.js";
+import { renderFunding } from "../../src/explain/radiance-tables.js";
 import { factsOf, factsYaml, frank } from "./fixtures.js";
 
 const MiB = 1024 * 1024;

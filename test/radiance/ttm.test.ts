@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ttmLedgerOf } from "../../src/radiance/ttm.js";
-import { renderTtm } from "../../src/radiance/render.js";
+import { renderTtm } from "../../src/explain/radiance-tables.js";
 import { frank, policyOf } from "./fixtures.js";
 
 const ledger = (over: Record<string, string | undefined> = {}) => {

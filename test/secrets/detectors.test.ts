@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtinDetectors, loadDetectors } from "../../src/rules/detectors.js";
-import { packRoot } from "../../src/rules/root.js";
+import { packRoot } from "../../src/init/package-root.js";
 import { scanLines, numberLines } from "../../src/secrets/scan.js";
 import { secretScan } from "../../src/checks/secret-scan.js";
 import { RULES } from "../../src/checks/registry.js";

@@ -21,7 +21,7 @@ beforeAll(async () => {
 import { resolve } from "node:path";
 import { execFileSync } from "node:child_process";
 import { prepareCommitMsg } from ${JSON.stringify(join(root, "src/secrets/trailers.ts"))};
-import { loadVerdict } from ${JSON.stringify(join(root, "src/secrets/verdict.ts"))};
+import { loadVerdict } from ${JSON.stringify(join(root, "src/git/verdict-store.ts"))};
 const [file, source] = process.argv.slice(2);
 const git = (...a: string[]) => execFileSync("git", a, { encoding: "utf8" }).trim();
 const tree = git("write-tree");
@@ -69,7 +69,7 @@ function recordPass(git: (...a: string[]) => string, dir: string): string {
 
 beforeAll(async () => {
   await build({
-    entryPoints: [join(root, "src/secrets/verdict.ts")],
+    entryPoints: [join(root, "src/git/verdict-store.ts")],
     bundle: true,
     platform: "node",
     format: "esm",

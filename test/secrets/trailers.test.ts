@@ -7,7 +7,7 @@ import {
   trailerVerdict,
   trailersOfMessage,
 } from "../../src/secrets/trailers.js";
-import type { VerdictRecord } from "../../src/secrets/verdict.js";
+import type { VerdictRecord } from "../../src/git/verdict-store.js";
 
 const T = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const T2 = "b".repeat(40);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadVerdict, saveVerdict, verdictFile, verdictRecordOf, type VerdictRecord } from "../../src/secrets/verdict.js";
+import { loadVerdict, saveVerdict, verdictFile, verdictRecordOf, type VerdictRecord } from "../../src/git/verdict-store.js";
 
 const TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const OTHER = "a".repeat(40);

@@ -1,6 +1,6 @@
 // Reading one spend row: LiteLLM's timestamps, the token columns, and why a row cannot be used.
 import { describe, expect, test } from "vitest";
-import { parseTimestamp } from "../../src/usage/timestamps.js";
+import { parseTimestamp } from "../../src/units/timestamps.js";
 import { keyAliasOf, spendRowOf } from "../../src/usage/row.js";
 import { JsonArraySplitter } from "../../src/usage/json-array.js";
 import { ServiceMap } from "../../src/usage/services.js";

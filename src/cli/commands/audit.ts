@@ -3,11 +3,8 @@ import { parse, oneOf } from "../args.js";
 import { UsageError } from "../../errors.js";
 import { emit } from "../io.js";
 import { loadPack, policyFromFile, repoDirOf } from "../context.js";
-import { openRepo } from "../../git/index.js";
 import type { Shard } from "../../git/index.js";
-import { policyOf } from "../../load/config.js";
-import { auditResult, createAuditor, type AuditRow } from "../../engine/audit.js";
-import { ignoreOf } from "../../engine/run.js";
+import { openRepo, runAudit } from "../../engine/api.js";
 import { formatAuditJson, formatAuditText } from "../../report/audit.js";
 import { useColor } from "../../report/color.js";
 import { progress } from "../progress.js";
@@ -50,32 +47,21 @@ export async function auditCommand(argv: string[]): Promise<number> {
   const shard = parseShard(values.shard);
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
   const pack = loadPack();
-  const repo = await openRepo(await repoDirOf(values.repo));
-  // One git log for the whole range; only the added lines are read, never whole blobs. It starts
-  // now, so git walks the range and writes the first diffs while the policy below is parsed; its
-  // errors (a bad range) are still reported after the policy's, as they were.
-  const commits = repo.addedLinesInRange(range, shard)[Symbol.asyncIterator]();
-  const first = commits.next();
-  first.catch(() => undefined); // awaited in the loop below
-  const rows: AuditRow[] = [];
-  try {
-    // The current policy: --config, else the working tree's kvgate.yaml.
-    const worktree = await repo.snapshot("worktree");
-    const policy = policyFromFile(values.config, pack) ?? (await policyOf(worktree, pack));
-    const ignore = await ignoreOf(worktree);
-    const total = process.stderr.isTTY && !shard ? (await repo.commitsInRange(range)).length : 0;
-    const bar = progress(process.stderr, total, "auditing");
-    const audit = createAuditor(policy, pack, ignore);
-    for (let next = await first; next.done !== true; next = await commits.next()) {
-      rows.push(audit(next.value).row);
-      bar.tick();
-    }
-    bar.done();
-  } finally {
-    // Stopped early (a bad policy, a failed commit): the rest of the log is not read, and git is ended.
-    await commits.return?.(undefined);
-  }
-  const result = auditResult(shard ? `${range} (shard ${shard.index}/${shard.count})` : range, rows);
+  const policy = policyFromFile(values.config, pack);
+  let bar: ReturnType<typeof progress> | null = null;
+  const result = await runAudit({
+    repo: await openRepo(await repoDirOf(values.repo)),
+    range,
+    ...(shard ? { shard } : {}),
+    pack,
+    ...(policy ? { policy } : {}),
+    progress: {
+      total: process.stderr.isTTY,
+      start: (total) => (bar = progress(process.stderr, total, "auditing")),
+      tick: () => bar?.tick(),
+      done: () => bar?.done(),
+    },
+  });
   emit(
     format === "json"
       ? formatAuditJson(result)

@@ -3,8 +3,8 @@
 // the folder are asked of git while the checks run, so the hook does not wait for them afterwards.
 import type { CheckResult } from "../../engine/result.js";
 import type { Selection } from "../../git/types.js";
-import type { Source } from "../source.js";
-import { saveVerdict, verdictRecordOf } from "../../secrets/verdict.js";
+import type { Source } from "../../engine/api.js";
+import { saveVerdict, verdictRecordOf } from "../../git/verdict-store.js";
 import type { DeployUnit } from "../../git/types.js";
 import type { FleetLoader } from "../../load/fleet.js";
 import type { RulesPack } from "../../rules/pack.js";
@@ -45,7 +45,7 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
       if (typeof __KVGATE_BUILD__ === "undefined" || repo.prefix !== "") return;
       const [policy, configs, [, dir]] = await Promise.all([loader.policy(unit.after, pack), unit.after.read([...CONFIG_NAMES]), where]);
       // The fleet is the one this run checked (the loader keeps it): no second read.
-      const fleet = await loader.load(unit.after, policy, pack);
+      const fleet = (await loader.load(unit.after, policy, pack)).written;
       const isCompose = picomatch(policy.compose, { dot: true });
       const fleetGlobs = fleetChangeGlobs(
         policy,

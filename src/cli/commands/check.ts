@@ -1,28 +1,18 @@
 // kvgate check: gate the staged change (default), one commit, a range, or the whole tree.
-import { resolve } from "node:path";
 import { parse, oneOf } from "../args.js";
 import { UsageError } from "../../errors.js";
 import { emit } from "../io.js";
 import { loadPack, policyFromFile, repoDirOf } from "../context.js";
-import { checkUnits } from "../../engine/run.js";
-import { formatResult, FORMATS, type Format } from "../../report/index.js";
-import { openSource } from "../source.js";
+import { openSource, runCheck } from "../../engine/api.js";
+import { formatResult, FORMATS, type Format } from "../../report/reporters.js";
 import type { Selection } from "../../git/types.js";
-import type { Mode } from "../../engine/result.js";
 import { startVerdictRecording } from "./check-hooks.js";
 import { overrideEnv } from "../override-env.js";
 import { useColor } from "../../report/color.js";
-import { createFleetLoader, type FleetLoader } from "../../load/fleet.js";
-import { loadPolicy } from "../../config/load.js";
-import type { CheckResult } from "../../engine/result.js";
-import type { Policy } from "../../config/policy.js";
-import type { RulesPack } from "../../rules/pack.js";
-import type { DeployUnit } from "../../git/types.js";
-import { assertFixable, describeFixes, fixAndRecheck } from "./check-fix.js";
+import { describeFixes } from "../../report/fixes.js";
 import { readFileSync } from "node:fs";
 import { GateError } from "../../errors.js";
 import { parseBaseline } from "../../engine/baseline-file.js";
-import { fixFileTexts } from "../../fix/texts.js";
 
 /** --baseline FILE's text; a missing or unreadable file stops the run (exit 2) with the fix. */
 function readBaselineFile(file: string): string {
@@ -81,70 +71,43 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const failOn = oneOf("fail-on", values["fail-on"], ["error", "warning", "never"] as const, "error");
   const pack = loadPack();
   const policy = policyFromFile(values.config, pack);
-  const source = await openSource(await repoDirOf(values.repo), true);
-  const units = await source.units(selection);
+  const dir = await repoDirOf(values.repo);
+  const source = await openSource(dir, true);
   const recording = startVerdictRecording(source, selection);
   if (process.env.KVGATE_TEST_FAULT === "engine") throw new Error("injected fault (KVGATE_TEST_FAULT=engine)");
-  const mode: Mode = selection.mode;
-  const loader = createFleetLoader();
   const baseline = values.baseline === undefined ? undefined : parseBaseline(readBaselineFile(values.baseline), values.baseline);
-  const runOpts = {
-    mode,
+  const run = await runCheck({
+    dir,
+    source,
+    selection,
     failOn,
     pack,
     env: overrideEnv(selection, process.env),
-    loader,
     ...(policy ? { policy } : {}),
     ...(baseline ? { baseline } : {}),
-  };
-  let result = await checkUnits(units, runOpts);
+  });
+  let result = run.result;
   // The verdict recorded is the staged tree's: --fix writes the working tree, not the index.
   await recording.save(result);
-  const staged = units[0];
-  if (staged && values.config === undefined) await recording.saveFastPathKey(staged, loader, pack);
+  const staged = run.units[0];
+  if (staged && values.config === undefined) await recording.saveFastPathKey(staged, run.loader, pack);
   if (values.fix) {
-    const base = source.repo ? resolve(source.repo.root, source.repo.prefix) : await repoDirOf(values.repo);
-    const run = await fixAndRecheck({
-      source,
-      base,
-      selection,
-      units,
-      first: result,
-      check: (u) => checkUnits(u, { ...runOpts, loader: createFleetLoader() }),
-    });
-    result = run.result;
+    const fixed = await run.fix();
+    result = fixed.result;
     // Text keeps one stream; a machine format stays parseable on stdout, so the summary goes to stderr.
-    (format === "text" && values.output === undefined ? process.stdout : process.stderr).write(describeFixes(run));
+    (format === "text" && values.output === undefined ? process.stdout : process.stderr).write(describeFixes(fixed));
   }
   const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
   // SARIF's fixes are replacements in the tree that was checked (the newest unit's); after --fix that
   // tree is not what the working tree holds any more, so the fixes left are given without them.
-  const newest = units[units.length - 1];
-  const files = format === "sarif" && !values.fix && newest ? await fixFileTexts(result.findings, newest.after) : undefined;
-  emit(
-    formatResult(result, format, {
-      color,
-      overrideName: await overrideNameOf(result, policy, units, loader, pack),
-      ...(files ? { files } : {}),
-    }),
-    values.output,
-  );
+  const files = format === "sarif" && !values.fix ? await run.fixTexts() : undefined;
+  emit(formatResult(result, format, { color, overrideName: await run.overrideName(), ...(files ? { files } : {}) }), values.output);
   return result.verdict === "fail" ? 1 : 0;
 }
 
-/**
- * The override variable as kvgate.yaml names it, for the text that explains allowed findings:
- * --config's, else the newest unit's kvgate.yaml (read only when something was allowed).
- */
-async function overrideNameOf(
-  result: CheckResult,
-  policy: Policy | undefined,
-  units: DeployUnit[],
-  loader: FleetLoader,
-  pack: RulesPack,
-): Promise<string> {
-  const newest = units[units.length - 1];
-  if (policy) return policy.secrets.override;
-  if (result.counts.allowed > 0 && newest) return (await loader.policy(newest.after, pack)).secrets.override;
-  return loadPolicy(null, "kvgate.yaml", pack).secrets.override;
+/** `--fix` writes the working tree: it goes with --staged and --all, not with a commit or a range. */
+function assertFixable(selection: Selection): void {
+  if (selection.mode === "commit" || selection.mode === "range") {
+    throw new UsageError(`--fix writes the working tree: use it with --staged or --all, not --${selection.mode}`);
+  }
 }

@@ -2,8 +2,8 @@
 // arithmetic per seat, the per-card memory table, and for radiance the funding and the TTM ledger.
 import { parse, oneOf } from "../args.js";
 import { GateError } from "../../errors.js";
-import { loadWorkingFleet } from "../working-fleet.js";
-import { explainJson, explainText } from "../../explain/index.js";
+import { workingView } from "../view.js";
+import { explainJson, explainText } from "../../explain/fleet.js";
 import { useColor } from "../../report/color.js";
 import { createMasker } from "../../secrets/mask.js";
 import type { FleetState } from "../../model/types.js";
@@ -19,7 +19,7 @@ const OPTIONS = { repo: { type: "string" }, format: { type: "string" }, config: 
 export async function explainCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, OPTIONS, 1);
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
-  const { fleet, before, policy, pack } = await loadWorkingFleet(values);
+  const { running: fleet, before, policy, pack } = await workingView(values);
   // A compose service's key (vllm-voices) names the fleet service it deploys (voices).
   const asked = positionals[0];
   const only = asked === undefined || fleet.services.some((s) => s.name === asked) ? asked : (composeServiceOf(fleet, asked) ?? asked);

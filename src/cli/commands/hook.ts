@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { parse } from "../args.js";
 import { GateError, UsageError } from "../../errors.js";
 import { openRepo } from "../../git/index.js";
-import { loadVerdict } from "../../secrets/verdict.js";
+import { loadVerdict } from "../../git/verdict-store.js";
 import { prepareCommitMsg } from "../../secrets/trailers.js";
 import { isReplay } from "../fast-hook.js";
 

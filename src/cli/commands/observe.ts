@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { parse, oneOf, timeOption, withUsage } from "../args.js";
 import { GateError, UsageError } from "../../errors.js";
 import { emit } from "../io.js";
-import { loadWorkingFleetIfAny } from "../working-fleet.js";
+import { workingViewIfAny } from "../view.js";
 import { useColor } from "../../report/color.js";
 import { cardUsage, usageOfCard, type CardUsage } from "../../kv/card-usage.js";
 import { readMetricsFile } from "../../observe/read.js";
@@ -37,8 +37,8 @@ async function fleetCards(values: {
   repo?: string | undefined;
   config?: string | undefined;
 }): Promise<{ ledgers: CardUsage[]; hosts: string[] }> {
-  const w = await loadWorkingFleetIfAny(values);
-  return w ? { ledgers: cardUsage(w.fleet, w.policy, w.pack), hosts: Object.keys(w.policy.fleet.hosts) } : { ledgers: [], hosts: [] };
+  const w = await workingViewIfAny(values);
+  return w ? { ledgers: cardUsage(w.running, w.policy, w.pack), hosts: Object.keys(w.policy.fleet.hosts) } : { ledgers: [], hosts: [] };
 }
 
 export function observeCommand(argv: string[]): Promise<number> {

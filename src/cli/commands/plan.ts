@@ -3,7 +3,7 @@
 // that raises the most seats to their model's native maximum context (src/plan/raise.ts).
 import { parse, oneOf } from "../args.js";
 import { GateError } from "../../errors.js";
-import { loadWorkingFleet } from "../working-fleet.js";
+import { workingView } from "../view.js";
 import { planForHost, planHosts } from "../../plan/host.js";
 import { renderPlan, renderRaise } from "../../report/plan.js";
 import { raiseContextsForHost } from "../../plan/raise.js";
@@ -21,7 +21,7 @@ const OPTIONS = {
 export async function planCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, OPTIONS, 0);
   const format = oneOf("format", values.format, ["text", "json"] as const, "text");
-  const { fleet, written, policy, pack } = await loadWorkingFleet(values);
+  const { running: fleet, written, policy, pack } = await workingView(values);
   const known = planHosts(fleet);
   if (known.length === 0)
     throw new GateError("no hosts to plan: kvgate.yaml has no fleet.hosts", { hint: "list the hosts and their cards under fleet.hosts" });

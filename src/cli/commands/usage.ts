@@ -3,7 +3,7 @@
 import { statSync } from "node:fs";
 import { parse, oneOf, timeOption, withUsage } from "../args.js";
 import { UsageError } from "../../errors.js";
-import { loadWorkingFleetIfAny } from "../working-fleet.js";
+import { workingViewIfAny } from "../view.js";
 import { useColor } from "../../report/color.js";
 import { byteProgress } from "../byte-progress.js";
 import { ServiceMap } from "../../usage/services.js";
@@ -32,8 +32,8 @@ async function seatsOf(values: {
   repo?: string | undefined;
   config?: string | undefined;
 }): Promise<{ seats: Map<string, SeatView>; policy: Policy | null }> {
-  const w = await loadWorkingFleetIfAny(values);
-  return w ? { seats: seatViews(w.fleet, w.policy, w.pack), policy: w.policy } : { seats: new Map(), policy: null };
+  const w = await workingViewIfAny(values);
+  return w ? { seats: seatViews(w.running, w.policy, w.pack), policy: w.policy } : { seats: new Map(), policy: null };
 }
 
 export function usageCommand(argv: string[]): Promise<number> {

@@ -6,8 +6,8 @@ import type { RulesPack } from "../rules/pack.js";
 import { COLORS, PLAIN } from "../report/color.js";
 import { sizesKvByLedger, sizesKvPerSeat } from "../model/engine.js";
 import { formatBytes, formatInt } from "../units/bytes.js";
-import { explainRadianceService } from "../radiance/explain.js";
-import { explainVllm } from "../kv/explain.js";
+import { explainRadianceService } from "./radiance.js";
+import { explainVllm } from "./vllm.js";
 import { renderCardTable } from "../report/card-table.js";
 import { valueText } from "../units/text.js";
 

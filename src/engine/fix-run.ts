@@ -2,15 +2,15 @@
 // never the index (the user reviews and stages them), then checks again: the staged change as it
 // will be once the fixes are staged (HEAD → working tree), or the working tree under --all. Up to
 // three rounds, so a fix whose value uncovers the next rule's number (the TTM floor after the pool)
-// is written too. Prints what it changed and what is left; the exit code is the re-check's.
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { GateError, UsageError } from "../../errors.js";
-import { applyFixes, type AppliedFix, type FailedFix } from "../../fix/edit.js";
-import { fixesOf, type RuledFix } from "../../fix/collect.js";
-import type { CheckResult } from "../../engine/result.js";
-import type { ChangedFile, DeployUnit, Selection } from "../../git/types.js";
-import type { Source } from "../source.js";
+// is written too. The CLI prints what it changed and what is left (src/report/fixes.ts); the exit
+// code is the re-check's.
+import { GateError } from "../errors.js";
+import { applyFixes, type AppliedFix, type FailedFix } from "../fix/edit.js";
+import { fixesOf, type RuledFix } from "../fix/collect.js";
+import type { CheckResult } from "./result.js";
+import type { ChangedFile, DeployUnit, Selection } from "../git/types.js";
+import type { Source } from "./source.js";
+import { readWorkingFile, writeWorkingFile } from "../load/worktree.js";
 
 export interface FixRun {
   result: CheckResult;
@@ -20,12 +20,6 @@ export interface FixRun {
 
 const ROUNDS = 3;
 
-export function assertFixable(selection: Selection): void {
-  if (selection.mode === "commit" || selection.mode === "range") {
-    throw new UsageError(`--fix writes the working tree: use it with --staged or --all, not --${selection.mode}`);
-  }
-}
-
 /** Writes one round of fixes; returns the new texts by path. */
 async function writeRound(base: string, result: CheckResult, run: FixRun, tried: Set<string>): Promise<Map<string, string>> {
   const written = new Map<string, string>();
@@ -33,10 +27,9 @@ async function writeRound(base: string, result: CheckResult, run: FixRun, tried:
     const fresh = fixes.filter((f) => !tried.has(`${f.file}\u0000${f.key}\u0000${f.value}`));
     if (fresh.length === 0) continue;
     for (const f of fresh) tried.add(`${f.file}\u0000${f.key}\u0000${f.value}`);
-    const abs = join(base, path);
     let text: string;
     try {
-      text = await readFile(abs, "utf8");
+      text = await readWorkingFile(base, path);
     } catch (e) {
       run.failed.push(
         ...fresh.map((fix) => ({
@@ -53,7 +46,7 @@ async function writeRound(base: string, result: CheckResult, run: FixRun, tried:
     run.failed.push(...edit.failed.map((f) => ({ ...f, rule: ruleOf(f.fix) })));
     if (edit.applied.length === 0) continue;
     try {
-      await writeFile(abs, edit.text);
+      await writeWorkingFile(base, path, edit.text);
     } catch (e) {
       throw new GateError(`cannot write ${path}: ${(e as Error).message}`, {
         hint: "make the file writable, or apply the fixes the report names by hand",
@@ -108,29 +101,4 @@ export async function fixAndRecheck(opts: {
     run.result = await opts.check(await recheckUnits(opts.source, opts.selection, opts.units, texts));
   }
   return run;
-}
-
-/** File text shown back (the old value) with its control characters escaped, so it cannot rewrite the terminal. */
-function shown(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
-
-/** What --fix did, as lines: each value written (file:line key old → new, the rule), each fix it could not place. */
-export function describeFixes(run: FixRun): string {
-  const out: string[] = [];
-  if (run.applied.length === 0 && run.failed.length === 0) out.push("kvgate --fix: no finding carries a value fix; nothing written");
-  else
-    out.push(
-      `kvgate --fix: wrote ${run.applied.length} value${run.applied.length === 1 ? "" : "s"} into the working tree (not staged: review and git add them)`,
-    );
-  for (const a of run.applied) {
-    const was = a.from === null ? "added" : `${shown(a.from)} →`;
-    out.push(`  fixed ${a.fix.file}:${a.line} ${a.fix.key} ${was} ${a.to} (${a.rule})`);
-  }
-  for (const f of run.failed) out.push(`  not fixed ${f.fix.file}: ${f.fix.key}=${f.fix.value} (${f.rule}): ${f.why}`);
-  const left = run.result.findings.filter((f) => f.status === "open").length;
-  out.push(
-    left === 0 ? "  left: nothing open after the fixes" : `  left: ${left} open finding${left === 1 ? "" : "s"} after the fixes (below)`,
-  );
-  return out.join("\n") + "\n";
 }

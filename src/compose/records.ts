@@ -1,7 +1,7 @@
 // What the compose reader returns: per compose service, the env settings it deploys, each with the
 // file and line that writes it. A ComposeDeploy is a PlaybookDeploy (same edits, same fields), so the
 // playbook overlay, drift and deploy-state functions take it unchanged.
-import type { PlaybookDeploy, PlaybookProblem } from "../playbook/types.js";
+import type { PlaybookDeploy, PlaybookProblem } from "../playbook/records.js";
 
 /** Contract section 14: the compose files kvgate reads (kvgate.yaml `compose:`, this is the default). */
 export const COMPOSE_GLOB = "**/{docker-compose,compose}*.{yml,yaml}";

@@ -2,18 +2,12 @@
 // ledger, before and after the change, as text and as the JSON objects of contract section 10.
 import type { Policy } from "../config/policy.js";
 import type { FleetState, Service } from "../model/types.js";
-import type { LedgerEntry, LedgerFacts } from "../parse/ledger-facts.js";
 import { formatLedgerProblem, ledgerPathOf } from "../parse/ledger-facts.js";
-import { fundingInputsOf, fundingFromInputs, fundingJson, type Funding } from "./funding.js";
-import { ttmLedgerOf, ttmJson, type TtmLedger } from "./ttm.js";
-import { renderFunding, renderTtm } from "./render.js";
-import { ledgerEntry } from "./settings.js";
-
-export interface RadianceSide {
-  service: Service;
-  /** `FleetState.ledgerFacts[service.name]` of that side. */
-  ledger: LedgerEntry | undefined;
-}
+import { fundingJson } from "../radiance/funding.js";
+import { fundingSides, type RadianceSide } from "../radiance/sides.js";
+import { ttmLedgerOf, ttmJson, type TtmLedger } from "../radiance/ttm.js";
+import { renderFunding, renderTtm } from "./radiance-tables.js";
+import { ledgerEntry } from "../radiance/settings.js";
 
 export interface RadianceExplain {
   /** `ttm { ledger_mib ttm_min_mib ttm_target_mib … terms }`, with `before` when there is one. */
@@ -23,28 +17,6 @@ export interface RadianceExplain {
   /** Why a part is missing (no ledger facts file, a bad one, an unset setting). */
   problems: string[];
   text: string;
-}
-
-/** Facts for one side; the before side falls back to the after side's facts (a ledger added with the change). */
-function factsOf(side: RadianceSide | null, fallback?: LedgerFacts): LedgerFacts | undefined {
-  const e = side?.ledger;
-  return e?.ok ? e.facts : fallback;
-}
-
-export function fundingSides(
-  after: RadianceSide,
-  before: RadianceSide | null,
-): { before: Funding | null; after: Funding | null; missing: string[] } {
-  const afterFacts = factsOf(after);
-  const a = fundingInputsOf(after.service);
-  const fAfter = afterFacts && a.ok ? fundingFromInputs(a.inputs, afterFacts) : null;
-  let fBefore: Funding | null = null;
-  if (before) {
-    const bFacts = factsOf(before, afterFacts);
-    const b = fundingInputsOf(before.service);
-    fBefore = bFacts && b.ok ? fundingFromInputs(b.inputs, bFacts) : null;
-  }
-  return { before: fBefore, after: fAfter, missing: a.ok ? [] : a.missing };
 }
 
 export function explainRadiance(after: RadianceSide, before: RadianceSide | null, policy: Policy): RadianceExplain {

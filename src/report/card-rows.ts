@@ -1,13 +1,12 @@
 // The per-card memory table of the job summary, from the card usage (`cardUsage`, the numbers
-// `gpu/fits` and `kvgate explain` use). A radiance card is sized by its own ledger (section 6), not by
-// vLLM footprints, so its used/spare show as "—" rather than a misleading vLLM-only sum. With an
-// observed file (kvgate.yaml `observed:`), each card's free memory at plateau shows beside them.
-import type { Repo } from "../git/index.js";
+// `gpu/fits` and `kvgate explain` use) of the fleet as it runs. A radiance card is sized by its own
+// ledger (docs/radiance.md), not by vLLM footprints, so its used/spare show as "—" rather than a
+// misleading vLLM-only sum. With an observed file (kvgate.yaml `observed:`), each card's free memory
+// at plateau shows beside them.
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
-import type { CardRow } from "../report/github.js";
+import type { CardRow } from "./github.js";
 import type { FleetState } from "../model/types.js";
-import { loadFleet } from "../load/fleet.js";
 import { cardUsage, type CardUsage } from "../kv/card-usage.js";
 
 /** `observed`: the fleet's observed file as the loader read it; each card's plateau goes beside its footprint. */
@@ -25,7 +24,7 @@ export function cardRowsOf(usages: readonly CardUsage[], observed?: FleetState["
   }));
 }
 
-export async function cardRows(repo: Repo, head: string, policy: Policy, pack: RulesPack): Promise<CardRow[]> {
-  const fleet = await loadFleet(await repo.snapshot(head), policy, pack);
-  return cardRowsOf(cardUsage(fleet, policy, pack), fleet.observed);
+/** The rows of a fleet as it runs. */
+export function cardRows(running: FleetState, policy: Policy, pack: RulesPack): CardRow[] {
+  return cardRowsOf(cardUsage(running, policy, pack), running.observed);
 }

@@ -3,10 +3,10 @@
 import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
-import { cardUsage, type CardUsage } from "./card-usage.js";
-import { worstBootOrder, type WorstBoot } from "./boot-order.js";
-import { seatFootprint, vllmSeats } from "./seat.js";
-import { yarnOf } from "./yarn.js";
+import { cardUsage, type CardUsage } from "../kv/card-usage.js";
+import { worstBootOrder, type WorstBoot } from "../kv/boot-order.js";
+import { seatFootprint, vllmSeats } from "../kv/seat.js";
+import { yarnOf } from "../kv/yarn.js";
 
 interface VllmServiceExplain {
   name: string;

@@ -42,14 +42,21 @@ export interface PlaybookProblem {
   key?: string;
 }
 
-export interface PlaybookRead {
+/** A file that deploys services: a playbook, or a compose file read into the same shape (its
+ *  deploys are PlaybookDeploys), so the overlay, drift and placement functions take either. */
+export interface DeployFile {
   path: string;
-  /** False for valid YAML that holds no play (a vars file, a tasks file, a mapping). */
-  isPlaybook: boolean;
+  kind: "playbook" | "compose";
   deploys: PlaybookDeploy[];
   problems: PlaybookProblem[];
-  /** Every file the playbook read: itself, included tasks files, vars files, templates. */
+  /** Every file the read used: itself, included tasks files, vars files, templates (or compose's own). */
   files: string[];
+}
+
+export interface PlaybookRead extends DeployFile {
+  kind: "playbook";
+  /** False for valid YAML that holds no play (a vars file, a tasks file, a mapping). */
+  isPlaybook: boolean;
 }
 
 /** How the reader finds files: a callback over files already loaded (null when not in the repo). */

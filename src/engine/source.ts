@@ -1,10 +1,10 @@
-// Opens what a command reads: a git repository (or a folder inside one), or, for --all and explain,
-// a plain folder that is not in a repository.
+// What a command reads: a git repository (or a folder inside one), or, for --all and the views, a plain
+// folder that is not in a repository.
 import { openRepo, openTree, type Repo } from "../git/index.js";
 import type { DeployUnit, Selection } from "../git/types.js";
 
 export interface Source {
-  /** null for a plain folder (only --all works there). */
+  /** null for a plain folder (only `--all` works there). */
   repo: Repo | null;
   units(selection: Selection): Promise<DeployUnit[]>;
 }

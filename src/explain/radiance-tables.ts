@@ -1,7 +1,7 @@
 // The text tables of `kvgate explain <endpoint>` for radiance: every funding term per card and every
 // TTM ledger term, before and after the change, and which lever moves what.
-import type { CardFunding, Funding } from "./funding.js";
-import type { TtmLedger } from "./ttm.js";
+import type { CardFunding, Funding } from "../radiance/funding.js";
+import type { TtmLedger } from "../radiance/ttm.js";
 import { MiB, formatNumber } from "../units/bytes.js";
 
 const n = (v: number, digits = 2): string => formatNumber(v, digits);
