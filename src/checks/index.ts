@@ -23,6 +23,7 @@ import { fleetTenantIsService } from "./fleet-tenant-is-service.js";
 import { fleetTpMismatch } from "./fleet-tp-mismatch.js";
 import { fleetUnknownCard } from "./fleet-unknown-card.js";
 import { fleetUnknownHost } from "./fleet-unknown-host.js";
+import { fleetUnsized } from "./fleet-unsized.js";
 import { genOutputCap } from "./gen-output-cap.js";
 import { gpuFits } from "./gpu-fits.js";
 import { gpuPlateau } from "./gpu-plateau.js";
@@ -77,6 +78,7 @@ export const RULE_MODULES: readonly AnyRule[] = [
   fleetTpMismatch,
   fleetUnknownCard,
   fleetUnknownHost,
+  fleetUnsized,
   genOutputCap,
   gpuFits,
   gpuPlateau,

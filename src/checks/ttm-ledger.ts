@@ -4,7 +4,7 @@ import { defineCheck, type Report } from "./define.js";
 import { ledgerSizedServices, lineOf, num } from "../radiance/settings.js";
 import { ttmData, ttmLedgerOf, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
-import { settingFix } from "../fix/setting.js";
+import { settingFix } from "../model/setting-fix.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 
 type Data = TtmData & { fix?: ValueFix; fixes?: ValueFix[] };

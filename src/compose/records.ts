@@ -52,6 +52,8 @@ export interface ComposeDeploy extends PlaybookDeploy {
   cards: CardsLine | null;
   /** The env_file paths it loads, in order (repo-relative; only those in the repository). */
   envFiles: string[];
+  /** Compose keys of the services it waits for as healthy before it starts (depends_on … service_healthy). */
+  healthyFirst?: string[];
 }
 
 /** Same shape as a PlaybookProblem. `parse` (error): something `docker compose config` refuses (YAML
@@ -70,6 +72,8 @@ export interface ComposeRead {
   /** Compose files this one pulls in (include, extends `file:`, the override file): they are deployed
    *  as part of it, so they are not deploys of their own (see readComposeFiles). */
   composeFiles: string[];
+  /** Services it starts that are not fleet seats (a UI, a proxy): named in the coverage line, not sized. */
+  others?: string[];
 }
 
 /** A file as the loader has it: text, or why it is not text (non-UTF-8, NUL bytes). */

@@ -108,7 +108,24 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
     gpu: gpus.request,
     cards: gpus.cards?.line ?? null,
     envFiles: envFiles.map((f) => f.path),
+    healthyFirst: healthyDependencies(get(def, "depends_on")),
   };
+}
+
+/**
+ * The services this one starts after they report healthy: `depends_on: { x: { condition:
+ * service_healthy } }` (compose spec, depends_on long syntax). The short list form and the other
+ * conditions (service_started, service_completed_successfully) wait for a start, not a healthy
+ * engine: a vLLM neighbour that has started may still be profiling.
+ */
+function healthyDependencies(node: CNode | undefined): string[] {
+  if (node?.t !== "map") return [];
+  const out: string[] = [];
+  for (const [key, value] of node.entries) {
+    const condition = get(value.value, "condition");
+    if (condition?.t === "str" && condition.value === "service_healthy") out.push(key);
+  }
+  return out;
 }
 
 /** `env_file: x.env`, a list of paths, or `{ path, required, format }` items; files read in order. */

@@ -178,6 +178,7 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
       );
     }
     const seat = sizesKvPerSeat(input.pack, s) ? vllm.services.find((x) => x.name === s.name) : undefined;
+    if (seat?.weights_formula) out.push(`  ${p.bold("weights")}  ${seat.weights_formula}`);
     if (seat?.kv) out.push(...kvLines(seat, input.policy.kv.round_bytes).map((l) => `  ${p.bold("kv")}  ${l}`));
     if (sizesKvByLedger(input.pack, s)) {
       const x = explainRadianceService(s, input.fleet, input.policy, input.before);

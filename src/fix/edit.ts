@@ -100,6 +100,31 @@ function isComment(line: string): boolean {
   return /^\s*#/.test(line);
 }
 
+/**
+ * Appends ` --flag value` inside the value of `fix.into` (`VLLM_EXTRA_ARGS="…"`): on the fix's line
+ * when it sets that key, else the last line that does. The value keeps its quoting; a bare one-word
+ * value is given double quotes. Null when no line sets the key.
+ */
+function addIntoValue(lines: string[], fix: ValueFix): { line: number; span: { column: number; width: number; written: string } } | null {
+  const key = fix.into as string;
+  const order = [...(fix.line !== null ? [fix.line - 1] : []), ...lines.map((_, i) => lines.length - 1 - i)];
+  for (const i of order) {
+    const src = lines[i];
+    if (src === undefined || isComment(src)) continue;
+    const m = new RegExp(String.raw`^(\s*(?:export\s+)?${escapeRe(key)}\s*=\s*)(${TOKEN})?`).exec(src);
+    if (!m) continue;
+    const old = m[2] ?? "";
+    const inner = unquote(old);
+    const quote = old.startsWith("'") ? "'" : '"';
+    const value = quote === '"' ? fix.value.replace(/[\\"$`]/g, "\\$&") : fix.value;
+    const written = `${quote}${inner}${inner === "" ? "" : " "}${fix.key} ${value}${quote}`;
+    const column = (m[1] ?? "").length;
+    lines[i] = src.slice(0, column) + written + src.slice(column + old.length);
+    return { line: i + 1, span: { column, width: old.length, written } };
+  }
+  return null;
+}
+
 export function applyFixes(text: string, path: string, fixes: readonly ValueFix[]): FileEdit {
   const { lines, ends } = splitKeep(text);
   const applied: AppliedFix[] = [];
@@ -121,6 +146,14 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
     };
     let done = fix.line !== null && tryAt(fix.line - 1);
     for (let i = lines.length - 1; i >= 0 && !done; i--) done = tryAt(i);
+    if (!done && fix.into !== undefined) {
+      // A flag the file does not set: added at the end of the value that holds its other flags.
+      const at = addIntoValue(lines, fix);
+      if (at) {
+        applied.push({ fix, line: at.line, from: null, to: fix.value, span: at.span });
+        continue;
+      }
+    }
     if (templated) {
       failed.push({ fix, why: `${path} sets ${fix.key} through a variable: set ${fix.value} where the variable is defined` });
       continue;

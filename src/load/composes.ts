@@ -63,7 +63,7 @@ function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState
       // A value the reader could not resolve for a service that is not gated is not the gate's notice.
       const dropped = new Set(r.deploys.filter((d) => !deploys.includes(d)).map((d) => d.service));
       const problems = r.problems.filter((p) => p.kind === "parse" || p.service === undefined || !dropped.has(p.service));
-      return { ...r, deploys, problems };
+      return { ...r, deploys, problems, others: [...dropped].sort() };
     });
 }
 

@@ -44,6 +44,9 @@ async function loadWritten(snapshot: Snapshot, policy: Policy, pack: RulesPack):
   if (more.size > 0) for (const [p, buf] of await snapshot.read([...more])) files.set(p, decode(buf));
   const fleet = emptyFleet(policy);
   fleet.paths = listing;
+  // Every file read, whichever input asked for it (a MODEL_CONFIG outside models/, a template, an
+  // env_file): what the hook's fast path must treat as the fleet's (src/cli/commands/check-hooks.ts).
+  fleet.readPaths = [...files.keys()].sort();
   for (const input of FLEET_INPUTS) input.add(fleet, files, ctx);
   return fleet;
 }

@@ -60,8 +60,25 @@ export function runningFleet(written: FleetState, build: BuildService): FleetSta
     const own = read.deploys.filter((d) => !known.has(d.service));
     if (own.length > 0) out = deployFleet(out, { ...read, deploys: own }, build);
   }
-  for (const r of written.composes ?? []) out = deployFleet(out, asDeployFile(r), build);
+  for (const r of written.composes ?? []) {
+    out = deployFleet(out, asDeployFile(r), build);
+    out = withBootOrder(out, r);
+  }
   return out;
+}
+
+/** Each compose service's healthy-first dependencies as the fleet names them (a compose key → its seat). */
+function withBootOrder(state: FleetState, r: NonNullable<FleetState["composes"]>[number]): FleetState {
+  const seatOf = new Map(r.deploys.map((d) => [d.composeService, d.service]));
+  const after = new Map(r.deploys.map((d) => [d.service, (d.healthyFirst ?? []).map((k) => seatOf.get(k) ?? k)]));
+  if (![...after.values()].some((l) => l.length > 0)) return state;
+  return {
+    ...state,
+    services: state.services.map((s) => {
+      const first = after.get(s.name);
+      return first && first.length > 0 ? { ...s, bootsAfter: [...new Set([...(s.bootsAfter ?? []), ...first])] } : s;
+    }),
+  };
 }
 
 export function isComposeDeploy(d: DeployFile["deploys"][number]): d is ComposeDeploy {

@@ -9,8 +9,15 @@ import type { EngineRecognition, EnvEntry, Origin, ParsedEnv } from "./types.js"
 import { isFlagKey } from "../parse/env.js";
 import { originOfEntry, originOfFlag } from "./settings.js";
 
-/** The env keys that hold the container image a service runs (compose's `image:` is read as IMAGE). */
-const IMAGE_KEYS = ["IMAGE", "DOCKER_IMAGE", "CONTAINER_IMAGE"] as const;
+/** A key that holds the container image a service runs: IMAGE, DOCKER_IMAGE, VLLM_IMAGE, … (compose's
+ *  `image:` is read as IMAGE). Operators name the variable after the engine (`VLLM_IMAGE`) as often as not. */
+const IMAGE_KEY = /(^|_)IMAGE$/;
+
+/** The service's image entries, IMAGE first: what it runs, as far as an env file can say. */
+export function imageEntries(parsed: ParsedEnv): EnvEntry[] {
+  const out = parsed.all.filter((e) => IMAGE_KEY.test(e.key) && e.value.trim() !== "" && parsed.entries.get(e.key) === e);
+  return out.sort((a, b) => Number(b.key === "IMAGE") - Number(a.key === "IMAGE"));
+}
 
 type Evidence = { engine: string; evidence: string; origin: Origin };
 type Kind = Exclude<EngineRecognition["by"], "ENGINE" | "none">;
@@ -51,12 +58,11 @@ function runsCommand(words: readonly string[], command: string): boolean {
 
 function byImage(engines: Record<string, EngineSpec>, parsed: ParsedEnv): Evidence[] {
   const out: Evidence[] = [];
-  for (const key of IMAGE_KEYS) {
-    const entry = parsed.entries.get(key);
-    if (!entry || entry.value.trim() === "") continue;
+  for (const entry of imageEntries(parsed)) {
     for (const [name, spec] of Object.entries(engines)) {
       const hit = spec.recognise?.images.find((p) => imageMatches(p, entry.value));
-      if (hit) out.push({ engine: name, evidence: `${key}=${entry.value.trim()} matches ${hit}`, origin: originOfEntry(parsed, entry) });
+      if (hit)
+        out.push({ engine: name, evidence: `${entry.key}=${entry.value.trim()} matches ${hit}`, origin: originOfEntry(parsed, entry) });
     }
   }
   return out;

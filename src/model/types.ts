@@ -83,6 +83,12 @@ export interface Service {
    * key, a playbook's task): a finding about the seat as a whole points here (see definitionOf).
    */
   definedAt?: { file: string; line: number };
+  /**
+   * Services this one boots only after they are up (compose `depends_on: { x: { condition:
+   * service_healthy } }`, a systemd unit's `After=` with `Requires=`): its profiler then finds them
+   * resident, never half-booted. Absent: nothing orders its boot.
+   */
+  bootsAfter?: string[];
 }
 
 /** Where a finding about the whole service points: its env file's first line, or the deploy that defines it. */
@@ -135,6 +141,10 @@ export interface FleetState {
   ledgerFacts: Record<string, LedgerEntry>;
   /** The paths of this state the policy's fleet globs match (src/load/fleet-globs.ts): what was listed, never the whole tree. */
   paths: string[];
+  /** The services were discovered (the services glob matched no file): src/load/env-files.ts. */
+  discovered?: boolean;
+  /** Every path the loader read for this state, present in it or not (a named file that is missing counts too). */
+  readPaths?: string[];
   /** Every file matching the `playbooks` glob, read (see src/playbook/plays.ts; src/load/ always loads them). */
   playbooks?: PlaybookRead[];
   /** Every compose file matching the `compose` glob, read (src/compose/; src/load/composes.ts), with

@@ -2,6 +2,7 @@
 // a parameter (the Action passes @actions/core, the CLI a printer of workflow commands, tests fakes),
 // so this file never imports @actions/core and the CLI bundle stays small for the hook.
 import type { CheckResult } from "../engine/result.js";
+import { coverageText } from "./text.js";
 import type { Finding, Severity } from "../model/types.js";
 import { formatBytes } from "../units/bytes.js";
 import { ruleHelpUri } from "./sarif.js";
@@ -100,7 +101,7 @@ export function verdictLine(result: CheckResult): string {
     .filter((k) => c[k] > 0)
     .map((k) => `, ${c[k]} ${k}`)
     .join("");
-  return `kvgate ${result.mode}: ${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s)${extra} — ${result.verdict === "pass" ? "PASS" : "REFUSED"}`;
+  return `kvgate ${result.mode}: ${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s)${extra}${coverageText(result.coverage)} — ${result.verdict === "pass" ? "PASS" : "REFUSED"}`;
 }
 
 /** One card's memory, as the card usage reports it (contract section 10's `gpu/fits` data). */
@@ -156,6 +157,7 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
   out.push(
     `${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s); ${c.exempt} exempt, ${c.allowed} allowed, ${c.waived} waived — ${units}, ${result.filesChecked} file(s) changed, failing at \`${result.failOn}\`.`,
   );
+  if (result.coverage) out.push("", `Coverage: ${cell(coverageText(result.coverage).slice(2))}.`);
   out.push("");
   if (result.findings.length === 0) {
     out.push("No findings.");

@@ -9,6 +9,7 @@ export function formatJson(result: CheckResult): string {
     mode: result.mode,
     verdict: result.verdict,
     counts: result.counts,
+    ...(result.coverage ? { coverage: result.coverage } : {}),
     findings: result.findings.map((f) => ({
       rule: f.rule,
       severity: f.severity,

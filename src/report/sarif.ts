@@ -132,7 +132,13 @@ export function sarifLog(result: CheckResult, rules: readonly RuleMeta[] = RULES
         },
         originalUriBaseIds: { "%SRCROOT%": { description: { text: "the root of the repository kvgate checked" } } },
         results: result.findings.map((f) => resultOf(f, index, files)),
-        properties: { verdict: result.verdict, mode: result.mode, units: result.units, counts: result.counts },
+        properties: {
+          verdict: result.verdict,
+          mode: result.mode,
+          units: result.units,
+          counts: result.counts,
+          ...(result.coverage ? { coverage: result.coverage } : {}),
+        },
       },
     ],
   };

@@ -202,7 +202,11 @@ describe("kvgate init, plain git", () => {
 
   test("hooks that do not refuse the canary: NOT LIVE, exit 1, with their output", async () => {
     // A kvgate.yaml that excludes the canary's file from the secret scan: the hook passes it.
-    const r = await userRepo({ "scripts/r.env": GOOD, "kvgate.yaml": 'version: 1\nsecrets:\n  exclude: ["kvgate-canary.txt"]\n' });
+    const r = await userRepo({
+      "scripts/r.env": GOOD,
+      "kvgate.yaml":
+        'version: 1\nfleet: { hosts: { fv-ml1: { gpus: [{ index: 0, total: 96GiB }] } } }\nsecrets:\n  exclude: ["kvgate-canary.txt"]\n',
+    });
     r.stage(); // the staged check reads the policy from the index
     const out = init(r);
     expect(out.code).toBe(1);

@@ -14,12 +14,16 @@ async function repo() {
 }
 
 const RADIANCE_BAD = 'ENGINE=radiance\nHOST=fv-ml2\nGPU=0\nSERVE_ARGS="--vram-kv-mib 4096"\n';
+// The card the seat runs on: without an inventory a new seat is unsized (fleet/unsized).
+const CARDS = "fleet:\n  hosts:\n    fv-ml2: { gpus: [ { index: 0, total: 96GiB }, { index: 1, total: 96GiB } ] }\n";
 
 describe("kvgate check --staged", () => {
   test("a removed radiance flag is refused at its line, in text and JSON", async () => {
     const r = await repo();
     r.write("README.md", "fleet\n");
-    r.commit("init", { allowEmpty: true });
+    r.write("kvgate.yaml", CARDS);
+    r.stage();
+    r.commit("init");
     r.write("scripts/x.env", RADIANCE_BAD);
     r.stage();
     const text = kvgate(["check", "--staged"], { cwd: r.dir });
@@ -30,7 +34,8 @@ describe("kvgate check --staged", () => {
     const json = kvgate(["check", "--staged", "--format", "json"], { cwd: r.dir });
     expect(json.code).toBe(1);
     const doc = JSON.parse(json.stdout);
-    expect(Object.keys(doc)).toEqual(["tool", "version", "mode", "verdict", "counts", "findings"]);
+    expect(Object.keys(doc)).toEqual(["tool", "version", "mode", "verdict", "counts", "coverage", "findings"]);
+    expect(doc.coverage).toEqual({ sized: 1, cards: 1, not_engines: [], unsized: [] });
     expect(doc).toMatchObject({ tool: "kvgate", version: "0.1.0", mode: "staged", verdict: "fail", counts: { error: 1, warning: 0 } });
     const f = doc.findings.find((x: { rule: string }) => x.rule === "engine/removed-flag");
     expect(f).toMatchObject({ severity: "error", status: "open", file: "scripts/x.env", line: 4, service: "x", commit: null });
@@ -56,7 +61,9 @@ describe("kvgate check --staged", () => {
     const run = kvgate(["check"], { cwd: r.dir });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe("kvgate staged: pass (1 file checked, no findings)\n");
+    expect(run.stdout).toBe(
+      "kvgate staged: pass (1 file checked, no findings); 0 seats sized on 0 cards; 1 service not an engine (x); 0 unsized\n",
+    );
   });
 
   test("--fail-on warning refuses a warning; never passes an error", async () => {
@@ -86,11 +93,16 @@ describe("kvgate check --staged", () => {
 
   test("--config FILE replaces the repo's policy", async () => {
     const r = await repo();
+    // The repository's policy knows the card; the file given by --config does not (fleet/unsized).
+    r.write("kvgate.yaml", CARDS);
     r.write("policy.yaml", 'services: "svc/*.env"\n');
-    r.write("svc/x.env", RADIANCE_BAD);
+    r.stage();
+    r.commit("policies");
+    r.write("svc/x.env", "ENGINE=radiance\nHOST=fv-ml2\nGPU=1\n");
     r.stage();
     expect(kvgate(["check"], { cwd: r.dir }).code).toBe(0);
-    expect(kvgate(["check", "--config", "policy.yaml"], { cwd: r.dir }).code).toBe(1);
+    const given = kvgate(["check", "--config", "policy.yaml"], { cwd: r.dir });
+    expect([given.code, given.stdout]).toEqual([1, expect.stringContaining("fleet/unsized x: not sized")]);
     const missing = kvgate(["check", "--config", "nope.yaml"], { cwd: r.dir });
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/cannot read --config nope\.yaml: ENOENT/)]);
   });

@@ -123,7 +123,7 @@ describe("a playbook that moves two knobs of a radiance endpoint", () => {
     expect(text.stdout).toContain(
       `${RESIZE}:${line} warning playbook/drift ${RESIZE} deploys GPU_HEADROOM_MIB=48 to frank-archon, but ${FRANK} has 96: commit the deployed value in ${FRANK}, or change the playbook`,
     );
-    expect(lastLine(text)).toBe("kvgate staged: 0 errors, 1 warning, 1 notice — PASS");
+    expect(lastLine(text)).toBe("kvgate staged: 0 errors, 1 warning, 1 notice; 8 seats sized on 4 cards; 0 unsized — PASS");
   });
 });
 
@@ -265,7 +265,7 @@ describe("playbook/parse", () => {
     repo.stage();
     const run = kvgate(["check", "--staged"], { cwd: repo.dir });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe("kvgate staged: pass (1 file checked, no findings)\n");
+    expect(run.stdout).toBe("kvgate staged: pass (1 file checked, no findings); 8 seats sized on 4 cards; 0 unsized\n");
   });
 
   // Regression: the yaml library's message ends in ":" before its code excerpt; kept, it read

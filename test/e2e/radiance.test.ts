@@ -55,7 +55,7 @@ describe("GPU_HEADROOM_MIB alone, staged", () => {
     expect(text.stdout).toContain(
       `${FRANK}:${HEADROOM_LINE} notice radiance/funding funds 180,096 of 196,608 tokens of demand (91.6 %); card 0 is the budget; was 179,408 of 196,608 (91.3 %)`,
     );
-    expect(lastLine(text)).toBe("kvgate staged: 0 errors, 0 warnings, 1 notice — PASS");
+    expect(lastLine(text)).toBe("kvgate staged: 0 errors, 0 warnings, 1 notice; 8 seats sized on 4 cards; 0 unsized — PASS");
 
     const run = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
     expect(run.code).toBe(0);
@@ -124,7 +124,7 @@ describe("one knob per deploy", () => {
     expect(text.stdout).toContain(
       `${FRANK}:${HEADROOM_LINE} error knob/one-per-deploy 2 sizing knobs change in one deploy (GPU_HEADROOM_MIB 96 → 48, HOST_POOL_MIB 44,928 → 45,952): change one knob per deploy`,
     );
-    expect(lastLine(text)).toBe("kvgate commit: 1 error, 0 warnings, 1 notice — REFUSED");
+    expect(lastLine(text)).toBe("kvgate commit: 1 error, 0 warnings, 1 notice; 8 seats sized on 4 cards; 0 unsized — REFUSED");
     const doc = report(kvgate(["check", "--commit", "HEAD", "--format", "json"], { cwd: repo.dir }));
     expect(doc.mode).toBe("commit");
     expect(openErrors(doc)).toEqual([["knob/one-per-deploy", HEADROOM_LINE]]);
@@ -171,7 +171,7 @@ describe("one knob per deploy", () => {
 
     const text = kvgate(["check", "--range", range, "--unit", "commit"], { cwd: repo.dir });
     expect(text.code).toBe(0);
-    expect(lastLine(text)).toBe("kvgate range: 0 errors, 0 warnings, 2 notices — PASS");
+    expect(lastLine(text)).toBe("kvgate range: 0 errors, 0 warnings, 2 notices; 8 seats sized on 4 cards; 0 unsized — PASS");
     expect(kvgate(["check", "--range", range], { cwd: repo.dir }).code).toBe(0);
 
     const squashed = report(kvgate(["check", "--range", range, "--unit", "range", "--format", "json"], { cwd: repo.dir }));
@@ -219,7 +219,7 @@ describe("the TTM pin ledger", () => {
     expect(text.stdout).toContain(
       `${FRANK}:${TTM_LINE} error ttm/co-change the pin ledger moves 97,791.68 → 99,839.68 MiB by HOST_POOL_MIB 44,928 → 45,952: in the same commit, change TTM_MIN_MIB (97,792; ceil(ledger) is 99,840) and update ${GUARD}`,
     );
-    expect(lastLine(text)).toBe("kvgate staged: 2 errors, 0 warnings, 1 notice — REFUSED");
+    expect(lastLine(text)).toBe("kvgate staged: 2 errors, 0 warnings, 1 notice; 8 seats sized on 4 cards; 0 unsized — REFUSED");
 
     const doc = report(kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir }));
     expect(openErrors(doc)).toEqual([
@@ -338,7 +338,7 @@ describe("waivers", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`${FRANK}:${HEADROOM_LINE} error (waived) knob/one-per-deploy 2 sizing knobs change in one deploy`);
     expect(text.stdout).toContain(`↳ waived in ${head.slice(0, 12)}: paired resize agreed with Prime`);
-    expect(lastLine(text)).toBe("kvgate commit: 0 errors, 0 warnings, 1 notice, 1 waived — PASS");
+    expect(lastLine(text)).toBe("kvgate commit: 0 errors, 0 warnings, 1 notice, 1 waived; 8 seats sized on 4 cards; 0 unsized — PASS");
 
     const doc = report(kvgate(["check", "--commit", "HEAD", "--format", "json"], { cwd: repo.dir }));
     expect(doc).toMatchObject({ verdict: "pass", counts: { error: 0, waived: 1 } });

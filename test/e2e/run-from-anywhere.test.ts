@@ -19,6 +19,9 @@ async function badSeatStaged(): Promise<TempRepo> {
   const r = await makeRepo();
   made.push(r);
   r.write("README.md", "fleet\n");
+  r.write("docs/notes.md", "how the fleet is run\n");
+  // The cards of fv-ml2: without them a new seat is unsized (fleet/unsized).
+  r.write("kvgate.yaml", "fleet:\n  hosts:\n    fv-ml2: { gpus: [ { index: 0, total: 96GiB }, { index: 1, total: 96GiB } ] }\n");
   r.write("scripts/ok.env", "ENGINE=tgi\nHOST=fv-ml2\nGPU=1\nPORT=8080\n");
   r.commit("init", { allowEmpty: true });
   r.stage();
@@ -90,8 +93,8 @@ describe("a run from a sub-folder is a run from the root", () => {
 describe("--repo given a sub-folder checks that folder as a fleet of its own", () => {
   test("its pass is not recorded as the staged tree's verdict", async () => {
     const r = await badSeatStaged();
-    // scripts/ as a fleet root has no scripts/*.env of its own: nothing to refuse there.
-    const run = kvgate(["check", "--repo", "scripts"], { cwd: r.dir });
+    // docs/ as a fleet root has no env file, no seat: nothing to refuse there.
+    const run = kvgate(["check", "--repo", "docs"], { cwd: r.dir });
     expect(run.code).toBe(0);
     expect(trailer(r, r.dir)).toBe(`Kvgate-Verdict: not-run tree=${r.git("write-tree").trim()}`);
   });

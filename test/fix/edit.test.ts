@@ -136,3 +136,42 @@ describe("fixesOf", () => {
     ]);
   });
 });
+
+describe("a flag added inside the key that holds the file's flags (into)", () => {
+  const into = (key: string, value: string, at: number | null, holder = "VLLM_EXTRA_ARGS") => ({
+    file: "deploy/chat.env",
+    line: at,
+    key,
+    value,
+    into: holder,
+  });
+  test("appended inside a double-quoted VLLM_EXTRA_ARGS, the rest of the line kept", () => {
+    const text = 'VLLM_IMAGE=vllm/vllm-openai:v0.8.5\nVLLM_EXTRA_ARGS="--model Qwen/Qwen3-8B --max-model-len 32768" # ctx\n';
+    const e = applyFixes(text, "deploy/chat.env", [into("--gpu-memory-utilization", "0.62", 2)]);
+    expect(e.text).toBe(
+      'VLLM_IMAGE=vllm/vllm-openai:v0.8.5\nVLLM_EXTRA_ARGS="--model Qwen/Qwen3-8B --max-model-len 32768 --gpu-memory-utilization 0.62" # ctx\n',
+    );
+    expect(e.applied.map((a) => [a.line, a.from, a.to])).toEqual([[2, null, "0.62"]]);
+    expect(e.failed).toEqual([]);
+  });
+  test("a JSON value is escaped for the double quotes it goes into; single quotes keep it literal", () => {
+    const json = '{"max_new_tokens":4096}';
+    const dq = applyFixes('ARGS="--model m"\n', "x.env", [into("--override-generation-config", json, null, "ARGS")]);
+    expect(dq.text).toBe('ARGS="--model m --override-generation-config {\\"max_new_tokens\\":4096}"\n');
+    const sq = applyFixes("ARGS='--model m'\n", "x.env", [into("--override-generation-config", json, null, "ARGS")]);
+    expect(sq.text).toBe(`ARGS='--model m --override-generation-config ${json}'\n`);
+  });
+  test("a bare one-word value is quoted; a flag already there is changed in place, not added twice", () => {
+    expect(applyFixes("ARGS=--foo\n", "x.env", [into("--max-model-len", "8192", 1, "ARGS")]).text).toBe(
+      'ARGS="--foo --max-model-len 8192"\n',
+    );
+    const set = applyFixes('ARGS="--max-model-len 32768"\n', "x.env", [into("--max-model-len", "8192", 1, "ARGS")]);
+    expect(set.text).toBe('ARGS="--max-model-len 8192"\n');
+    expect(set.applied.map((a) => a.from)).toEqual(["32768"]);
+  });
+  test("no line sets the key: the fix fails, nothing is written", () => {
+    const e = applyFixes("A=1\n", "x.env", [into("--max-model-len", "8192", null, "ARGS")]);
+    expect(e.text).toBe("A=1\n");
+    expect(e.failed.map((f) => f.why)).toEqual(["x.env does not set --max-model-len any more"]);
+  });
+});
