@@ -50,6 +50,8 @@ import { radianceLedgerFacts } from "./radiance-ledger-facts.js";
 import { radiancePoolNoEffect } from "./radiance-pool-no-effect.js";
 import { radiancePoolStep } from "./radiance-pool-step.js";
 import { secretScan } from "./secret-scan.js";
+import { systemdParse } from "./systemd-parse.js";
+import { systemdUnresolved } from "./systemd-unresolved.js";
 import { ttmCoChange } from "./ttm-co-change.js";
 import { ttmLedger } from "./ttm-ledger.js";
 import { ttmTarget } from "./ttm-target.js";
@@ -105,6 +107,8 @@ export const RULE_MODULES: readonly AnyRule[] = [
   radiancePoolNoEffect,
   radiancePoolStep,
   secretScan,
+  systemdParse,
+  systemdUnresolved,
   ttmCoChange,
   ttmLedger,
   ttmTarget,

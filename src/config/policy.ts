@@ -35,6 +35,8 @@ export interface Policy {
   playbooks: string;
   /** Glob of docker compose files (contract section 14). */
   compose: string;
+  /** Glob of systemd unit files (docs/deploys.md#systemd-units). */
+  systemd: string;
   fleet: {
     hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number; cuda_total_bytes?: number }[] }>;
     tenants: { name: string; host: string; gpu: number; vram_bytes: number; pin: boolean }[];
@@ -97,6 +99,7 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
     ledgers: req(c.ledgers, "ledgers"),
     playbooks: req(c.playbooks, "playbooks"),
     compose: req(c.compose, "compose"),
+    systemd: req(c.systemd, "systemd"),
     fleet: {
       hosts,
       tenants: (c.fleet?.tenants ?? []).map((t) => ({

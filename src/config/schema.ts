@@ -199,6 +199,9 @@ export const ConfigSchema = z
     compose: glob
       .optional()
       .describe('Glob of docker compose files; each service is a deploy. Default "**/{docker-compose,compose}*.{yml,yaml}".'),
+    systemd: glob
+      .optional()
+      .describe('Glob of systemd unit files; a unit whose ExecStart runs an engine is a deploy. Default "**/*.service".'),
     fleet: z
       .strictObject({
         hosts: z.record(z.string(), z.strictObject({ gpus: z.array(GpuSpec) })).optional(),

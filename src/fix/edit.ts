@@ -107,6 +107,7 @@ function isComment(line: string): boolean {
  */
 function addIntoValue(lines: string[], fix: ValueFix): { line: number; span: { column: number; width: number; written: string } } | null {
   const key = fix.into as string;
+  if (key === "ExecStart") return addToExecStart(lines, fix);
   const order = [...(fix.line !== null ? [fix.line - 1] : []), ...lines.map((_, i) => lines.length - 1 - i)];
   for (const i of order) {
     const src = lines[i];
@@ -123,6 +124,21 @@ function addIntoValue(lines: string[], fix: ValueFix): { line: number; span: { c
     return { line: i + 1, span: { column, width: old.length, written } };
   }
   return null;
+}
+
+/** A systemd unit's ExecStart: the flag goes at the end of the command, after its last continued line. */
+function addToExecStart(lines: string[], fix: ValueFix): { line: number; span: { column: number; width: number; written: string } } | null {
+  const starts = lines.flatMap((l, i) => (/^\s*ExecStart\s*=/.test(l) ? [i] : []));
+  const first = fix.line !== null && starts.includes(fix.line - 1) ? fix.line - 1 : starts[starts.length - 1];
+  if (first === undefined) return null;
+  let i = first;
+  while (/\\\s*$/.test(lines[i] ?? "") && i + 1 < lines.length) i++;
+  const src = (lines[i] ?? "").replace(/\s+$/, "");
+  // Shell words: a value with quotes, spaces or shell characters is single-quoted (JSON included).
+  const value = /^[A-Za-z0-9_./:=,+-]+$/.test(fix.value) ? fix.value : `'${fix.value.replace(/'/g, "'\\''")}'`;
+  const written = ` ${fix.key} ${value}`;
+  lines[i] = src + written;
+  return { line: i + 1, span: { column: src.length, width: 0, written } };
 }
 
 export function applyFixes(text: string, path: string, fixes: readonly ValueFix[]): FileEdit {

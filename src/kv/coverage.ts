@@ -79,7 +79,7 @@ function unresolvedSettings(s: Service, fleet: FleetState, pack: RulesPack): Mis
   const spec = engineSpec(pack, s.engine);
   if (!spec) return [];
   const names = new Set(Object.values(spec.settings).flatMap((x) => [...(x.env ? [x.env] : []), ...(x.flags ?? [])]));
-  const reads = [...(fleet.playbooks ?? []), ...(fleet.composes ?? [])];
+  const reads = [...(fleet.playbooks ?? []), ...(fleet.composes ?? []), ...(fleet.units ?? [])];
   const out: Missing[] = [];
   for (const r of reads)
     for (const p of r.problems)

@@ -31,8 +31,8 @@ export const ENV_ANYWHERE_GLOBS = ["**/.env", "**/.env.*", "**/*.env"];
 export const COMPOSE_SIDE_GLOBS = [...ENV_ANYWHERE_GLOBS, "**/*.yml", "**/*.yaml"];
 
 /** What loadFleet lists first: env files under `services`, ledger facts, playbooks, compose and model files. */
-export function listingGlobs(policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose">): string[] {
-  return [policy.services, ledgerGlob(policy.ledgers), policy.playbooks, policy.compose, ...MODEL_FILE_GLOBS];
+export function listingGlobs(policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd">): string[] {
+  return [policy.services, ledgerGlob(policy.ledgers), policy.playbooks, policy.compose, policy.systemd, ...MODEL_FILE_GLOBS];
 }
 
 /**
@@ -41,7 +41,7 @@ export function listingGlobs(policy: Pick<Policy, "services" | "ledgers" | "play
  * config itself, `.kvgateignore`, the TTM guards and the observed plateaus file.
  */
 export function fleetChangeGlobs(
-  policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "ttm" | "observed">,
+  policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd" | "ttm" | "observed">,
   hasCompose = true,
 ): string[] {
   const globs = [

@@ -64,7 +64,24 @@ export function runningFleet(written: FleetState, build: BuildService): FleetSta
     out = deployFleet(out, asDeployFile(r), build);
     out = withBootOrder(out, r);
   }
-  return out;
+  // A systemd unit runs its service as its ExecStart says; its After= + Requires= order its boot.
+  for (const r of written.units ?? []) out = deployFleet(out, r, build);
+  return withUnitBootOrder(out, written.units ?? []);
+}
+
+function withUnitBootOrder(state: FleetState, units: NonNullable<FleetState["units"]>): FleetState {
+  const serviceOfUnit = new Map(units.flatMap((r) => r.deploys.map((d) => [d.unit, d.service] as const)));
+  const after = new Map(
+    units.flatMap((r) => r.deploys.map((d) => [d.service, d.startsAfter.flatMap((u) => serviceOfUnit.get(u) ?? [])] as const)),
+  );
+  if (![...after.values()].some((l) => l.length > 0)) return state;
+  return {
+    ...state,
+    services: state.services.map((s) => {
+      const first = after.get(s.name);
+      return first && first.length > 0 ? { ...s, bootsAfter: [...new Set([...(s.bootsAfter ?? []), ...first])] } : s;
+    }),
+  };
 }
 
 /** Each compose service's healthy-first dependencies as the fleet names them (a compose key → its seat). */

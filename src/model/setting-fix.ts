@@ -31,9 +31,15 @@ function flagHolder(pack: RulesPack, service: Service): { key: string; file: str
   const envKeys = new Set(Object.values(spec.settings).flatMap((x) => (x.env ? [x.env] : [])));
   if (service.env.all.some((e) => envKeys.has(e.key) && (e.file ?? service.file) === service.file)) return null;
   const flags = new Set(Object.values(spec.settings).flatMap((x) => x.flags ?? []));
-  const last = [...service.env.flags].reverse().find((f) => flags.has(f.name) && (f.file ?? service.file) === service.file);
+  const last = [...service.env.flags]
+    .reverse()
+    .find((f) => flags.has(f.name) && ((f.file ?? service.file) === service.file || (f.file ?? "").endsWith(".service")));
   const entry = last ? service.env.entries.get(last.fromKey) : undefined;
-  if (!entry || (entry.file ?? service.file) !== service.file || !service.file.endsWith(".env")) return null;
+  if (!entry) return null;
+  const file = entry.file ?? service.file;
+  // A systemd unit's command is its ExecStart line (src/systemd/read.ts).
+  if (file.endsWith(".service")) return { key: "ExecStart", file, line: entry.line };
+  if (file !== service.file || !service.file.endsWith(".env")) return null;
   return { key: entry.key, file: service.file, line: entry.line };
 }
 

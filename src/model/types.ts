@@ -4,6 +4,7 @@
 // layer down, and re-exported here so the layers above read the whole model from one module.
 import type { PlaybookRead } from "../playbook/records.js";
 import type { ComposeRead } from "../compose/records.js";
+import type { SystemdRead } from "../systemd/read.js";
 import type { ObservedRead } from "../parse/observed.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
 import type { ParsedEnv } from "../parse/env-types.js";
@@ -150,6 +151,8 @@ export interface FleetState {
   /** Every compose file matching the `compose` glob, read (src/compose/; src/load/composes.ts), with
    *  only the services that are fleet deploys (see there). */
   composes?: ComposeRead[];
+  /** Every systemd unit under the `systemd` glob that deploys a service (src/systemd/; src/load/systemd.ts). */
+  units?: SystemdRead[];
   /** kvgate.yaml `observed:`: the file `kvgate observe --write` made, read (gpu/plateau); absent when
    *  the policy names none. `read` is null when the file is not in the repository. */
   observed?: { file: string; read: ObservedRead | null };

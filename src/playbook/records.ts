@@ -46,7 +46,7 @@ export interface PlaybookProblem {
  *  deploys are PlaybookDeploys), so the overlay, drift and placement functions take either. */
 export interface DeployFile {
   path: string;
-  kind: "playbook" | "compose";
+  kind: "playbook" | "compose" | "systemd";
   deploys: PlaybookDeploy[];
   problems: PlaybookProblem[];
   /** Every file the read used: itself, included tasks files, vars files, templates (or compose's own). */

@@ -119,6 +119,7 @@ describe("the JSON Schema", () => {
         "radiance",
         "secrets",
         "services",
+        "systemd",
         "ttm",
         "usage",
         "version",

@@ -175,3 +175,31 @@ describe("a flag added inside the key that holds the file's flags (into)", () =>
     expect(e.failed.map((f) => f.why)).toEqual(["x.env does not set --max-model-len any more"]);
   });
 });
+
+describe("a flag added to a systemd unit's ExecStart (into: ExecStart)", () => {
+  const unit = [
+    "[Service]",
+    "ExecStart=/usr/bin/docker run --rm --gpus device=0 vllm/vllm-openai:v0.8.5 \\",
+    "  --model Qwen/Qwen3-8B --max-model-len 32768",
+    "Restart=always",
+    "",
+  ].join("\n");
+  test("at the end of the command's last continued line, shell-quoted when the value needs it", () => {
+    const e = applyFixes(unit, "units/chat.service", [
+      { file: "units/chat.service", line: 2, key: "--gpu-memory-utilization", value: "0.62", into: "ExecStart" },
+      { file: "units/chat.service", line: 2, key: "--override-generation-config", value: '{"max_new_tokens":4096}', into: "ExecStart" },
+    ]);
+    expect(e.text.split("\n")[2]).toBe(
+      `  --model Qwen/Qwen3-8B --max-model-len 32768 --gpu-memory-utilization 0.62 --override-generation-config '{"max_new_tokens":4096}'`,
+    );
+    expect(e.applied.map((a) => a.line)).toEqual([3, 3]);
+    expect(e.text.split("\n")[3]).toBe("Restart=always");
+  });
+  test("a flag the command has is changed in place", () => {
+    const e = applyFixes(unit, "units/chat.service", [
+      { file: "units/chat.service", line: 3, key: "--max-model-len", value: "8192", into: "ExecStart" },
+    ]);
+    expect(e.text).toContain("--max-model-len 8192\nRestart");
+    expect(e.applied.map((a) => [a.line, a.from])).toEqual([[3, "32768"]]);
+  });
+});

@@ -22,14 +22,23 @@ test("the ledgers pattern becomes its literal folder; the fleet's globs are the 
     ledgers: "led/{service}.yaml",
     playbooks: "pb/**/*.yml",
     compose: "deploy/compose*.yml",
+    systemd: "units/*.service",
     ttm: { slot_mib: 0, statics_mib: 0, slack_mib: 0, guards: ["bin/ttm-guard.sh"] },
     observed: "obs/plateaus.csv",
   };
   const models = ["models/**/config.json", "models/**/model.safetensors.index.json"];
-  expect(listingGlobs(policy)).toEqual(["svc/*.env", "led/**", "pb/**/*.yml", "deploy/compose*.yml", ...models]);
+  expect(listingGlobs(policy)).toEqual(["svc/*.env", "led/**", "pb/**/*.yml", "deploy/compose*.yml", "units/*.service", ...models]);
   // Env files anywhere can feed a compose file's env_file; other YAML only when the tree has a compose file.
   const envSide = ["**/.env", "**/.env.*", "**/*.env"];
-  const head = ["svc/*.env", "led/**", "pb/**/*.yml", "deploy/compose*.yml", ...models, "**/{docker-compose,compose}*.{yml,yaml}"];
+  const head = [
+    "svc/*.env",
+    "led/**",
+    "pb/**/*.yml",
+    "deploy/compose*.yml",
+    "units/*.service",
+    ...models,
+    "**/{docker-compose,compose}*.{yml,yaml}",
+  ];
   const tail = [".kvgateignore", "kvgate.yaml", ".kvgate.yaml", "bin/ttm-guard.sh", "obs/plateaus.csv"];
   expect(fleetChangeGlobs(policy, false)).toEqual([...head, ...envSide, ...tail]);
   expect(fleetChangeGlobs(policy, true)).toEqual([...head, ...envSide, "**/*.yml", "**/*.yaml", ...tail]);
