@@ -196,8 +196,8 @@ export function idsOf(rule: AnyRule): string[] {
   return [rule.id, ...(isCheck(rule) ? (rule.family ?? []).map((r) => r.id) : [])];
 }
 
-/** The findings of the table's rules for a case. */
-async function findingsOf(table: RuleTable, c: Case): Promise<Actual[]> {
+/** The findings of the table's rules for a case (each carries the message id its report named). */
+export async function findingsOf(table: RuleTable, c: Case): Promise<Actual[]> {
   const ids = new Set(idsOf(table.rule));
   return (await runCase(c, [table.rule])).filter((f) => ids.has(f.rule));
 }
