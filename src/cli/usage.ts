@@ -17,7 +17,7 @@ commands:
   init     [--repo DIR]
   hook     prepare-commit-msg FILE [SOURCE [SHA]]
   schema   print the JSON Schema of kvgate.yaml
-  rules    [--format text|json|markdown]  every rule id, severity and description
+  rules    [RULE...] [--format text|json|markdown]  every rule (with RULE: that rule and its page)
   usage    (--litellm FILE... | --litellm-db postgresql://…) [--since T] [--until T] [--format text|json]
            what each service's LiteLLM traffic was, and the context, KV and output cap it needs
   observe  --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg] [--output FILE]

@@ -19,9 +19,8 @@ import { CHECKS } from "../../src/checks/registry.js";
 import { checkFleets, unitDrafts } from "../../src/engine/run.js";
 import { auditCommitDrafts } from "../../src/engine/audit.js";
 import { runPhase, type Draft } from "../../src/engine/pipeline.js";
-import { resolvePolicy } from "../../src/config/policy.js";
 import { loadPack } from "../../src/rules/load.js";
-import { DEFAULTS } from "./policy-defaults.js";
+import { policyFrom } from "./fixture-source.js";
 import { loadFleet } from "../../src/load/fleet.js";
 import { policyOf } from "../../src/load/config.js";
 import { diffFiles, memorySnapshot } from "./memory.js";
@@ -29,6 +28,8 @@ import { diffFiles, memorySnapshot } from "./memory.js";
 export interface Case {
   /** What the case shows, as the test's title. */
   name: string;
+  /** The case the rule's page (docs/rules/, npm run docs:rules) shows as its example; default: the first it can show. */
+  example?: boolean;
   fleet?: FleetState;
   before?: FleetState | null;
   /** The unit's changed files (a path is a modified file with no added lines). */
@@ -91,7 +92,7 @@ export function exact(value: unknown): unknown {
 }
 
 export const pack = loadPack();
-export const defaultPolicy = (): Policy => resolvePolicy(DEFAULTS, {});
+export const defaultPolicy = (): Policy => policyFrom({});
 const SHA = "c0ffee0000000000000000000000000000000000";
 
 function commitOf(c: Case): CommitInfo | null {

@@ -2,8 +2,8 @@
 // Settings are typed through the real unit readers (readValue) so `40960` and `32K` read as the
 // settings pipeline reads them; the rest is plain data.
 import type { Config } from "../../src/config/schema.js";
-import { DEFAULTS } from "../helpers/policy-defaults.js";
-import { resolvePolicy, type Policy } from "../../src/config/policy.js";
+import type { Policy } from "../../src/config/policy.js";
+import { envText, policyFrom, standsFor } from "../helpers/fixture-source.js";
 import type { Case } from "../helpers/rule-tester.js";
 import type { Card, FleetState, ParsedEnv, Service, Setting, Tenant } from "../../src/model/types.js";
 import { readValue } from "../../src/model/settings.js";
@@ -15,7 +15,7 @@ export const pack = loadPack();
 const HOST = "fv-ml1";
 
 export function policyOf(user: Config = {}): Policy {
-  return resolvePolicy(DEFAULTS, {
+  return policyFrom({
     fleet: {
       hosts: {
         [HOST]: {
@@ -78,20 +78,23 @@ export function seat(name: string, env: Record<string, string | undefined>, flag
     const line = lineOfKey.get(key);
     if (line !== undefined) origins[k] = { file, line, source: "env", name: key };
   }
-  return {
-    name,
-    file,
-    engine,
-    host: all.HOST ?? null,
-    gpus: all.GPU ? all.GPU.split(",").map(Number) : [],
-    model: all.MODEL ?? null,
-    tp: all.TP ? Number(all.TP) : 1,
-    settings,
-    env: parsed,
-    origins,
-    invalid: [],
-    conflicts: [],
-  };
+  return standsFor(
+    {
+      name,
+      file,
+      engine,
+      host: all.HOST ?? null,
+      gpus: all.GPU ? all.GPU.split(",").map(Number) : [],
+      model: all.MODEL ?? null,
+      tp: all.TP ? Number(all.TP) : 1,
+      settings,
+      env: parsed,
+      origins,
+      invalid: [],
+      conflicts: [],
+    },
+    envText(keys, flags),
+  );
 }
 
 /** The contract's voices seat: Qwen3-8B at 40,960 tokens. */

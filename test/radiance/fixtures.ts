@@ -2,8 +2,8 @@
 // Settings are typed through the real unit readers (readValue), so `24K` and `24576` compare as the
 // settings pipeline would make them; everything else is plain data.
 import type { Config } from "../../src/config/schema.js";
-import { DEFAULTS } from "../helpers/policy-defaults.js";
-import { resolvePolicy, type Policy } from "../../src/config/policy.js";
+import type { Policy } from "../../src/config/policy.js";
+import { envText, policyFrom, standsFor } from "../helpers/fixture-source.js";
 import type { Case } from "../helpers/rule-tester.js";
 import type { FleetState, ParsedEnv, Service, Setting } from "../../src/model/types.js";
 import { readValue } from "../../src/model/settings.js";
@@ -13,7 +13,7 @@ import { ledgerEntryOf, type LedgerEntry } from "../../src/parse/ledger-facts.js
 export const pack = loadPack();
 
 export function policyOf(user: Config = {}): Policy {
-  return resolvePolicy(DEFAULTS, user);
+  return policyFrom(user);
 }
 
 /** The contract's ledger facts (section 6) as card 0, and a second, larger card (26.68 GiB). */
@@ -34,7 +34,7 @@ file_tier_staging_mib: ${over.file_tier_staging_mib ?? 0}
 }
 
 export function ledgerOf(name: string, text = factsYaml()): LedgerEntry {
-  return ledgerEntryOf(text, `scripts/${name}.ledger.yaml`);
+  return standsFor(ledgerEntryOf(text, `scripts/${name}.ledger.yaml`), text);
 }
 
 export function factsOf(text = factsYaml()) {
@@ -118,20 +118,23 @@ export function service(name: string, env: Record<string, string | undefined>, o
     const o = origin(key);
     if (o) origins[k] = o;
   }
-  return {
-    name,
-    file,
-    engine,
-    host: env.HOST ?? null,
-    gpus: env.GPU ? env.GPU.split(",").map(Number) : [],
-    model: env.MODEL ?? null,
-    tp: env.TP ? Number(env.TP) : 1,
-    settings,
-    env: parsed,
-    origins,
-    invalid: [],
-    conflicts: [],
-  };
+  return standsFor(
+    {
+      name,
+      file,
+      engine,
+      host: env.HOST ?? null,
+      gpus: env.GPU ? env.GPU.split(",").map(Number) : [],
+      model: env.MODEL ?? null,
+      tp: env.TP ? Number(env.TP) : 1,
+      settings,
+      env: parsed,
+      origins,
+      invalid: [],
+      conflicts: [],
+    },
+    envText(keys, options.flags),
+  );
 }
 
 export function frank(over: Record<string, string | undefined> = {}, options: ServiceOptions = {}): Service {
