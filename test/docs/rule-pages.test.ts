@@ -27,6 +27,12 @@ describe("docs/rules/", () => {
       expect(page).toMatch(/reference: \[docs\/[a-z0-9-]+\.md#[a-z0-9-]+\]/);
     },
   );
+  test("no rule is left as npm run new:rule scaffolded it (a TODO in its description or its why)", () => {
+    for (const r of RULE_MODULES_BY_ID) {
+      expect(r.description, r.id).not.toMatch(/\bTODO\b/);
+      expect(readFileSync(`src/checks/${ruleDocFile(r.id).replace(/\.md$/, ".ts")}`, "utf8").split("\n")[0], r.id).not.toMatch(/\bTODO\b/);
+    }
+  });
   test("no page holds a secret value: each example's value is shown as kvgate shows it", async () => {
     const { createMasker } = await import("../../src/secrets/mask.js");
     const { defaultPolicy, pack } = await import("../helpers/rule-tester.js");

@@ -203,8 +203,14 @@ export async function findingsOf(table: RuleTable, c: Case): Promise<Actual[]> {
   return (await runCase(c, [table.rule])).filter((f) => ids.has(f.rule));
 }
 
+/** A case `npm run new:rule` scaffolded and nobody wrote yet: it fails, whatever the rule does. */
+function refuseScaffold(table: RuleTable, c: Case): void {
+  if (/^TODO\b/.test(c.name)) throw new Error(`${table.rule.id}: "${c.name}" is a scaffold of npm run new:rule: write the case`);
+}
+
 /** Asserts one invalid case: the same number of findings, each matching its expectation in order. */
 export async function assertInvalid(table: RuleTable, c: InvalidCase): Promise<void> {
+  refuseScaffold(table, c);
   const actual = await findingsOf(table, c);
   const family = isCheck(table.rule) && (table.rule.family ?? []).length > 0;
   const expected = c.findings.map((e) => (e.rule !== undefined || family ? e : { ...e, rule: table.rule.id }));
@@ -220,5 +226,6 @@ export async function assertInvalid(table: RuleTable, c: InvalidCase): Promise<v
 }
 
 export async function assertValid(table: RuleTable, c: Case): Promise<void> {
+  refuseScaffold(table, c);
   expect(await findingsOf(table, c)).toEqual([]);
 }
