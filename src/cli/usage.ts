@@ -13,7 +13,7 @@ commands:
            [--fix]  write the findings' value fixes into the working tree (never the index), check again
   audit    --range A..B [--shard I/N] [--repo DIR] [--config FILE] [--format text|json] [--output FILE]
   explain  [SERVICE] [--repo DIR] [--config FILE] [--format text|json]
-  plan     [--host H] [--repo DIR] [--config FILE] [--format text|json]
+  plan     [--host H] [--raise-contexts] [--repo DIR] [--config FILE] [--format text|json]
   init     [--repo DIR]
   hook     prepare-commit-msg FILE [SOURCE [SHA]]
   schema   print the JSON Schema of kvgate.yaml
