@@ -80,13 +80,14 @@ const byPath = (a: string, b: string): number => (a === "kvgate.yaml" ? -1 : b =
 
 /**
  * The files of a shown case: as they are, or as the change makes them. `only` limits the paths shown;
- * in a change, a file it leaves alone is only named unless a finding points at it or names it
- * (kvgate.yaml is always shown: it is the policy).
+ * in a change, a file it leaves alone is only named unless a finding points at it or names it, or
+ * kvgate.yaml does (kvgate.yaml is always shown: it is the policy).
  */
 function filesBlock(s: ShownCase, findings: readonly Actual[], only?: ReadonlySet<string>): string[] {
   const out: string[] = [];
   const paths = [...new Set([...Object.keys(s.before ?? {}), ...Object.keys(s.files)])].filter((p) => !only || only.has(p)).sort(byPath);
-  const named = (p: string) => p === "kvgate.yaml" || findings.some((f) => f.file === p || f.message.includes(p));
+  const policy = s.files["kvgate.yaml"] ?? "";
+  const named = (p: string) => p === "kvgate.yaml" || policy.includes(p) || findings.some((f) => f.file === p || f.message.includes(p));
   const untouched = paths.filter((p) => s.before !== null && s.before[p] === s.files[p] && !named(p));
   for (const path of paths.filter((p) => !untouched.includes(p))) {
     const before = s.before?.[path];
