@@ -39,7 +39,7 @@ import { defineCheck, type Report } from "./define.js";
 
 const messages = {
   // One builder per thing the rule can say: what is wrong, with the numbers, and the fix in the
-  // spelling the file uses (a fix that is a value also goes in data.fix: see src/fix/types.ts).
+  // spelling the file uses (a fix that is a value also goes in data.fix: see src/model/value-fix.ts).
   todo: (d: { service: string }) => \`\${d.service}: TODO: what is wrong, and what to set\`,
 };
 
@@ -48,7 +48,8 @@ export const ${camel} = defineCheck({
   severity: "error",
   description: "TODO: one sentence: what the rule refuses or reports.",
   messages,
-  // Pure: read ctx.after (and ctx.before, for a change), ctx.policy and ctx.pack; no fs, git or process.
+  // Pure: read ctx.after (and ctx.before, for a change: the fleet as it runs; ctx.written as its files
+  // say it), ctx.policy and ctx.pack; no fs, git or process.
   run(ctx): Report<typeof messages>[] {
     return ctx.after.services.flatMap((): Report<typeof messages>[] => []);
   },

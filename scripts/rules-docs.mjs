@@ -11,6 +11,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DIR = join(ROOT, "docs", "rules");
 process.chdir(ROOT);
 
+// The test runner's `define`s (the rules pack the bundles embed, __KVGATE_RULES__) set as the runner
+// sets them: as globals, from the one config that makes them.
+const { module: config } = await runnerImport(join(ROOT, "vitest.config.ts"));
+for (const [name, json] of Object.entries(config.default.define ?? {})) globalThis[name] = JSON.parse(json);
 const { module } = await runnerImport(join(ROOT, "test", "docs", "rule-pages.ts"));
 const pages = await module.rulePages();
 mkdirSync(DIR, { recursive: true });

@@ -1,6 +1,6 @@
 // Every relative link of the docs (README.md, CONTRIBUTING.md, docs/**) names a file of the repository,
-// and every #anchor one its target has: an explicit <a id="…"> or a heading's GitHub slug. The comments
-// of src/ cite these anchors, and a rule page links its reference section: a renamed anchor must fail here.
+// and every #anchor one its target has: an explicit <a id="…"> or a heading's GitHub slug; so does every
+// docs/ page a comment of src/ cites. A rule page links its reference section: a renamed anchor fails here.
 import { describe, expect, test } from "vitest";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -47,6 +47,22 @@ describe("docs links", () => {
       else if (anchor !== undefined && statSync(target).isFile() && target.endsWith(".md") && !anchorsOf(target).has(anchor))
         broken.push(`${link}: no anchor #${anchor} in ${target}`);
     }
+    expect(broken).toEqual([]);
+  });
+
+  // A comment that cites the reference (`docs/radiance.md#funding`) names a page and an anchor that exist.
+  test("every docs/ page and anchor a comment under src/ cites exists", () => {
+    const walk = (dir: string): string[] =>
+      readdirSync(dir).flatMap((n) =>
+        statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : n.endsWith(".ts") ? [join(dir, n)] : [],
+      );
+    const broken: string[] = [];
+    for (const file of walk("src"))
+      for (const m of readFileSync(file, "utf8").matchAll(/\bdocs\/([\w/-]+\.md)(?:#([\w-]+))?/g)) {
+        const target = join("docs", m[1] as string);
+        if (!existsSync(target)) broken.push(`${file}: ${m[0]}: no ${target}`);
+        else if (m[2] !== undefined && !anchorsOf(target).has(m[2])) broken.push(`${file}: ${m[0]}: no anchor #${m[2]}`);
+      }
     expect(broken).toEqual([]);
   });
 

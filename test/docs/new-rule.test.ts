@@ -12,7 +12,7 @@ let dir = "";
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "kvgate-new-rule-"));
-  for (const part of ["src", "test", "scripts", "rules", "package.json", "tsconfig.json"])
+  for (const part of ["src", "test", "scripts", "rules", "package.json", "tsconfig.json", "vitest.config.ts"])
     cpSync(join(ROOT, part), join(dir, part), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
 });

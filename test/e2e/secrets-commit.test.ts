@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
-import { FORMATS } from "../../src/report/index.js";
+import { FORMATS } from "../../src/report/reporters.js";
 import { commitCount, gitCommit } from "../helpers/install.js";
 import { FAKE } from "../secrets/helpers.js";
 import { SAMPLE } from "../secrets/families.js";

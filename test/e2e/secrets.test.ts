@@ -5,7 +5,7 @@ import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, GIT_ENV, type TempRepo } from "../helpers/repo.js";
 import { BIN, kvgate } from "../helpers/cli.js";
-import { FORMATS } from "../../src/report/index.js";
+import { FORMATS } from "../../src/report/reporters.js";
 import { execFileSync, spawnSync } from "node:child_process";
 
 const PLACEHOLDER = "AKIA0000000000000EXAMPLE";

@@ -5,7 +5,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { afterEach, describe, expect, test } from "vitest";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
-import { FORMATS } from "../../src/report/index.js";
+import { FORMATS } from "../../src/report/reporters.js";
 
 const made: TempRepo[] = [];
 afterEach(async () => {

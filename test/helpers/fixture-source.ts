@@ -7,7 +7,7 @@ import type { Config } from "../../src/config/schema.js";
 import { resolvePolicy, type Policy } from "../../src/config/policy.js";
 import type { Service } from "../../src/model/types.js";
 import type { LedgerEntry } from "../../src/parse/ledger-facts.js";
-import type { PlaybookRead } from "../../src/playbook/types.js";
+import type { PlaybookRead } from "../../src/playbook/records.js";
 import { DEFAULTS } from "./policy-defaults.js";
 
 const texts = new WeakMap<Service | LedgerEntry, string>();
