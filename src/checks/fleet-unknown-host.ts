@@ -1,3 +1,6 @@
+// fleet/unknown-host: a GPU service that names a host fleet.hosts does not list (a typo, a host not
+// inventoried yet), or names none while the inventory has several, has no card to be checked on.
+// Without fleet.hosts the gate has no inventory and the rule is silent.
 import { holdsGpus } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
 import { definitionOf } from "../model/types.js";

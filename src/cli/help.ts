@@ -98,9 +98,10 @@ Prints the JSON Schema of kvgate.yaml (for editors and validators).
 options:
   -h, --help         this text
 `,
-  rules: `usage: kvgate rules [--format text|json|markdown]
+  rules: `usage: kvgate rules [RULE...] [--format text|json|markdown]
 
-Every rule id with its default severity and what it refuses or reports.
+Every rule id with its default severity and what it refuses or reports; with rule ids, those rules
+in full with the link to each one's page (what it checks, why, a failing and a passing example, the fix).
 
 options:
   --format text|json|markdown (default text)

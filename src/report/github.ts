@@ -5,7 +5,7 @@ import type { CheckResult } from "../engine/result.js";
 import { coverageText } from "./text.js";
 import type { Finding, Severity } from "../model/types.js";
 import { formatBytes } from "../units/bytes.js";
-import { ruleHelpUri } from "./sarif.js";
+import { ruleDocUrl } from "./rules-doc.js";
 
 /** GitHub shows at most 10 annotations of each severity per step; the rest go to the summary. */
 const ANNOTATIONS_PER_SEVERITY = 10;
@@ -141,9 +141,9 @@ const SHORT_SHA = 10;
 
 const SEVERITY_RANK: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
 
-/** The rule id linked to its row in the README's rule list (the anchor SARIF's helpUri uses). */
+/** The rule id linked to its page (the page SARIF's helpUri names). */
 function ruleLink(id: string): string {
-  return `[\`${id}\`](${ruleHelpUri(id)})`;
+  return `[\`${id}\`](${ruleDocUrl(id)})`;
 }
 
 /** The job summary: the verdict, every finding (errors first), and the per-card memory table when given. */

@@ -100,7 +100,9 @@ describe("pull_request", () => {
     expect(r.stdout).toMatch(/^::error title=engine\/removed-flag,file=scripts\/r\.env,line=5::/m);
     expect(r.stdout).toMatch(/::error::kvgate refused/);
     expect(r.summary).toContain("## ❌ kvgate: refused");
-    expect(r.summary).toMatch(/\| error \| \[`engine\/removed-flag`\]\(https:\/\/\S+#rule-engine-removed-flag\) \| `scripts\/r\.env:5` \|/);
+    expect(r.summary).toMatch(
+      /\| error \| \[`engine\/removed-flag`\]\(https:\/\/\S+\/docs\/rules\/engine-removed-flag\.md\) \| `scripts\/r\.env:5` \|/,
+    );
     expect(r.summary).toContain("### GPU memory per card");
     expect(r.summary).toContain("| h | 0 | 96 GiB | 0 B | — | — | r (radiance) |");
     expect(r.outputs["sarif-file"]).toBe(`${ws.dir}/out/kvgate.sarif`);

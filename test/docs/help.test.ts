@@ -20,7 +20,7 @@ const FLAGS: Record<string, string[]> = {
   ],
   audit: ["--range A..B", "--shard I/N", "--repo DIR", "--config FILE", "--format", "--output FILE"],
   explain: ["SERVICE", "--repo DIR", "--config FILE", "--format"],
-  plan: ["--host H", "--repo DIR", "--config FILE", "--format"],
+  plan: ["--host H", "--raise-contexts", "--repo DIR", "--config FILE", "--format"],
   init: ["--repo DIR"],
   hook: ["prepare-commit-msg FILE"],
   schema: [],

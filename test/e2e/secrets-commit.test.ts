@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
+import { FORMATS } from "../../src/report/reporters.js";
 import { commitCount, gitCommit } from "../helpers/install.js";
 import { FAKE } from "../secrets/helpers.js";
 import { SAMPLE } from "../secrets/families.js";
@@ -99,7 +100,7 @@ describe("refused by a real git commit, and no format shows the value", () => {
     expect(r.out).toContain(rule);
     expect(r.out).toContain("REFUSED");
     expect(r.out).not.toContain(raw);
-    for (const format of ["text", "json", "sarif", "github"]) {
+    for (const format of FORMATS) {
       const c = kvgate(["check", "--staged", "--format", format], { cwd: repo.dir });
       expect(c.code, `${format}: ${c.stderr}`).toBe(1);
       expect(c.stdout + c.stderr, format).not.toContain(raw);

@@ -5,6 +5,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { afterEach, describe, expect, test } from "vitest";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
+import { FORMATS } from "../../src/report/reporters.js";
 
 const made: TempRepo[] = [];
 afterEach(async () => {
@@ -20,7 +21,6 @@ async function repo(): Promise<TempRepo> {
   return r;
 }
 
-const FORMATS = ["text", "json", "sarif", "github"] as const;
 const SEAT = "ENGINE=tgi\nHOST=fv-ml2\nGPU=0\nPORT=8080\n";
 
 /** A GitHub token no placeholder shape matches: 36 random alphanumerics. */

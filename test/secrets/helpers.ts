@@ -2,9 +2,8 @@
 // repository), added files, and rule-tester cases of a staged change.
 import type { ChangedFile } from "../../src/git/types.js";
 import type { FleetState } from "../../src/model/types.js";
-import { resolvePolicy } from "../../src/config/policy.js";
 import { numberLines } from "../../src/secrets/scan.js";
-import { DEFAULTS } from "../helpers/policy-defaults.js";
+import { policyFrom } from "../helpers/fixture-source.js";
 import { runCase, type Actual, type Case } from "../helpers/rule-tester.js";
 import { secretScan } from "../../src/checks/secret-scan.js";
 import type { Finding } from "../../src/model/types.js";
@@ -65,13 +64,13 @@ export interface CaseOptions {
 
 /** A rule-tester case: a staged change adding these files, under kvgate.yaml's secrets settings. */
 export function secretCase(name: string, files: ChangedFile[], o: CaseOptions = {}): Case {
-  const policy = resolvePolicy(DEFAULTS, {
-    secrets: {
-      placeholders: { values: o.values ?? [], patterns: o.patterns ?? [] },
-      override: o.override ?? "ALLOW_SECRETS",
-      exclude: o.exclude ?? [],
-    },
-  });
+  // Only what the case sets: the kvgate.yaml a rule page shows for it holds nothing else.
+  const secrets = {
+    ...(o.values || o.patterns ? { placeholders: { values: o.values ?? [], patterns: o.patterns ?? [] } } : {}),
+    ...(o.override === undefined ? {} : { override: o.override }),
+    ...(o.exclude === undefined ? {} : { exclude: o.exclude }),
+  };
+  const policy = policyFrom(Object.keys(secrets).length === 0 ? {} : { secrets });
   const fleet: FleetState = { services: [], tenants: [], cards: [], ledgerFacts: {}, paths: files.map((f) => f.path) };
   return { name, fleet, before: null, kind: "staged", changed: files, policy, env: o.env ?? {} };
 }

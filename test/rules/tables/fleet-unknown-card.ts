@@ -17,5 +17,10 @@ export default ruleTester(fleetUnknownCard, {
       files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=h\nGPU=0,3\n" },
       findings: [{ line: 3, message: expect.stringMatching(/GPU 3 is not a card of h \(cards: 0, 1\)/) }],
     },
+    {
+      name: "no GPU on a host with two cards: which one it holds is not said",
+      files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=h\n" },
+      findings: [{ messageId: "missing", line: 1, message: "r: no GPU, and h has several cards (0, 1); add GPU=<index>" }],
+    },
   ],
 });

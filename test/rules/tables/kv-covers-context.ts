@@ -163,6 +163,7 @@ export default ruleTester(kvCoversContext, {
     },
     {
       ...kvCase("the contract's example, with the arithmetic and what to set", [voices({ KV_CACHE_MEMORY_BYTES: "6442450944" })]),
+      example: true,
       findings: [
         {
           messageId: "short",

@@ -48,7 +48,8 @@ const PER_DETECTOR: [string, string, string][] = [
   ["jwt", `Authorization: Bearer ${FAKE.jwt}`, FAKE.jwt],
   ["openai-api-key", `OPENAI_API_KEY=${FAKE.openai}`, FAKE.openai],
   ["private-key", pem(FAKE.privateKeyBody), FAKE.privateKeyBody],
-  ["slack-token", `SLACK_BOT=${FAKE.slack}`, FAKE.slack],
+  // FAKE.slack's sequential digits read as a placeholder (exempt); the seeded sample is a real-shaped token.
+  ["slack-token", `SLACK_BOT=${SAMPLE["slack-token"]}`, SAMPLE["slack-token"] as string],
   ["stripe-secret-key", `STRIPE_KEY=${FAKE.stripe}`, FAKE.stripe],
 ];
 // Every other family, from its labelled sample, on the line that family is found on.
@@ -62,6 +63,11 @@ export default ruleTester(secretScan, {
   valid: [
     secretCase("only the added lines are scanned", [{ ...addedFile("a.env", `A=${FAKE.awsId}`, { status: "modified" }), addedLines: [] }]),
     secretCase("a deleted file is not scanned", [addedFile("a.env", FAKE.awsId, { status: "deleted" })]),
+    {
+      name: "a reference to a value loaded at deploy time is not a secret",
+      beforeFiles: {},
+      files: { "scripts/a.env": "AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID}\nHF_TOKEN={{ lookup('hashi_vault', 'secret=kv/hf:token') }}\n" },
+    },
   ],
   invalid: [
     // The value-scoped placeholder filter: [case, file, text, expected, values].
@@ -307,7 +313,14 @@ export default ruleTester(secretScan, {
         "each detector, one file each",
         PER_DETECTOR.map(([id, text]) => addedFile(`keys/${id}.txt`, text)),
       ),
-      findings: PER_DETECTOR.map(([id, , value]) => ({ rule: `secret/${id}`, file: `keys/${id}.txt`, line: 1, secret: value })),
+      example: true,
+      findings: PER_DETECTOR.map(([id, , value]) => ({
+        rule: `secret/${id}`,
+        status: "open",
+        file: `keys/${id}.txt`,
+        line: 1,
+        secret: value,
+      })),
     },
   ],
 });
