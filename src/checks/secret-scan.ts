@@ -16,7 +16,12 @@ const IGNORE_UNUSED_RULE = "secret/ignore-unused";
 const IGNORE_INVALID_RULE = "secret/ignore-invalid";
 
 function placeholderReason(hit: PlaceholderHit): string {
-  const what = hit.kind === "value" ? "a listed placeholder value" : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;
+  const what =
+    hit.kind === "value"
+      ? "a listed placeholder value"
+      : hit.kind === "example-signature"
+        ? "a token signed with a published example key (rules/secrets.yaml jwt_signing_keys): anyone can mint it"
+        : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;
   return `the value is ${what} (${hit.source}); placeholders are exempt wherever they appear`;
 }
 
@@ -52,17 +57,20 @@ const expiredNote = (d: { ignore_until?: string; ignore_line?: number }): string
     ? ` (its ${IGNORE_FILE} entry at line ${d.ignore_line ?? "?"} expired after ${d.ignore_until}: review the value and renew the date, or rotate it)`
     : "";
 
+/** How the value was read, when not as the line stands (joined to the line before, decoded). */
+const viaNote = (d: { via?: string }): string => (d.via ? ` (${d.via})` : "");
+
 const messages = {
-  found: (d: { title: string; redacted: string; column: number; ignore_until?: string; ignore_line?: number }) =>
-    `${d.title} ${d.redacted} (column ${d.column}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
+  found: (d: { title: string; redacted: string; column: number; via?: string; ignore_until?: string; ignore_line?: number }) =>
+    `${d.title} ${d.redacted}${viaNote(d)} (column ${d.column}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
   ignored: (d: { title: string; redacted: string; ignore_line: number }) =>
     `${d.title} ${d.redacted} is accepted by ${IGNORE_FILE} line ${d.ignore_line}`,
   ignoreUnused: (d: { fingerprint: string }) =>
     `${IGNORE_FILE} lists ${d.fingerprint}, which no file in the tree holds any more: remove the line`,
   ignoreInvalid: (d: { problem: string }) => `${IGNORE_FILE}: ${d.problem}`,
   placeholder: (d: { title: string; redacted: string }) => `${d.title} ${d.redacted} is a known placeholder, not a secret`,
-  allowed: (d: { title: string; redacted: string; override: string; ignore_until?: string; ignore_line?: number }) =>
-    `${d.title} ${d.redacted}${expiredNote(d)} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
+  allowed: (d: { title: string; redacted: string; override: string; via?: string; ignore_until?: string; ignore_line?: number }) =>
+    `${d.title} ${d.redacted}${viaNote(d)}${expiredNote(d)} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
   skipped: (d: { why: string }) => `not scanned for secrets: ${d.why}`,
   unscanned: (d: { why: string }) =>
     `could not be scanned for secrets (${d.why}), so the gate cannot pass it: retry with free space in the temp folder, or list the file under secrets.exclude in kvgate.yaml if it must not be scanned`,
@@ -143,6 +151,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
       } else matches = scanLines(file.addedLines, set);
       for (const m of matches) {
         const d = m.detector;
+        const fingerprint = secretFingerprint(m.value);
         const found = {
           detector: d.id,
           title: d.title,
@@ -150,10 +159,11 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
           column: m.column,
           length: m.value.length,
           override: overrideName,
+          ...(m.via ? { via: m.via } : {}),
         };
         const base = { rule: d.rule, file: file.path, line: m.line, secret: m.value, key: `${d.id}:${m.column}` };
         const hit = filter.match(m.value);
-        const entry = hit || !ignore ? undefined : ignoreEntryOf(ignore, secretFingerprint(m.value));
+        const entry = hit || !ignore ? undefined : ignoreEntryOf(ignore, fingerprint);
         if (entry) used.add(entry);
         const expired = entry !== undefined && ignore !== undefined && isExpired(entry, ignore.today);
         const data = expired && entry ? { ...found, ignore_line: entry.line, ignore_until: entry.until ?? "" } : found;
