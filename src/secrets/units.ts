@@ -10,6 +10,8 @@ export interface ScanUnit {
   column(offset: number): number;
   /** How the value was read, for the message; null for the line as written. */
   via: string | null;
+  /** The text put before the line (a name from the line before): only detectors it gives a keyword read it. */
+  prefix?: string;
 }
 
 /** The line itself. */
@@ -48,6 +50,7 @@ function joined(prefix: string, line: string, from: number): ScanUnit {
     text: prefix + value,
     column: (o) => (o < prefix.length ? -1 : from + o - prefix.length),
     via: "its name is on the line before",
+    prefix,
   };
 }
 
@@ -55,23 +58,39 @@ function indentOf(line: string): number {
   return line.length - line.trimStart().length;
 }
 
-/** The line read after the line before it, when that one opens a value this line holds. */
+/** How much of the line before is read for its opener: a name and an operator are short. */
+const TAIL = 160;
+
+/**
+ * The line read after the line before it, when that one opens a value this line holds. Each opener
+ * is tried only when the line before ends in its last character (most lines end in none of them), and
+ * only on its tail, so a long line costs no more than a short one.
+ */
 export function continuedUnit(prev: string, line: string): ScanUnit | null {
   const at = indentOf(line);
   const rest = line.slice(at);
   if (rest === "" || rest.startsWith("#") || rest.startsWith("//")) return null;
-  const open = XML_OPEN.exec(prev);
-  if (open && !rest.startsWith("<")) return joined(`${open[1] ?? ""}: `, line, at);
-  const block = YAML_BLOCK.exec(prev);
-  if (block) return joined(`${block[1] ?? ""}: ${block[2] ? "!vault " : ""}`, line, at);
-  const flag = FLAG_ITEM.exec(prev);
-  if (flag && /^(?:-\s+)?["']?[^\s"'-]/.test(rest)) return joined(`${flag[1] ?? ""} `, line, at + (/^-\s+/.exec(rest)?.[0].length ?? 0));
-  if (/^["'\x60]/.test(rest)) {
-    const op = OPERATOR_END.exec(prev);
+  const end = prev.trimEnd();
+  const last = end.at(-1) ?? "";
+  const tail = end.slice(-TAIL);
+  if (last === ">" && !rest.startsWith("<")) {
+    const open = XML_OPEN.exec(tail);
+    if (open) return joined(`${open[1] ?? ""}: `, line, at);
+  }
+  if ("|>+-0123456789".includes(last)) {
+    const block = YAML_BLOCK.exec(tail);
+    if (block) return joined(`${block[1] ?? ""}: ${block[2] ? "!vault " : ""}`, line, at);
+  }
+  if (end.length <= TAIL && /^(?:-\s+)?["']?[^\s"'-]/.test(rest)) {
+    const flag = FLAG_ITEM.exec(end);
+    if (flag) return joined(`${flag[1] ?? ""} `, line, at + (/^-\s+/.exec(rest)?.[0].length ?? 0));
+  }
+  if (/^["'\x60]/.test(rest) && "=:>|?{(".includes(last)) {
+    const op = OPERATOR_END.exec(tail);
     if (op) return joined(`${op[1] ?? ""} = `, line, at);
   }
   if (/^(?::=|=(?!=))/.test(rest)) {
-    const name = NAME_END.exec(prev);
+    const name = NAME_END.exec(tail);
     if (name) return joined(`${name[1] ?? ""} `, line, at);
   }
   return null;
@@ -82,8 +101,8 @@ const DECODE_MAX = 64 * 1024;
 const PULL_SECRET = /\.docker(?:configjson|cfg)["']?\s*:\s*["']?([A-Za-z0-9+/]{16,65536}={0,2})/;
 const AUTH_FIELD = /"auth"\s*:\s*"([A-Za-z0-9+/]{8,4096}={0,2})"/g;
 
-/** A line that may hide a credential in base64 (what the fast path must hand to the full scan). */
-export const DECODE_HINT = /dockerc(?:onfigjson|fg)|"auth"/i;
+/** A line that may hide a credential in base64: the scan reads every line of a file holding one. */
+export const DECODE_HINT = /dockerc(?:onfigjson|fg)|"auth"/;
 
 function base64Text(b64: string): string | null {
   if (b64.length > DECODE_MAX) return null;
@@ -107,7 +126,7 @@ function authUnits(text: string, column: (o: number) => number, via: string): Sc
 
 /** A pull secret's .dockerconfigjson (or .dockercfg) decoded, and the `auth` pairs in a docker config. */
 export function decodedUnits(line: string): ScanUnit[] {
-  if (!DECODE_HINT.test(line)) return [];
+  if (!line.includes("dockerc") && !line.includes('"auth"')) return [];
   const out: ScanUnit[] = authUnits(line, (o) => o, "decoded from the base64 of its auth field");
   const pull = PULL_SECRET.exec(line);
   const b64 = pull?.[1];
