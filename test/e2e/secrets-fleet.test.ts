@@ -2,41 +2,22 @@
 // init` installed its hooks, and `check --staged` in every output format. Each refused case names its
 // rule and line in text, JSON and SARIF, and no output holds the value.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { makeRepo, type TempRepo } from "../helpers/repo.js";
+import type { TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
-import { commitCount, gitCommit } from "../helpers/install.js";
-import { FAKE } from "../secrets/helpers.js";
+import { commitCount, discardChanges, gitCommit, hookedRepo } from "../helpers/install.js";
+import { FAKE, pullSecret } from "../secrets/helpers.js";
 import { ALPHA, rand } from "../secrets/families.js";
 
 const KEY = rand(ALPHA.alnum, 24);
 const GHP = FAKE.ghp;
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
-const pullSecret = [
-  "apiVersion: v1",
-  "kind: Secret",
-  "type: kubernetes.io/dockerconfigjson",
-  "metadata:",
-  "  name: ghcr-pull",
-  "data:",
-  `  .dockerconfigjson: ${b64(JSON.stringify({ auths: { "ghcr.io": { username: "fleet", auth: b64(`fleet:${GHP}`) } } }))}`,
-  "",
-].join("\n");
+const pulled = pullSecret({ auths: { "ghcr.io": { username: "fleet", auth: b64(`fleet:${GHP}`) } } });
 
 let repo: TempRepo;
 beforeAll(async () => {
-  repo = await makeRepo();
-  repo.write("README.md", "fleet\n");
-  const init = kvgate(["init"], { cwd: repo.dir });
-  expect(init.code, init.stdout + init.stderr).toBe(0);
-  repo.stage();
-  expect(gitCommit(repo, "kvgate init", {}, ["--no-verify"]).code).toBe(0);
+  repo = await hookedRepo();
 });
 afterAll(async () => repo.cleanup());
-
-function discard(): void {
-  repo.git("reset", "-q", "--hard", "HEAD");
-  repo.git("clean", "-qfd");
-}
 
 interface Sarif {
   runs: {
@@ -70,7 +51,7 @@ describe("the fleet's secrets are refused by a real commit, in every format, nev
       1,
       KEY,
     ],
-    ["a pull secret's base64 .dockerconfigjson holding a ghp_ token", "k8s/pull-secret.yaml", pullSecret, "secret/github-token", 7, GHP],
+    ["a pull secret's base64 .dockerconfigjson holding a ghp_ token", "k8s/pull-secret.yaml", pulled, "secret/github-token", 7, GHP],
     [
       ".netrc password",
       "deploy/.netrc",
@@ -125,7 +106,7 @@ describe("the fleet's secrets are refused by a real commit, in every format, nev
 
     const g = kvgate(["check", "--staged", "--format", "github"], { cwd: repo.dir });
     for (const out of [t, j, s, g]) expect(out.stdout + out.stderr).not.toContain(raw);
-    discard();
+    discardChanges(repo);
   });
 
   test("the same shapes holding references or ciphertext commit cleanly", () => {

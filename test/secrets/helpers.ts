@@ -48,6 +48,21 @@ export const FAKE = {
   ),
 };
 
+/** A Kubernetes pull secret (type kubernetes.io/dockerconfigjson) holding `config` in base64, at line 7. */
+export function pullSecret(config: object): string {
+  const b64 = Buffer.from(JSON.stringify(config)).toString("base64");
+  return [
+    "apiVersion: v1",
+    "kind: Secret",
+    "type: kubernetes.io/dockerconfigjson",
+    "metadata:",
+    "  name: ghcr-pull",
+    "data:",
+    `  .dockerconfigjson: ${b64}`,
+    "",
+  ].join("\n");
+}
+
 export function addedFile(path: string, text: string, extra: Partial<ChangedFile> = {}): ChangedFile {
   const lines = numberLines(text);
   return {

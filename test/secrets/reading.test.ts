@@ -4,7 +4,7 @@
 // pull secrets, .netrc, JSON escapes, Ansible !vault). Rows: [case, file, text, "rule status line"].
 import { describe, expect, test } from "vitest";
 import type { Actual } from "../helpers/rule-tester.js";
-import { FAKE, addedFile, scan } from "./helpers.js";
+import { FAKE, addedFile, pullSecret, scan } from "./helpers.js";
 import { ALPHA, rand } from "./families.js";
 
 const brief = (rs: Actual[]): string[] => rs.map((r) => `${r.rule} ${r.status ?? "open"} ${r.line}`);
@@ -153,16 +153,6 @@ describe("AWS key ids and placeholders glued to key characters", () => {
 
 describe("the fleet's own shapes", () => {
   const GHP = FAKE.ghp;
-  const pullSecret = (config: object): string =>
-    [
-      "apiVersion: v1",
-      "kind: Secret",
-      "type: kubernetes.io/dockerconfigjson",
-      "metadata:",
-      "  name: ghcr-pull",
-      "data:",
-      `  .dockerconfigjson: ${b64(JSON.stringify(config))}`,
-    ].join("\n");
   test.each([
     [
       "vLLM --api-key in a compose command array",
