@@ -26,6 +26,7 @@ import { gitDirAt } from "./git-dir.js";
 import { fastPrepareCommitMsg } from "./fast-hook.js";
 import { configEntries, handOffStaged } from "../git/handoff.js";
 import { IGNORE_FILE } from "../secrets/ignore.js";
+import { continuedUnit, decodedUnits, unescapedUnit } from "../secrets/units.js";
 
 /** What the build embeds of rules/secrets.yaml: per detector, what the scan needs to even try it. */
 export interface DetectorTrigger extends DetectorSourceSpec {
@@ -49,8 +50,30 @@ function triggers(specs: readonly DetectorTrigger[]): Trigger[] {
   return specs.map((d) => ({ keywords: d.keywords, regex: new RegExp(compiledSource(d), d.flags ?? ""), context: d.file_context ?? null }));
 }
 
+/**
+ * Every text the scan reads for these added lines (src/secrets/scan.ts): each line (with `\/`
+ * unescaped), a line joined to the added line just before it, what a pull secret's base64 decodes
+ * to. `numbers`: the lines' numbers, in step (adjacent lines are joined only when both are added).
+ */
+function readings(lines: readonly string[], numbers: readonly number[]): string[] {
+  const out: string[] = [];
+  lines.forEach((text, i) => {
+    out.push(text);
+    const unescaped = unescapedUnit(text);
+    if (unescaped) out.push(unescaped.text);
+    const prev = lines[i - 1];
+    if (prev !== undefined && numbers[i - 1] === (numbers[i] ?? 0) - 1) {
+      const joined = continuedUnit(prev, text);
+      if (joined) out.push(joined.text);
+    }
+    for (const u of decodedUnits(text)) out.push(u.text);
+  });
+  return out;
+}
+
 /** True when some detector could report on these added lines (the scan's own prefilter, then its regex). */
-export function mayHoldSecret(lines: readonly string[], all: readonly Trigger[]): boolean {
+export function mayHoldSecret(added: readonly string[], all: readonly Trigger[], numbers: readonly number[] = []): boolean {
+  const lines = readings(added, numbers);
   const lower = lines.map((l) => l.toLowerCase());
   for (const t of all) {
     if (t.context && !t.context.some((c) => lower.some((l) => l.includes(c)))) continue;
@@ -102,7 +125,7 @@ export function fullPathReason(
     const texts = f?.texts ?? [];
     if (f?.binary || texts.some((t) => t.includes("\0"))) return `binary ${e.path}`;
     if (sizeOf(e.path) > SECRET_SCAN_MAX_BYTES) return `large ${e.path}`;
-    if (mayHoldSecret(texts, all)) return `possible secret in ${e.path}`;
+    if (mayHoldSecret(texts, all, f?.added ?? [])) return `possible secret in ${e.path}`;
   }
   return null;
 }

@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
+import { FAKE, pullSecret } from "../secrets/helpers.js";
 
 // An engine kvgate does not size, without a GPU: nothing for engine/unknown or the card checks to say.
 const GOOD_ENV = "ENGINE=tgi\nHOST=fv-ml2\nPORT=8080\n";
@@ -75,6 +76,20 @@ const ROWS: Row[] = [
   {
     name: "a password in a new file",
     change: (r) => r.write("app/settings.py", 'DB_PASSWORD = "q8Vr2LxZ7mKp4TnW9sYb"\n'),
+    fast: false,
+    code: 1,
+  },
+  // Read only joined to the line before, or decoded: the fast path reads the same texts (issue 29).
+  {
+    name: "a password on the line after its XML element",
+    change: (r) => r.write("app/settings.xml", "<db>\n  <password>\n    q8Vr2LxZ7mKp4TnW9sYb\n  </password>\n</db>\n"),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "a token in a pull secret's base64",
+    change: (r) =>
+      r.write("k8s/pull.yaml", pullSecret({ auths: { "ghcr.io": { auth: Buffer.from(`fleet:${FAKE.ghp}`).toString("base64") } } })),
     fast: false,
     code: 1,
   },

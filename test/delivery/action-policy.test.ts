@@ -12,7 +12,7 @@ import { unitsUnderBase, withPolicyOf } from "../../src/engine/policy-base.js";
 const CONFIG = "fleet:\n  hosts:\n    h:\n      gpus:\n        - { index: 0, total: 96GiB }\n";
 const GOOD = "ENGINE=radiance\nHOST=h\nGPU=0\nGPU_HEADROOM_MIB=64\n";
 /** A made-up AWS access key id (not a listed placeholder). */
-const KEY = `AKIA${"Q7Z3K5M2P8R4T6W9"}`;
+const KEY = `AKIA${"Q7Z3K5M2P6R4T6W5"}`;
 
 let origin: TempRepo;
 const sha: Record<string, string> = {};

@@ -50,14 +50,14 @@ beforeAll(async () => {
 
   origin.git("checkout", "-q", "-b", "leak", sha.B);
   // A made-up key in the AWS access key id shape (not a listed placeholder).
-  origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P8R4T6W9"}\n`);
+  origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P6R4T6W5"}\n`);
   origin.stage();
   sha.K = origin.commit("notes", { noVerify: true });
 
   // A pull request that accepts its own key in .kvgateignore.
   origin.git("checkout", "-q", "-b", "accept", sha.B);
-  origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P8R4T6W9"}\n`);
-  origin.write(".kvgateignore", `${secretFingerprint(`AKIA${"Z7Q3K5M2P8R4T6W9"}`)} # mine @me\n`);
+  origin.write("notes/creds.txt", `aws_access_key_id = AKIA${"Z7Q3K5M2P6R4T6W5"}\n`);
+  origin.write(".kvgateignore", `${secretFingerprint(`AKIA${"Z7Q3K5M2P6R4T6W5"}`)} # mine @me\n`);
   origin.stage();
   sha.I = origin.commit("accept my key", { noVerify: true });
 
@@ -168,7 +168,7 @@ describe("pull_request", () => {
     const base = runAction({ workspace: ws.dir, event: "pull_request", payload: pr(sha.I!) });
     expect([base.code, base.outputs.verdict], base.stdout).toEqual([1, "fail"]);
     expect(base.annotations.map((x) => x.props.title)).toContain("secret/aws-access-key-id");
-    expect(base.stdout).not.toContain(`AKIA${"Z7Q3K5M2P8R4T6W9"}`);
+    expect(base.stdout).not.toContain(`AKIA${"Z7Q3K5M2P6R4T6W5"}`);
   });
 
   test("a config input that is not UTF-8 fails the step, as --config and kvgate.yaml in the tree do", () => {
@@ -242,7 +242,7 @@ describe("mode: audit", () => {
     expect(r.annotations.map((x) => x.props.title)).toContain("audit/bypass");
     expect(r.summary).toContain("kvgate audit: fail");
     expect(r.summary).toMatch(/\| bypass \|/);
-    expect(r.stdout + r.summary).not.toContain("Z7Q3K5M2P8R4T6W9");
+    expect(r.stdout + r.summary).not.toContain("Z7Q3K5M2P6R4T6W5");
   });
   test("a clean pushed range passes", () => {
     const r = runAction({

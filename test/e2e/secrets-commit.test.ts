@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRepo, type TempRepo } from "../helpers/repo.js";
+import type { TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
 import { FORMATS } from "../../src/report/reporters.js";
-import { commitCount, gitCommit } from "../helpers/install.js";
+import { commitCount, discardChanges, gitCommit, hookedRepo } from "../helpers/install.js";
 import { FAKE } from "../secrets/helpers.js";
 import { SAMPLE } from "../secrets/families.js";
 
@@ -26,12 +26,7 @@ const gcp = [
 
 let repo: TempRepo;
 beforeAll(async () => {
-  repo = await makeRepo();
-  repo.write("README.md", "fleet\n");
-  const init = kvgate(["init"], { cwd: repo.dir });
-  expect(init.code, init.stdout + init.stderr).toBe(0);
-  repo.stage();
-  expect(gitCommit(repo, "kvgate init", {}, ["--no-verify"]).code).toBe(0);
+  repo = await hookedRepo();
 });
 afterAll(async () => repo.cleanup());
 
@@ -42,12 +37,6 @@ function commit(path: string, text: string): { code: number | null; out: string;
   repo.stage();
   const res = gitCommit(repo, `add ${path}`);
   return { ...res, landed: commitCount(repo) === before + 1 };
-}
-
-/** After a refused commit: the file out of the index and the tree. */
-function discard(): void {
-  repo.git("reset", "-q", "--hard", "HEAD");
-  repo.git("clean", "-qfd");
 }
 
 describe("refused by a real git commit, and no format shows the value", () => {
@@ -105,7 +94,7 @@ describe("refused by a real git commit, and no format shows the value", () => {
       expect(c.code, `${format}: ${c.stderr}`).toBe(1);
       expect(c.stdout + c.stderr, format).not.toContain(raw);
     }
-    discard();
+    discardChanges(repo);
   });
 });
 
@@ -162,7 +151,7 @@ describe("user placeholder patterns from kvgate.yaml", () => {
     expect(cpu).toBeLessThan(2000);
     const r = gitCommit(repo, "crafted");
     expect(r.code).not.toBe(0);
-    discard();
+    discardChanges(repo);
   });
 
   test("a backreference pattern: the commit stops with exit 2 and the fix", () => {
@@ -175,6 +164,6 @@ describe("user placeholder patterns from kvgate.yaml", () => {
     const r = gitCommit(repo, "bad policy");
     expect(r.code).not.toBe(0);
     expect(r.out).toContain("not a linear-time (RE2) regular expression");
-    discard();
+    discardChanges(repo);
   });
 });

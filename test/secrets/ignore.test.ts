@@ -45,13 +45,52 @@ describe("parseIgnore: one fingerprint a line, reason, @owner, until", () => {
     ["an uppercase or short hash", "sha256:0123456789AB", 1, /not a fingerprint as kvgate prints it/],
     ["a raw value instead of its fingerprint", `\n${"AKIA"}XXXXXXXXXXXXXXXX # oops`, 2, /not a fingerprint/],
     ["a day that does not exist", "sha256:0123456789ab # until 2027-02-30", 1, /"until 2027-02-30" is not a date/],
-    ["a date in another shape", "sha256:0123456789ab # until 31/03/2027", 1, /is not a date: write until YYYY-MM-DD/],
+    [
+      "a date in another shape",
+      "sha256:0123456789ab # until 31/03/2027",
+      1,
+      /"until 31\/03\/2027" reads as an expiry but is not written `until YYYY-MM-DD`/,
+    ],
+    // Issue 26: any other spelling of an expiry would be a permanent exemption; it is refused instead.
+    ["Until: (capital, colon)", "sha256:0123456789ab # runbook @ops Until: 2027-03-31", 1, /"Until: 2027-03-31" reads as an expiry/],
+    ["until= (equals)", "sha256:0123456789ab # runbook until=2027-03-31", 1, /"until=2027-03-31" reads as an expiry/],
+    ["UNTIL (upper case)", "sha256:0123456789ab # UNTIL 2027-03-31", 1, /"UNTIL 2027-03-31" reads as an expiry/],
+    ["until with two spaces", "sha256:0123456789ab # until  2027-03-31", 1, /reads as an expiry/],
+    ["expires …", "sha256:0123456789ab # expires 2027-03-31", 1, /"expires 2027-03-31" reads as an expiry/],
+    ["expiry: …", "sha256:0123456789ab # expiry: 2027-03-31", 1, /"expiry: 2027-03-31" reads as an expiry/],
+    ["a bare date", "sha256:0123456789ab # review 2027-03-31", 1, /"2027-03-31" reads as an expiry/],
+    ["a bare day-first date", "sha256:0123456789ab # review 31.03.2027", 1, /"31.03.2027" reads as an expiry/],
+    ["two expiries", "sha256:0123456789ab # until 2027-03-31 until 2028-01-01", 1, /gives 2 expiries/],
+    ["until glued to the reason", "sha256:0123456789ab # example.until 2027-03-31", 1, /reads as an expiry/],
+    ["text after the fingerprint without #", "sha256:0123456789ab until 2027-03-31", 1, /is not a fingerprint as kvgate prints it/],
   ])("%s is a problem at its line", (_c, text, line, re) => {
     const l = parseIgnore(text, "2026-12-02");
     expect(l.entries).toEqual([]);
     expect(l.problems).toHaveLength(1);
     expect(l.problems[0]?.line).toBe(line);
     expect(l.problems[0]?.problem).toMatch(re);
+    // Every problem names the accepted form.
+    expect(l.problems[0]?.problem).toContain("`sha256:<12 hex> # reason @owner until YYYY-MM-DD`");
+  });
+
+  test.each([
+    ["a version number in the reason", "sha256:0123456789ab # vendored in v10.0.12 @ops"],
+    ["a ticket number", "sha256:0123456789ab # see OPS-2027 @ops until 2027-03-31"],
+    ["an owner with a team", "sha256:0123456789ab # @org/platform until 2027-03-31"],
+  ])("the accepted form with %s is an entry", (_c, text) => {
+    const l = parseIgnore(text, "2026-12-02");
+    expect(l.problems).toEqual([]);
+    expect(l.entries).toHaveLength(1);
+  });
+
+  test("the message's fix, applied, makes the line an entry that expires", () => {
+    const bad = "sha256:0123456789ab # runbook @ops Until: 2027-03-31";
+    expect(parseIgnore(bad, "2026-12-02").entries).toEqual([]);
+    const fixed = bad.replace("Until: ", "until ");
+    const l = parseIgnore(fixed, "2026-12-02");
+    expect(l.problems).toEqual([]);
+    expect(l.entries[0]).toMatchObject({ owner: "ops", until: "2027-03-31" });
+    expect(isExpired(l.entries[0]!, "2027-04-01")).toBe(true);
   });
 
   test("comments and blank lines are skipped; expiry is inclusive of the until day", () => {
@@ -148,6 +187,29 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     expect(out.findings[0]?.message).toMatch(
       /"sha256:nothex" is not a fingerprint as kvgate prints it: a line is `sha256:<12 hex> # reason @owner until YYYY-MM-DD`/,
     );
+  });
+
+  test("issue 26: an expiry written `Until:` exempts nothing; the ignore line is refused, the value found; the fix applied passes", async () => {
+    await repoWith("");
+    repo.write(".kvgateignore", `${FP_AWS} # runbook sample @ops Until: 2999-12-31\n`);
+    repo.write("docs/runbook.env", `AWS_ACCESS_KEY_ID=${FAKE.awsId}\n`);
+    repo.stage();
+    const r = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
+    expect(r.code).toBe(1);
+    const out = json(r.stdout);
+    expect(brief(out)).toEqual(["secret/ignore-invalid open .kvgateignore:1", "secret/aws-access-key-id open docs/runbook.env:1"]);
+    expect(out.findings[1]?.message).toMatch(
+      /its \.kvgateignore line 1 is not valid, so it exempts nothing: write it as `sha256:<12 hex> # reason @owner until YYYY-MM-DD`/,
+    );
+    expect(out.findings[0]?.message).toMatch(
+      /"Until: 2999-12-31" reads as an expiry but is not written `until YYYY-MM-DD`, so it would never expire/,
+    );
+    // The fix as the message gives it.
+    repo.write(".kvgateignore", `${FP_AWS} # runbook sample @ops until 2999-12-31\n`);
+    repo.stage();
+    const fixed = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
+    expect(brief(json(fixed.stdout))).toEqual(["secret/aws-access-key-id exempt docs/runbook.env:1"]);
+    expect(fixed.code).toBe(0);
   });
 
   test("--baseline FILE: findings an earlier JSON report lists are exempt (reason baseline), even after the lines move", async () => {

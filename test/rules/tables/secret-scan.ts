@@ -116,9 +116,9 @@ export default ruleTester(secretScan, {
         [
           "a value that merely contains EXAMPLE is found",
           "a.env",
-          "AWS_ACCESS_KEY_ID=AKIAQ3VZ7MXKEXAMPLE1",
+          "AWS_ACCESS_KEY_ID=AKIAQ3VZ7MXKEXAMPLE2",
           ["secret/aws-access-key-id open error a.env:1"],
-          ["AKIAQ3VZ7MXKEXAMPLE1"],
+          ["AKIAQ3VZ7MXKEXAMPLE2"],
         ],
         [
           "a longer run holding a placeholder is not the placeholder",
@@ -142,8 +142,8 @@ export default ruleTester(secretScan, {
     {
       ...secretCase(
         "kvgate.yaml adds exact values and anchored patterns",
-        [addedFile("a.env", `A=${FAKE.awsId}\nB=${FAKE.awsId2}\nC=AKIATEST0000000000FAKE`)],
-        { values: [FAKE.awsId], patterns: ["AKIATEST0+FAKE"] },
+        [addedFile("a.env", `A=${FAKE.awsId}\nB=${FAKE.awsId2}\nC=AKIATEST22222222FAKE`)],
+        { values: [FAKE.awsId], patterns: ["AKIATEST2+FAKE"] },
       ),
       findings: [
         "secret/aws-access-key-id exempt notice a.env:1",
@@ -154,7 +154,7 @@ export default ruleTester(secretScan, {
     {
       ...secretCase(
         "a pattern must match the whole value: a prefix of it is not enough",
-        [addedFile("a.env", `A=${FAKE.awsId}\nB=${FAKE.awsId2}\nC=AKIATEST0000000000FAKE`)],
+        [addedFile("a.env", `A=${FAKE.awsId}\nB=${FAKE.awsId2}\nC=AKIATEST22222222FAKE`)],
         { patterns: ["AKIATEST"] },
       ),
       findings: [
