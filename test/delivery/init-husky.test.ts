@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { GIT_ENV, type TempRepo } from "../helpers/repo.js";
 import { ROOT } from "../helpers/cli.js";
 import { addHusky, commitCount, FIXED_NODE_PLACES, gitCommit, pathWithoutNode } from "../helpers/install.js";
-import { BAD, expectRefused, GOOD, init, RUNNER, scratch, setUp, useInitRepos, userRepo } from "../helpers/init-repo.js";
+import { BAD, expectRefused, GOOD, hostCsv, init, RUNNER, scratch, setUp, useInitRepos, userRepo } from "../helpers/init-repo.js";
 
 useInitRepos();
 
@@ -15,7 +15,8 @@ describe("kvgate init, husky", () => {
   test("husky installed: prepare added, husky run, live on exit; the very next commit is refused", async () => {
     const r = await userRepo();
     addHusky(r);
-    const out = init(r);
+    // With the host's cards, so the gate can size the seat (without them the first commit is refused: unsized).
+    const out = init(r, {}, ["--from-host", hostCsv()]);
     expect(out.code, out.stdout).toBe(0);
     expect(out.stdout).toContain("hooks     husky (a dependency in package.json)");
     expect(out.stdout).toContain('set       package.json scripts "prepare": "husky"');
