@@ -40,9 +40,9 @@ export function init(r: TempRepo, env: Record<string, string | undefined> = {}, 
 
 /** The host's cards as `nvidia-smi --query-gpu=index,name,memory.total --format=csv` prints them, in a
  *  file outside the repository: what `kvgate init --from-host FILE` reads. */
-export function hostCsv(cards = 2): string {
+export function hostCsv(cards = 2, name = "NVIDIA H100 80GB HBM3", mib = 81559): string {
   const file = join(mkdtempSync(join(tmpdir(), "kvgate-gpus-")), "gpus.csv");
-  const lines = Array.from({ length: cards }, (_, i) => `${i}, NVIDIA H100 80GB HBM3, 81559 MiB`);
+  const lines = Array.from({ length: cards }, (_, i) => `${i}, ${name}, ${mib} MiB`);
   writeFileSync(file, ["index, name, memory.total [MiB]", ...lines, ""].join("\n"));
   return file;
 }
