@@ -67,7 +67,13 @@ describe("resolved policy", () => {
   test("defaults come from rules/policy.yaml", () => {
     const p = loadPolicy(null, "kvgate.yaml", pack);
     expect(p.kv).toEqual({ factor: 1.25, round_bytes: GiB / 2, seats: {} });
-    expect(p.vllm).toEqual({ overhead_bytes: 2 * GiB, default_utilization: 0.92, context_overhead_bytes: 512 * 1024 ** 2 });
+    expect(p.vllm).toEqual({
+      overhead_bytes: 2 * GiB,
+      default_utilization: 0.92,
+      default_utilization_set: false,
+      context_overhead_bytes: 512 * 1024 ** 2,
+    });
+    expect(p.engines).toEqual({ generic: [], vllm: { versions: null } });
     expect(p.services).toBe("scripts/*.env");
     expect(p.knobs.enforce).toEqual(["radiance"]);
     expect(p.secrets.override).toBe("ALLOW_SECRETS");

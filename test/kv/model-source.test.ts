@@ -73,3 +73,35 @@ describe("where a seat's model facts come from", () => {
     });
   });
 });
+
+describe("kvgate.yaml models: merged field by field over the catalog's entry", () => {
+  test("an entry that corrects the weights keeps the catalog's layer kinds and measured overhead, and says what it overrode", () => {
+    const policy = policyOf({ models: { "openai/gpt-oss-120b": { weights: "64.4GiB" } } });
+    const r = modelSourceOf(seat("o", { MODEL: "openai/gpt-oss-120b" }), {}, policy, pack);
+    expect(r).toMatchObject({
+      ok: true,
+      source: {
+        from: "kvgate.yaml",
+        overridden: ["weights"],
+        weightsVia: "weights in kvgate.yaml",
+        spec: { layer_pattern: "SF", overhead: "7.5GiB" },
+      },
+    });
+    if (!r.ok || !r.source) throw new Error("no source");
+    expect(Math.abs(r.source.spec.weights_bytes - 64.4 * 2 ** 30)).toBeLessThan(1);
+    expect(r.source.facts.layerKinds.filter((k) => k === "sliding")).toHaveLength(18);
+    expect(r.source.facts.overheadBytes).toBe(7.5 * 2 ** 30);
+  });
+
+  test("an entry for a model the catalog lacks needs layers, max_context and weights, else the seat is not sized from a guess", () => {
+    const policy = policyOf({ models: { "acme/tiny": { layers: 4, kv_heads: 2, head_dim: 64 } } });
+    expect(modelSourceOf(seat("t", { MODEL: "acme/tiny" }), {}, policy, pack)).toMatchObject({
+      ok: false,
+      problem: {
+        file: "kvgate.yaml",
+        field: "models.acme/tiny.max_context",
+        message: expect.stringContaining("lacks max_context, weights"),
+      },
+    });
+  });
+});

@@ -1,0 +1,50 @@
+// The CUDA graphs a seat captures and what they take (src/kv/graphs.ts): the capture sizes each vLLM
+// version uses (V0 vllm/worker/model_runner.py _BATCH_SIZES_TO_CAPTURE; V1 vllm/config/vllm.py
+// _set_cudagraph_sizes, PR #20628; FULL_AND_PIECEWISE from 0.11.0) and the memory, capture sizes × layers.
+import { describe, expect, it } from "vitest";
+import { captureSizes, graphMemory, GRAPH_BYTES_PER_LAYER_SIZE } from "../../src/kv/graphs.js";
+import { vllmFacts, vllmVersionFacts } from "../../src/kv/vllm-versions.js";
+import { GiB, MiB } from "../../src/units/bytes.js";
+import { pack } from "./fixtures.js";
+
+const entries = vllmVersionFacts(pack.engines);
+
+describe("capture sizes per version", () => {
+  // version, max_num_seqs, max_num_batched_tokens → sizes, largest, full decode graphs
+  const table: [string, number, number, number, number, number][] = [
+    // V0: [1, 2, 4] + 8 … 256, up to max_num_seqs padded to the next size
+    ["0.6.4", 256, 2048, 35, 256, 0],
+    ["0.6.4", 10, 2048, 5, 16, 0],
+    // V1 0.8–0.9: [1, 2, 4] + 8 … 512 (67), up to max_num_batched_tokens
+    ["0.9.2", 256, 2048, 67, 512, 0],
+    ["0.9.2", 256, 256, 35, 256, 0],
+    // 0.10: up to min(2 × max_num_seqs, 512), multiples of 16 past 256 (51 with 256 sequences)
+    ["0.10.2", 256, 2048, 51, 512, 0],
+    ["0.10.2", 64, 2048, 19, 128, 0],
+    // 0.11 on: FULL_AND_PIECEWISE adds a full decode graph per size up to max_num_seqs (35 of 51)
+    ["0.11.0", 256, 2048, 51, 512, 35],
+  ];
+  it.each(table)("vLLM %s, %s sequences, %s tokens", (version, seqs, tokens, count, largest, full) => {
+    const g = vllmFacts(version, entries).cudaGraphs;
+    const sizes = captureSizes(g, seqs, tokens);
+    expect([sizes.length, sizes.at(-1)]).toEqual([count, largest]);
+    const m = graphMemory(g, { layers: 1, maxNumSeqs: seqs, maxNumBatchedTokens: tokens });
+    expect(m.units).toBe(count + full);
+  });
+});
+
+describe("graph memory: capture sizes × layers", () => {
+  it("is 0.25 MiB per layer and size", () => {
+    expect(GRAPH_BYTES_PER_LAYER_SIZE).toBe(0.25 * MiB);
+  });
+
+  // vLLM's "Graph capturing finished in … took … GiB": model, layers, version, sequences → measured GiB, tolerance
+  const logs: [string, number, string, number, number, number][] = [
+    // vllm-project/vllm#11349 (V0, 0.6.5 dev): Llama-3.2-1B (16 layers), 35 graphs, "took 0.21 GiB"
+    ["Llama-3.2-1B, V0, 35 graphs (PR #11349)", 16, "0.6.5", 256, 0.21, 0.4],
+  ];
+  it.each(logs)("%s", (_n, layers, version, seqs, measured, tolerance) => {
+    const g = graphMemory(vllmFacts(version, entries).cudaGraphs, { layers, maxNumSeqs: seqs, maxNumBatchedTokens: 2048 });
+    expect(Math.abs(g.bytes / GiB - measured) / measured).toBeLessThan(tolerance);
+  });
+});
