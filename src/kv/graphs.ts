@@ -9,14 +9,11 @@
 // - FULL_AND_PIECEWISE (default from 0.11.0): also one full decode graph per size up to max_num_seqs.
 // What they take: vLLM's own profile (gpu_model_runner.profile_cudagraph_memory, PR #30515) is the
 // first capture plus (n − 1) × a per-graph figure; the captures' memory grows with the number of
-// layer-graphs (each layer's kernels are nodes of every graph) — capture sizes × layers — and was
-// calibrated on vLLM's own "Graph capturing finished in … took … GiB" log lines (test/kv/graphs.test.ts
-// cites them).
+// layer-graphs (each layer's kernels are nodes of every graph) — capture sizes × layers × the
+// version's unit_mib, calibrated on vLLM's own "Graph capturing finished in … took … GiB" and
+// "Estimated CUDA graph memory" log lines (rules/engines.yaml cuda_graphs; test/kv/graphs.test.ts).
 import { MiB } from "../units/bytes.js";
 import type { GraphCapture } from "./vllm-versions.js";
-
-/** Graph memory per layer per capture size, from the logs (test/kv/graphs.test.ts). */
-export const GRAPH_BYTES_PER_LAYER_SIZE = Math.round(0.25 * MiB);
 
 const range = (from: number, to: number, step: number): number[] => {
   const out: number[] = [];
@@ -63,10 +60,11 @@ export function graphMemory(g: GraphCapture, i: { layers: number; maxNumSeqs: nu
       : g.mode === "piecewise"
         ? `${sizes.length} piecewise sizes`
         : `${sizes.length} piecewise sizes + ${full} full decode graphs`;
+  const unit = Math.round(g.unit_mib * MiB);
   return {
-    bytes: units * GRAPH_BYTES_PER_LAYER_SIZE,
+    bytes: units * unit,
     units,
     sizes: sizes.length,
-    formula: `(${what}) × ${i.layers} layers × ${(GRAPH_BYTES_PER_LAYER_SIZE / MiB).toFixed(2)} MiB`,
+    formula: `(${what}) × ${i.layers} layers × ${g.unit_mib} MiB`,
   };
 }

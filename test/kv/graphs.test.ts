@@ -2,7 +2,7 @@
 // version uses (V0 vllm/worker/model_runner.py _BATCH_SIZES_TO_CAPTURE; V1 vllm/config/vllm.py
 // _set_cudagraph_sizes, PR #20628; FULL_AND_PIECEWISE from 0.11.0) and the memory, capture sizes × layers.
 import { describe, expect, it } from "vitest";
-import { captureSizes, graphMemory, GRAPH_BYTES_PER_LAYER_SIZE } from "../../src/kv/graphs.js";
+import { captureSizes, graphMemory } from "../../src/kv/graphs.js";
 import { vllmFacts, vllmVersionFacts } from "../../src/kv/vllm-versions.js";
 import { GiB, MiB } from "../../src/units/bytes.js";
 import { pack } from "./fixtures.js";
@@ -33,18 +33,32 @@ describe("capture sizes per version", () => {
   });
 });
 
-describe("graph memory: capture sizes × layers", () => {
-  it("is 0.25 MiB per layer and size", () => {
-    expect(GRAPH_BYTES_PER_LAYER_SIZE).toBe(0.25 * MiB);
+describe("graph memory: capture sizes × layers × the version's unit", () => {
+  it("takes 0.4 MiB per layer and size on V0, 0.5 on V1, 0.05 once 0.21 profiles them", () => {
+    expect(["0.6.4", "0.10.2", "0.21.0"].map((v) => vllmFacts(v, entries).cudaGraphs.unit_mib)).toEqual([0.4, 0.5, 0.05]);
   });
 
-  // vLLM's "Graph capturing finished in … took … GiB": model, layers, version, sequences → measured GiB, tolerance
-  const logs: [string, number, string, number, number, number][] = [
+  // vLLM's graph logs: model, layers, version, sequences, tokens → measured GiB, tolerance (share)
+  const logs: [string, number, string, number, number, number, number][] = [
     // vllm-project/vllm#11349 (V0, 0.6.5 dev): Llama-3.2-1B (16 layers), 35 graphs, "took 0.21 GiB"
-    ["Llama-3.2-1B, V0, 35 graphs (PR #11349)", 16, "0.6.5", 256, 0.21, 0.4],
+    ["Llama-3.2-1B, V0, 35 graphs (PR #11349)", 16, "0.6.5", 256, 2048, 0.21, 0.1],
+    // PR #21489 (V1 0.10): gemma-3-4b (34 layers), 51 piecewise sizes, 0.65 GiB
+    ["gemma-3-4b, V1 0.10 (PR #21489)", 34, "0.10.0", 256, 2048, 0.65, 0.35],
+    // vllm-project/vllm#14286 (V1 0.7.4 dev): Llama-3.1-8B (32 layers), 67 sizes, "took 2.02 GiB" — the high end
+    ["Llama-3.1-8B, V1, 67 sizes (#14286)", 32, "0.9.0", 256, 2048, 2.02, 0.55],
   ];
-  it.each(logs)("%s", (_n, layers, version, seqs, measured, tolerance) => {
-    const g = graphMemory(vllmFacts(version, entries).cudaGraphs, { layers, maxNumSeqs: seqs, maxNumBatchedTokens: 2048 });
+  it.each(logs)("%s", (_n, layers, version, seqs, tokens, measured, tolerance) => {
+    const g = graphMemory(vllmFacts(version, entries).cudaGraphs, { layers, maxNumSeqs: seqs, maxNumBatchedTokens: tokens });
     expect(Math.abs(g.bytes / GiB - measured) / measured).toBeLessThan(tolerance);
+  });
+
+  it("writes its arithmetic", () => {
+    const g = graphMemory(vllmFacts("0.11.0", entries).cudaGraphs, { layers: 32, maxNumSeqs: 256, maxNumBatchedTokens: 2048 });
+    expect(g).toEqual({
+      bytes: 32 * 86 * 0.5 * MiB,
+      units: 32 * 86,
+      sizes: 51,
+      formula: "(51 piecewise sizes + 35 full decode graphs) × 32 layers × 0.5 MiB",
+    });
   });
 });
