@@ -9,10 +9,10 @@
 // - FULL_AND_PIECEWISE (default from 0.11.0): also one full decode graph per size up to max_num_seqs.
 // What they take: vLLM's own profile (gpu_model_runner.profile_cudagraph_memory, PR #30515) is the
 // first capture plus (n − 1) × a per-graph figure; the captures' memory grows with the number of
-// layer-graphs (each layer's kernels are nodes of every graph) — capture sizes × layers × the
-// version's unit_mib, calibrated on vLLM's own "Graph capturing finished in … took … GiB" and
-// "Estimated CUDA graph memory" log lines (rules/engines.yaml cuda_graphs; test/kv/graphs.test.ts).
-import { MiB } from "../units/bytes.js";
+// layer-graphs (each layer's kernels are nodes of every graph, their buffers as wide as the hidden
+// size) — capture sizes × layers × hidden × the version's bytes_per_hidden, calibrated on vLLM's own
+// "Graph capturing finished in … took … GiB" and "Estimated CUDA graph memory" log lines
+// (rules/engines.yaml cuda_graphs; test/kv/graphs.test.ts).
 import type { GraphCapture } from "./vllm-versions.js";
 
 const range = (from: number, to: number, step: number): number[] => {
@@ -50,7 +50,10 @@ export interface GraphEstimate {
   formula: string;
 }
 
-export function graphMemory(g: GraphCapture, i: { layers: number; maxNumSeqs: number; maxNumBatchedTokens: number }): GraphEstimate {
+export function graphMemory(
+  g: GraphCapture,
+  i: { layers: number; hiddenSize: number; maxNumSeqs: number; maxNumBatchedTokens: number },
+): GraphEstimate {
   const sizes = captureSizes(g, i.maxNumSeqs, i.maxNumBatchedTokens);
   const full = g.mode === "full_and_piecewise" ? sizes.filter((s) => s <= i.maxNumSeqs).length : 0;
   const units = i.layers * (sizes.length + full);
@@ -60,11 +63,10 @@ export function graphMemory(g: GraphCapture, i: { layers: number; maxNumSeqs: nu
       : g.mode === "piecewise"
         ? `${sizes.length} piecewise sizes`
         : `${sizes.length} piecewise sizes + ${full} full decode graphs`;
-  const unit = Math.round(g.unit_mib * MiB);
   return {
-    bytes: units * unit,
+    bytes: units * i.hiddenSize * g.bytes_per_hidden,
     units,
     sizes: sizes.length,
-    formula: `(${what}) × ${i.layers} layers × ${g.unit_mib} MiB`,
+    formula: `(${what}) × ${i.layers} layers × ${i.hiddenSize} hidden × ${g.bytes_per_hidden} B`,
   };
 }

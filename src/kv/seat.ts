@@ -297,7 +297,12 @@ function computeSeat(
   const graphs = service.settings.enforce_eager?.value !== true;
   const graphMemoryOf =
     graphs && facts && stageLayers !== null
-      ? graphMemory(vf.cudaGraphs, { layers: stageLayers, maxNumSeqs: batch.maxNumSeqs, maxNumBatchedTokens: batch.maxNumBatchedTokens })
+      ? graphMemory(vf.cudaGraphs, {
+          layers: stageLayers,
+          hiddenSize: facts.hiddenSize ?? 4096,
+          maxNumSeqs: batch.maxNumSeqs,
+          maxNumBatchedTokens: batch.maxNumBatchedTokens,
+        })
       : null;
   // Under pipeline parallelism each stage's card holds that stage's weights: the tightest stage sizes the KV.
   const stageCard = stageCardsOf(

@@ -38,8 +38,8 @@ export type BatchDefaults =
 export interface GraphCapture {
   mode: "full" | "piecewise" | "full_and_piecewise";
   sizes: "v0" | "v1_512" | "v1_seqs";
-  /** MiB one layer's graph of one capture size takes. */
-  unit_mib: number;
+  /** Bytes one layer's graph of one capture size takes per unit of hidden size. */
+  bytes_per_hidden: number;
 }
 
 export interface VllmFacts {
@@ -162,8 +162,8 @@ export function vllmFacts(version: string | null, entries: VersionFact[]): VllmF
       r !== null &&
       ["full", "piecewise", "full_and_piecewise"].includes(r.mode as string) &&
       ["v0", "v1_512", "v1_seqs"].includes(r.sizes as string) &&
-      typeof r.unit_mib === "number" &&
-      r.unit_mib > 0
+      typeof r.bytes_per_hidden === "number" &&
+      r.bytes_per_hidden > 0
     );
   };
   const isScope = (x: unknown): x is VllmFacts["ppRequestScope"] => x === "stage" || x === "model";
@@ -179,7 +179,7 @@ export function vllmFacts(version: string | null, entries: VersionFact[]): VllmF
     chunkedLocalHybrid: get("chunked_local_hybrid", isBool, false),
     batchDefaults: get("batch_defaults", isBatch, NEWEST_BATCH),
     ncclInProfile: get("nccl_in_profile", isBool, false),
-    cudaGraphs: get("cuda_graphs", isGraphs, { mode: "full_and_piecewise", sizes: "v1_seqs", unit_mib: 0.5 }),
+    cudaGraphs: get("cuda_graphs", isGraphs, { mode: "full_and_piecewise", sizes: "v1_seqs", bytes_per_hidden: 200 }),
     mlaCache: get("mla_cache", isBool, true),
     ppRequestScope: get("pp_request_scope", isScope, "stage"),
     gemma2WindowCap: get("gemma2_window_cap", isBool, false),

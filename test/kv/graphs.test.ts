@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { captureSizes, graphMemory } from "../../src/kv/graphs.js";
 import { vllmFacts, vllmVersionFacts } from "../../src/kv/vllm-versions.js";
-import { GiB, MiB } from "../../src/units/bytes.js";
+import { GiB } from "../../src/units/bytes.js";
 import { pack } from "./fixtures.js";
 
 const entries = vllmVersionFacts(pack.engines);
@@ -28,37 +28,42 @@ describe("capture sizes per version", () => {
     const g = vllmFacts(version, entries).cudaGraphs;
     const sizes = captureSizes(g, seqs, tokens);
     expect([sizes.length, sizes.at(-1)]).toEqual([count, largest]);
-    const m = graphMemory(g, { layers: 1, maxNumSeqs: seqs, maxNumBatchedTokens: tokens });
+    const m = graphMemory(g, { layers: 1, hiddenSize: 1, maxNumSeqs: seqs, maxNumBatchedTokens: tokens });
     expect(m.units).toBe(count + full);
   });
 });
 
-describe("graph memory: capture sizes × layers × the version's unit", () => {
-  it("takes 0.4 MiB per layer and size on V0, 0.5 on V1, 0.05 once 0.21 profiles them", () => {
-    expect(["0.6.4", "0.10.2", "0.21.0"].map((v) => vllmFacts(v, entries).cudaGraphs.unit_mib)).toEqual([0.4, 0.5, 0.05]);
+describe("graph memory: capture sizes × layers × hidden × the version's bytes", () => {
+  it("takes 200 B per hidden unit per layer and size before 0.10, 100 B to 0.20, 10 B once 0.21 profiles them", () => {
+    expect(["0.6.4", "0.9.2", "0.10.2", "0.21.0"].map((v) => vllmFacts(v, entries).cudaGraphs.bytes_per_hidden)).toEqual([200, 200, 100, 10]);
   });
 
-  // vLLM's graph logs: model, layers, version, sequences, tokens → measured GiB, tolerance (share)
-  const logs: [string, number, string, number, number, number, number][] = [
-    // vllm-project/vllm#11349 (V0, 0.6.5 dev): Llama-3.2-1B (16 layers), 35 graphs, "took 0.21 GiB"
-    ["Llama-3.2-1B, V0, 35 graphs (PR #11349)", 16, "0.6.5", 256, 2048, 0.21, 0.1],
-    // PR #21489 (V1 0.10): gemma-3-4b (34 layers), 51 piecewise sizes, 0.65 GiB
-    ["gemma-3-4b, V1 0.10 (PR #21489)", 34, "0.10.0", 256, 2048, 0.65, 0.35],
-    // vllm-project/vllm#14286 (V1 0.7.4 dev): Llama-3.1-8B (32 layers), 67 sizes, "took 2.02 GiB" — the high end
-    ["Llama-3.1-8B, V1, 67 sizes (#14286)", 32, "0.9.0", 256, 2048, 2.02, 0.55],
+  // vLLM's graph logs: model, layers, hidden, version, sequences, tokens → measured GiB, tolerance (share)
+  const logs: [string, number, number, string, number, number, number, number][] = [
+    // vllm-project/vllm#11349 (V0, 0.6.5 dev): Llama-3.2-1B (16 layers, hidden 2,048), 35 graphs, "took 0.21 GiB"
+    ["Llama-3.2-1B, V0, 35 graphs (PR #11349)", 16, 2048, "0.6.5", 256, 2048, 0.21, 0.1],
+    // vllm-project/vllm#14286 (V1 0.7.4 dev): Llama-3.1-8B (32 layers, 4,096), 67 sizes, "took 2.02 GiB"
+    ["Llama-3.1-8B, V1, 67 sizes (#14286)", 32, 4096, "0.9.0", 256, 2048, 2.02, 0.25],
+    // PR #21489 (V1 0.10): gemma-3-4b (34 layers, 2,560), 51 piecewise sizes, 0.65 GiB — kvgate's 0.41 GiB is the low end
+    ["gemma-3-4b, V1 0.10 (PR #21489)", 34, 2560, "0.10.0", 256, 2048, 0.65, 0.4],
   ];
-  it.each(logs)("%s", (_n, layers, version, seqs, tokens, measured, tolerance) => {
-    const g = graphMemory(vllmFacts(version, entries).cudaGraphs, { layers, maxNumSeqs: seqs, maxNumBatchedTokens: tokens });
+  it.each(logs)("%s", (_n, layers, hiddenSize, version, seqs, tokens, measured, tolerance) => {
+    const g = graphMemory(vllmFacts(version, entries).cudaGraphs, { layers, hiddenSize, maxNumSeqs: seqs, maxNumBatchedTokens: tokens });
     expect(Math.abs(g.bytes / GiB - measured) / measured).toBeLessThan(tolerance);
   });
 
   it("writes its arithmetic", () => {
-    const g = graphMemory(vllmFacts("0.11.0", entries).cudaGraphs, { layers: 32, maxNumSeqs: 256, maxNumBatchedTokens: 2048 });
+    const g = graphMemory(vllmFacts("0.11.0", entries).cudaGraphs, {
+      layers: 32,
+      hiddenSize: 4096,
+      maxNumSeqs: 256,
+      maxNumBatchedTokens: 2048,
+    });
     expect(g).toEqual({
-      bytes: 32 * 86 * 0.5 * MiB,
+      bytes: 32 * 86 * 4096 * 100,
       units: 32 * 86,
       sizes: 51,
-      formula: "(51 piecewise sizes + 35 full decode graphs) × 32 layers × 0.5 MiB",
+      formula: "(51 piecewise sizes + 35 full decode graphs) × 32 layers × 4096 hidden × 100 B",
     });
   });
 });

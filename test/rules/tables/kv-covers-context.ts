@@ -21,8 +21,8 @@ const OVERHEAD_LLAMA = Math.round(0.25 * GiB) + 256 * 128256 * 8;
 const ESTIMATE_LLAMA = Math.floor(0.9 * 24 * GiB - 15 * GiB - OVERHEAD_LLAMA);
 const ESTIMATE_L4 = Math.floor(0.9 * 23034 * 2 ** 20 - 15 * GiB - OVERHEAD_LLAMA);
 // vLLM 0.21 profiles its CUDA graphs inside the budget: 32 layers × (51 piecewise sizes + 35 full
-// decode graphs) × 0.05 MiB (52,429 B) = 0.13 GiB less.
-const GRAPHS_LLAMA = 32 * 86 * 52_429;
+// decode graphs) × 4,096 hidden × 10 B = 0.1 GiB less.
+const GRAPHS_LLAMA = 32 * 86 * 4096 * 10;
 // Gemma-3-27B at its 131,072 tokens: 52 sliding (window 1,024) + 10 full layers, 16 KV heads × 128 ×
 // 2 B × 2 = 8 KiB per token per layer; vLLM groups them in 10-layer groups (1 full + 6 sliding groups
 // of 10 slots, 2 of them padding): 10 × 8,192 blocks × 128 KiB + 60 × (cdiv(1,023 + 2,048, 16) + 1 = 193)
@@ -147,11 +147,12 @@ export default ruleTester(kvCoversContext, {
       ],
     },
     {
-      // No version named: sized for the allowed 0.19–0.21. At 36,864 tokens (6 GiB required) 0.19–0.20
-      // leave 6.11 GiB and pass; 0.21 subtracts its graph estimate (5.98 GiB) and fails: a warning naming 0.21.
+      // No version named: sized for the allowed 0.19–0.21. At 0.896 and 36,864 tokens (6 GiB required)
+      // 0.19–0.20 leave 6.01 GiB and pass; 0.21 subtracts its 0.1 GiB graph estimate and fails: a
+      // warning naming 0.21.
       ...kvCase(
         "no version named: fails on vLLM 0.21 only (graphs inside the budget), so a warning naming it",
-        [llama({ MAX_MODEL_LEN: "36864", VLLM_VERSION: undefined })],
+        [llama({ MAX_MODEL_LEN: "36864", GPU_MEMORY_UTILIZATION: "0.896", VLLM_VERSION: undefined })],
         { policy: card24 },
       ),
       findings: [
@@ -160,7 +161,7 @@ export default ruleTester(kvCoversContext, {
           severity: "warning",
           message: expect.stringContaining("(on vLLM 0.21.0 only, of the 0.19.0–0.21.0 engines.vllm.versions allows"),
           data: {
-            estimated_bytes: ESTIMATE_LLAMA - GRAPHS_LLAMA,
+            estimated_bytes: Math.floor(0.896 * 24 * GiB - 15 * GiB - OVERHEAD_LLAMA - GRAPHS_LLAMA),
             required_bytes: 6 * GiB,
             failing_vllm_versions: ["0.21.0"],
             assumed_vllm_versions: ["0.19.0", "0.20.0", "0.21.0"],
