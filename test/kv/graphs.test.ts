@@ -35,7 +35,9 @@ describe("capture sizes per version", () => {
 
 describe("graph memory: capture sizes × layers × hidden × the version's bytes", () => {
   it("takes 200 B per hidden unit per layer and size before 0.10, 100 B to 0.20, 10 B once 0.21 profiles them", () => {
-    expect(["0.6.4", "0.9.2", "0.10.2", "0.21.0"].map((v) => vllmFacts(v, entries).cudaGraphs.bytes_per_hidden)).toEqual([200, 200, 100, 10]);
+    expect(["0.6.4", "0.9.2", "0.10.2", "0.21.0"].map((v) => vllmFacts(v, entries).cudaGraphs.bytes_per_hidden)).toEqual([
+      200, 200, 100, 10,
+    ]);
   });
 
   // vLLM's graph logs: model, layers, hidden, version, sequences, tokens → measured GiB, tolerance (share)
