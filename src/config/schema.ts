@@ -134,9 +134,13 @@ export const ModelSpec = z.strictObject({
   intermediate_size: z.number().int().positive().optional(),
   vocab_size: z.number().int().positive().optional(),
   experts: z
-    .strictObject({ count: z.number().int().positive(), per_token: z.number().int().positive() })
+    .strictObject({
+      count: z.number().int().positive(),
+      per_token: z.number().int().positive(),
+      intermediate: z.number().int().positive().optional().describe("moe_intermediate_size: one expert's MLP width"),
+    })
     .optional()
-    .describe("MoE: experts per layer (all resident) and experts per token"),
+    .describe("MoE: experts per layer (all resident), experts per token and one expert's width"),
   quantization: z
     .string()
     .min(1)

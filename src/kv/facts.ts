@@ -153,7 +153,7 @@ export function factsFromSpec(m: CatalogModel): ModelFacts {
     tokenizerMaxLength: m.tokenizer_max_length ?? null,
     originalMaxPositionEmbeddings: null,
     rope,
-    experts: m.experts ? { count: m.experts.count, perToken: m.experts.per_token, intermediate: null } : null,
+    experts: m.experts ? { count: m.experts.count, perToken: m.experts.per_token, intermediate: m.experts.intermediate ?? null } : null,
     quantization: m.quantization ? { method: m.quantization, bits: null, groupSize: null } : null,
     weightsBytes: m.weights_bytes,
     overheadBytes: m.overhead !== undefined ? bytesOf(m.overhead) : null,

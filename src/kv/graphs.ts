@@ -50,9 +50,16 @@ export interface GraphEstimate {
   formula: string;
 }
 
+/**
+ * MoE layers take about twice a dense layer's graph memory: the fused-experts kernels' routing and
+ * workspace buffers are captured with every size (vllm-project/vllm#17469: Qwen3-30B-A3B out of memory
+ * capturing on 4 A10s where its dense peers fit; #18446: "In V1, the CUDA graph takes up more memory").
+ */
+const MOE_GRAPH_FACTOR = 2;
+
 export function graphMemory(
   g: GraphCapture,
-  i: { layers: number; hiddenSize: number; maxNumSeqs: number; maxNumBatchedTokens: number },
+  i: { layers: number; hiddenSize: number; maxNumSeqs: number; maxNumBatchedTokens: number; moe?: boolean },
 ): GraphEstimate {
   const sizes = captureSizes(g, i.maxNumSeqs, i.maxNumBatchedTokens);
   const full = g.mode === "full_and_piecewise" ? sizes.filter((s) => s <= i.maxNumSeqs).length : 0;
@@ -63,10 +70,11 @@ export function graphMemory(
       : g.mode === "piecewise"
         ? `${sizes.length} piecewise sizes`
         : `${sizes.length} piecewise sizes + ${full} full decode graphs`;
+  const moe = i.moe ? MOE_GRAPH_FACTOR : 1;
   return {
-    bytes: units * i.hiddenSize * g.bytes_per_hidden,
+    bytes: units * i.hiddenSize * g.bytes_per_hidden * moe,
     units,
     sizes: sizes.length,
-    formula: `(${what}) × ${i.layers} layers × ${i.hiddenSize} hidden × ${g.bytes_per_hidden} B`,
+    formula: `(${what}) × ${i.layers} layers × ${i.hiddenSize} hidden × ${g.bytes_per_hidden} B${i.moe ? ` × ${MOE_GRAPH_FACTOR} (MoE)` : ""}`,
   };
 }

@@ -15,8 +15,9 @@
 //     snapshot, 0.15 GiB at TP ≥ 2;
 //   - activation: max_num_batched_tokens × 2 B × (8 × hidden + 2 × MLP width / TP) (#10517 on an RTX
 //     3090: 2.29 vs 2.07 GiB at 20,000 tokens, 0.06 vs 0.06 at 512; #15598: 1.87 vs 1.52 GiB);
-//   - the V1 sampler, max_num_seqs × vocab × 4 B × 2 (fp32 logits and one working copy), which runs
-//     after the forward pass: the peak is the larger of the two.
+//   - the V1 sampler, max_num_seqs × vocab × 36 B (its dummy run sorts the vocabulary for top-p/top-k),
+//     which runs after the forward pass: the peak is the larger of the two (gpt-oss-120b: 7.15 GiB
+//     against the 7.4–7.5 GiB #23278 and #27508 logged).
 // A catalog entry can carry a measured `overhead` (gpt-oss-120b: ~7.5 GiB, issues #23278 and #27508,
 // where the MoE's non-torch memory is not what a dense model leaves), and OVERHEAD_MIB wins.
 //
@@ -39,6 +40,12 @@ const NON_TORCH_BASE = Math.round(0.25 * GiB);
 /** NCCL communicators and custom all-reduce buffers, counted while they are allocated after the snapshot. */
 const NON_TORCH_NCCL = Math.round(0.15 * GiB);
 export const CONTEXT_OVERHEAD_DEFAULT = 512 * MiB;
+/**
+ * What V1's dummy sampler run holds per logit (row × vocabulary entry). Calibrated on gpt-oss-120b at
+ * its 1,024 default rows: vLLM logged ~7.5 GiB of overhead whatever the batched tokens (#23278 at 8,192,
+ * #27508 at 1,024): 1,024 × 201,088 × 36 B = 6.9 GiB + non-torch.
+ */
+const SAMPLER_BYTES_PER_LOGIT = 36;
 
 export interface OverheadInput {
   tp: number;
@@ -87,10 +94,13 @@ export function profilerOverhead(
   const mlpPerGpu = Math.ceil(mlpWidth / tp);
   const activation = i.maxNumBatchedTokens * 2 * (8 * hidden + 2 * mlpPerGpu);
   const rows = Math.min(i.maxNumSeqs, i.maxNumBatchedTokens);
-  // V1's profile run samples max_num_seqs rows after the forward pass (GPUModelRunner._dummy_sampler_run):
-  // the peak is the larger of the two. V0's profile samples no logits worth counting (its logs show the
-  // activation alone: #10517, 0.06 GiB at 512 tokens).
-  const sampler = i.v0 ? 0 : rows * (facts.vocabSize ?? 128_256) * 4 * 2;
+  // V1's profile run samples max_num_seqs rows after the forward pass (GPUModelRunner._dummy_sampler_run)
+  // with top_p 0.9 and top_k vocab − 1, so apply_top_k_top_p sorts the whole vocabulary: fp32 logits, the
+  // sorted copy and its int64 indices, softmax, cumulative sum and the scattered result live at once,
+  // ~36 B per row and token of the vocabulary. The peak is the larger of that and the forward pass. V0's
+  // profile samples no logits worth counting (its logs show the activation alone: #10517, 0.06 GiB at
+  // 512 tokens).
+  const sampler = i.v0 ? 0 : rows * (facts.vocabSize ?? 128_256) * SAMPLER_BYTES_PER_LOGIT;
   const ncclText = nccl ? `${gib(NON_TORCH_BASE)} + ${gib(NON_TORCH_NCCL)} (NCCL)` : gib(NON_TORCH_BASE);
   return {
     bytes: nonTorch + Math.max(activation, sampler),
@@ -98,7 +108,7 @@ export function profilerOverhead(
     nonTorch,
     activation,
     sampler,
-    formula: `non-torch ${ncclText} GiB + the larger of ${i.maxNumBatchedTokens} batched tokens × 2 B × (8 × ${hidden} + 2 × ${mlpPerGpu}) and ${i.v0 ? "no sampler (V0)" : `${rows} sequences × ${facts.vocabSize ?? 128_256} vocab × 8 B`}`,
+    formula: `non-torch ${ncclText} GiB + the larger of ${i.maxNumBatchedTokens} batched tokens × 2 B × (8 × ${hidden} + 2 × ${mlpPerGpu}) and ${i.v0 ? "no sampler (V0)" : `${rows} sequences × ${facts.vocabSize ?? 128_256} vocab × ${SAMPLER_BYTES_PER_LOGIT} B`}`,
   };
 }
 

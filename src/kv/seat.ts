@@ -300,6 +300,7 @@ function computeSeat(
       ? graphMemory(vf.cudaGraphs, {
           layers: stageLayers,
           hiddenSize: facts.hiddenSize ?? 4096,
+          moe: facts.experts !== null,
           maxNumSeqs: batch.maxNumSeqs,
           maxNumBatchedTokens: batch.maxNumBatchedTokens,
         })

@@ -17,10 +17,11 @@ describe("profiler overhead per seat (Worker.determine_available_memory)", () =>
   // version, TP, NCCL after the snapshot, V0, batched tokens, sequences → non-torch, activation, sampler, bytes
   const table: [string, number, boolean, boolean, number, number, number, number, number, number][] = [
     // V1 small-card defaults (EngineArgs.get_batch_defaults since 0.9.0): 2,048 tokens, 256 rows.
-    // activation 2,048 × 2 B × (8 × 4,096 + 2 × 14,336) = 251,658,240; sampler 256 × 128,256 × 8 = 262,668,288
-    ["0.11.0, TP 1, 2,048 / 256", 1, false, false, 2048, 256, NON_TORCH, 251_658_240, 262_668_288, NON_TORCH + 262_668_288],
+    // activation 2,048 × 2 B × (8 × 4,096 + 2 × 14,336) = 251,658,240; the dummy sampler run sorts the
+    // vocabulary (top_p 0.9, top_k vocab − 1): 256 × 128,256 × 36 B = 1,182,007,296
+    ["0.11.0, TP 1, 2,048 / 256", 1, false, false, 2048, 256, NON_TORCH, 251_658_240, 1_182_007_296, NON_TORCH + 1_182_007_296],
     // ≥ 70 GiB cards: 8,192 tokens, 1,024 rows; the sampler runs after the forward pass, so the larger counts
-    ["0.11.0, TP 1, 8,192 / 1,024", 1, false, false, 8192, 1024, NON_TORCH, 1_006_632_960, 1_050_673_152, NON_TORCH + 1_050_673_152],
+    ["0.11.0, TP 1, 8,192 / 1,024", 1, false, false, 8192, 1024, NON_TORCH, 1_006_632_960, 4_728_029_184, NON_TORCH + 4_728_029_184],
     // before PR #25359 (0.11.0) NCCL was set up after the snapshot: its buffers are in the overhead at TP ≥ 2,
     // and the MLP's activation is split by TP (14,336 / 2)
     [
@@ -32,8 +33,8 @@ describe("profiler overhead per seat (Worker.determine_available_memory)", () =>
       256,
       NON_TORCH + NCCL,
       2048 * 2 * (8 * 4096 + 2 * 7168),
-      262_668_288,
-      NON_TORCH + NCCL + 262_668_288,
+      1_182_007_296,
+      NON_TORCH + NCCL + 1_182_007_296,
     ],
     [
       "0.11.0, TP 2, NCCL before the snapshot",
@@ -44,8 +45,8 @@ describe("profiler overhead per seat (Worker.determine_available_memory)", () =>
       256,
       NON_TORCH,
       2048 * 2 * (8 * 4096 + 2 * 7168),
-      262_668_288,
-      NON_TORCH + 262_668_288,
+      1_182_007_296,
+      NON_TORCH + 1_182_007_296,
     ],
     // V0 (0.6.4): max(max_model_len, 2048) tokens and no sampler rows worth counting
     ["0.6.4 V0, 20,000 tokens", 1, true, true, 20_000, 256, NON_TORCH, 2_457_600_000, 0, NON_TORCH + 2_457_600_000],
@@ -54,6 +55,14 @@ describe("profiler overhead per seat (Worker.determine_available_memory)", () =>
     const o = profilerOverhead(llama, { tp, ncclInProfile, v0, maxNumBatchedTokens: tokens, maxNumSeqs: seqs });
     expect([o.nonTorch, o.activation, o.sampler, o.bytes]).toEqual([nonTorch, activation, sampler, bytes]);
     expect(o.source).toBe("estimate");
+  });
+
+  it("comes within 5 % of gpt-oss-120b's logged 7.5 GiB from the sampler alone (#23278, #27508), the figure the catalog keeps", () => {
+    const oss = { ...catalogFacts("openai/gpt-oss-120b"), overheadBytes: null };
+    const o = profilerOverhead(oss, { tp: 1, ncclInProfile: false, maxNumBatchedTokens: 8192, maxNumSeqs: 1024 });
+    // 1,024 × 201,088 × 36 B = 7,413,112,832 + 0.25 GiB non-torch
+    expect(o.sampler).toBe(1024 * 201_088 * 36);
+    expect(Math.abs(o.bytes / GiB - 7.5) / 7.5).toBeLessThan(0.05);
   });
 
   it("uses the catalog's measured figure (gpt-oss-120b 7.5 GiB) and lets OVERHEAD_MIB win over both", () => {
@@ -78,11 +87,11 @@ describe("profiler overhead per seat (Worker.determine_available_memory)", () =>
 });
 
 describe("the KV an unpinned seat will get", () => {
-  it("Llama-3.1-8B alone on a 24 GiB card at 0.9 with V1's small-card defaults: 6.1 GiB — 32,768 tokens fit, 131,072 do not", () => {
-    // 0.9 × 24 GiB = 23,192,823,398.4 − weights 15 GiB (16,106,127,360) − overhead 531,103,744
+  it("Llama-3.1-8B alone on a 24 GiB card at 0.9 with V1's small-card defaults: 5.25 GiB — 32,768 tokens fit, 131,072 do not", () => {
+    // 0.9 × 24 GiB = 23,192,823,398.4 − weights 15 GiB (16,106,127,360) − overhead 1,450,442,752
     const overhead = profilerOverhead(llama, { tp: 1, ncclInProfile: false, maxNumBatchedTokens: 2048, maxNumSeqs: 256 }).bytes;
     const kv = estimatedKv({ totalBytes: 24 * GiB, utilization: 0.9, weightsPerGpu: llama.weightsBytes ?? 0, overhead });
-    expect(kv).toBe(6_555_592_294);
+    expect(kv).toBe(5_636_253_286);
     const need = (len: number) => {
       const r = requestKv(llama, { maxModelLen: len, maxNumBatchedTokens: 2048 });
       if (!r.ok) throw new Error(r.problem.message);
