@@ -7,6 +7,9 @@
 //   PR #20628 (vllm/config/vllm.py _set_cudagraph_sizes) up to min(2 × max_num_seqs, 512) with multiples
 //   of 16 past 256;
 // - FULL_AND_PIECEWISE (default from 0.11.0): also one full decode graph per size up to max_num_seqs.
+// Under pipeline parallelism V0 captures every size once per virtual engine, i.e. pipeline stage
+// (vllm/worker/model_runner.py capture_model: `for virtual_engine in range(pipeline_parallel_size)`),
+// each graph over the stage's own layers; V1 captures each stage's graphs once.
 // What they take: vLLM's own profile (gpu_model_runner.profile_cudagraph_memory, PR #30515) is the
 // first capture plus (n − 1) × a per-graph figure; the captures' memory grows with the number of
 // layer-graphs (each layer's kernels are nodes of every graph, their buffers as wide as the hidden
@@ -59,14 +62,18 @@ const MOE_GRAPH_FACTOR = 2;
 
 export function graphMemory(
   g: GraphCapture,
-  i: { layers: number; hiddenSize: number; maxNumSeqs: number; maxNumBatchedTokens: number; moe?: boolean },
+  i: { layers: number; hiddenSize: number; maxNumSeqs: number; maxNumBatchedTokens: number; moe?: boolean; pp?: number },
 ): GraphEstimate {
   const sizes = captureSizes(g, i.maxNumSeqs, i.maxNumBatchedTokens);
   const full = g.mode === "full_and_piecewise" ? sizes.filter((s) => s <= i.maxNumSeqs).length : 0;
-  const units = i.layers * (sizes.length + full);
+  // V0 (mode full) captures the sizes once per virtual engine, one per pipeline stage.
+  const copies = g.mode === "full" ? Math.max(1, i.pp ?? 1) : 1;
+  const units = i.layers * (sizes.length + full) * copies;
   const what =
     g.mode === "full"
-      ? `${sizes.length} full graphs`
+      ? copies > 1
+        ? `${sizes.length} full graphs × ${copies} virtual engines`
+        : `${sizes.length} full graphs`
       : g.mode === "piecewise"
         ? `${sizes.length} piecewise sizes`
         : `${sizes.length} piecewise sizes + ${full} full decode graphs`;

@@ -301,6 +301,7 @@ function computeSeat(
           layers: stageLayers,
           hiddenSize: facts.hiddenSize ?? 4096,
           moe: facts.experts !== null,
+          pp,
           maxNumSeqs: batch.maxNumSeqs,
           maxNumBatchedTokens: batch.maxNumBatchedTokens,
         })
