@@ -1,14 +1,12 @@
 // kv/graph-headroom: the CUDA graphs a seat captures at boot must fit in what its card has left, or
-// the capture fails with an out-of-memory and vLLM does not start. Where that memory comes from
-// (src/kv/overhead.ts, src/kv/graphs.ts):
-// - an unpinned seat before vLLM 0.21 captures its graphs after profiling, outside
-//   --gpu-memory-utilization: in (1 − utilization) × total, less its own CUDA context and its
-//   neighbours, plus the activation peak the profile run freed. From 0.21 vLLM profiles the graphs
-//   inside the budget (version fact cuda_graphs_in_budget; PR #38284) and this rule does not apply.
-// - a seat with a byte pin (--kv-cache-memory-bytes) skips the profile altogether
-//   (Worker.determine_available_memory returns the pin), so its graphs get what the card has left:
-//   total − weights − pin − non-torch − context − neighbours.
-// --enforce-eager captures none.
+// the capture fails with an out-of-memory and vLLM does not start (src/kv/overhead.ts,
+// src/kv/graphs.ts). An unpinned seat before vLLM 0.21 captures its graphs after profiling, outside
+// --gpu-memory-utilization: in (1 − utilization) × total, less its own CUDA context and its
+// neighbours, plus the activation peak the profile run freed; from 0.21 vLLM profiles them inside the
+// budget (version fact cuda_graphs_in_budget; PR #38284) and the rule does not apply. A seat with a
+// byte pin (--kv-cache-memory-bytes) skips the profile (Worker.determine_available_memory returns the
+// pin), so its graphs get total − weights − pin − non-torch − context − neighbours. --enforce-eager
+// captures none.
 import { defineCheck, type Report } from "./define.js";
 import { acrossVersions, kvData, placeOf, vllmSeats, type VllmSeat } from "../kv/seat.js";
 import { graphHeadroom } from "../kv/overhead.js";

@@ -457,6 +457,8 @@ export function kvData(seat: VllmSeat): Record<string, unknown> {
     layers: seat.request?.layers ?? null,
     kv_source: seat.kvSource,
     ...(seat.estimate ? { estimated_bytes: seat.estimate.bytes } : {}),
+    // The catalog fields kvgate.yaml's `models:` entry overrode for this seat's model.
+    ...(seat.source?.overridden?.length ? { model_overrides: seat.source.overridden } : {}),
   };
 }
 

@@ -221,7 +221,7 @@ function satisfies(version: string, comparator: string): boolean {
 }
 
 /** `>=0.10 <0.12` → every comparator must hold. */
-export function inRange(version: string, range: string): boolean {
+function inRange(version: string, range: string): boolean {
   const parts = range
     .trim()
     .replace(/(>=|<=|>|<|=)\s+/g, "$1")

@@ -32,7 +32,7 @@ const CardSpec = z.strictObject({
 });
 
 /** The lookup key of a card name: case, spaces, dashes and an `NVIDIA ` prefix do not count. */
-export function cardKey(name: string): string {
+function cardKey(name: string): string {
   return name
     .trim()
     .toLowerCase()
@@ -58,7 +58,7 @@ export const CardsFile = z.strictObject({ cards: z.array(CardSpec) }).superRefin
   });
 });
 
-export type KnownCard = z.infer<typeof CardSpec>;
+type KnownCard = z.infer<typeof CardSpec>;
 
 export interface CardTable {
   cards: KnownCard[];
@@ -66,7 +66,7 @@ export interface CardTable {
   lookup(name: string): KnownCard | null;
 }
 
-export function cardTable(cards: KnownCard[]): CardTable {
+function cardTable(cards: KnownCard[]): CardTable {
   const byKey = new Map<string, KnownCard>();
   for (const c of cards) for (const n of [c.name, ...c.aliases]) byKey.set(cardKey(n), c);
   return { cards, lookup: (name) => byKey.get(cardKey(name)) ?? null };

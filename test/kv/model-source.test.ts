@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { folderModelId, modelSourceOf } from "../../src/kv/model-source.js";
 import { configText } from "./config-fixtures.js";
 import { pack, policyOf, seat } from "./fixtures.js";
+import { runCase } from "../helpers/rule-tester.js";
 
 const qwen = configText("qwen3-8b");
 const files = (entries: Record<string, string>) =>
@@ -91,6 +92,19 @@ describe("kvgate.yaml models: merged field by field over the catalog's entry", (
     expect(Math.abs(r.source.spec.weights_bytes - 64.4 * 2 ** 30)).toBeLessThan(1);
     expect(r.source.facts.layerKinds.filter((k) => k === "sliding")).toHaveLength(18);
     expect(r.source.facts.overheadBytes).toBe(7.5 * 2 ** 30);
+  });
+
+  test("the seat's findings name the fields it overrode", async () => {
+    const findings = await runCase({
+      name: "override",
+      files: {
+        "kvgate.yaml":
+          "fleet: { hosts: { h: { gpus: [ { index: 0, name: H100-SXM5-80GB } ] } } }\nmodels: { openai/gpt-oss-120b: { weights: 76GiB } }\n",
+        "scripts/o.env": "ENGINE=vllm\nMODEL=openai/gpt-oss-120b\nHOST=h\nGPU=0\nVLLM_VERSION=0.11.0\n",
+      },
+    });
+    const covers = findings.find((f) => f.rule === "kv/covers-context");
+    expect(covers?.data).toMatchObject({ model_overrides: ["weights"] });
   });
 
   test("an entry for a model the catalog lacks needs layers, max_context and weights, else the seat is not sized from a guess", () => {
