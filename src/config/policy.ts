@@ -1,8 +1,7 @@
 // The resolved policy: kvgate.yaml merged over the defaults of rules/policy.yaml, byte quantities
 // turned into integers. Checks read this, never the raw YAML.
-import type { Config, ModelOverrideInput, ModelSpecInput } from "./schema.js";
-import { bytesOf, MiB } from "../units/bytes.js";
-import { builtinCards } from "../rules/cards.js";
+import type { CardLookup, Config, ModelOverrideInput, ModelSpecInput } from "./schema.js";
+import { bytesOf } from "../units/bytes.js";
 
 export interface ModelSpec {
   /** The catalog key, e.g. `Qwen/Qwen3-8B`. */
@@ -64,7 +63,6 @@ export interface Policy {
   radiance: { headroom_floor_mib: number; pool_step_mib: number };
   ttm: { slot_mib: number; statics_mib: number; slack_mib: number; guards: string[] };
   knobs: { enforce: string[] };
-  /** kvgate.yaml engines.generic: engine names run knowingly with the generic checks only. */
   /** kvgate.yaml engines.generic: engine names run knowingly with the generic checks only; engines.vllm.versions: the range a seat without a version is sized for (null: the default). */
   engines: { generic: string[]; vllm: { versions: string | null } };
   secrets: { placeholders: { values: string[]; patterns: string[] }; override: string; exclude: string[] };
@@ -80,7 +78,7 @@ export function toModelSpec(id: string, m: ModelSpecInput): ModelSpec {
 }
 
 /** Merge a user config over the defaults (objects deep, arrays and scalars replaced) and resolve units. */
-export function resolvePolicy(defaults: Config, user: Config): Policy {
+export function resolvePolicy(defaults: Config, user: Config, cards?: CardLookup): Policy {
   const c = deepMerge(defaults, user) as Config;
   const req = <T>(v: T | undefined, path: string): T => {
     if (v === undefined) throw new Error(`rules/policy.yaml lacks the default for ${path}`);
@@ -91,11 +89,10 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
     hosts[name] = {
       gpus: h.gpus.map((g) => {
         // A card rules/cards.yaml knows by name gives what CUDA reports: the default total and cuda_total.
-        const known = g.name === undefined ? null : builtinCards().lookup(g.name);
-        const knownTotal = known ? known.cuda_total_mib * MiB : undefined;
+        const knownTotal = g.name === undefined ? undefined : cards?.(g.name)?.cuda_total_bytes;
         const cudaTotal = g.cuda_total !== undefined ? bytesOf(g.cuda_total) : knownTotal;
         const total = g.total !== undefined ? bytesOf(g.total) : knownTotal;
-        // The schema refuses a card with neither a total nor a known name.
+        // The schema (configSchemaWith) refuses a card with neither a total nor a known name.
         if (total === undefined) throw new Error(`fleet.hosts.${name}.gpus: card ${g.index} has no total`);
         return {
           index: g.index,

@@ -3,7 +3,6 @@
 import * as z from "zod";
 import { RE2JS } from "re2js";
 import { parseBytes } from "../units/bytes.js";
-import { builtinCards } from "../rules/cards.js";
 
 /** Integer bytes, or `<number><B|KiB|MiB|GiB|TiB|KB|MB|GB|TB>`. */
 const ByteQuantity = z
@@ -31,35 +30,23 @@ const VersionRange = z.string().regex(/^\s*(?:(?:>=|<=|>|<|=)?\s*v?\d+(?:\.(?:\d
   message: 'expected a version range such as ">=0.10", ">=0.10 <0.12" or "0.11.x"',
 });
 
-const GpuSpec = z
-  .strictObject({
-    index: z.number().int().nonnegative().describe("The card's index on the host (CUDA order)."),
-    name: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "The card's model as nvidia-smi names it (`A100-SXM4-80GB`, `NVIDIA GeForce RTX 4090`): sets vLLM's batch defaults (EngineArgs.get_batch_defaults) and, for a card rules/cards.yaml knows, the default `total` and `cuda_total`.",
-      ),
-    total: ByteQuantity.optional().describe(
-      "The card's total memory. Default, for a card rules/cards.yaml knows by `name`: what CUDA reports for it.",
+const GpuSpec = z.strictObject({
+  index: z.number().int().nonnegative().describe("The card's index on the host (CUDA order)."),
+  name: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The card's model as nvidia-smi names it (`A100-SXM4-80GB`, `NVIDIA GeForce RTX 4090`): sets vLLM's batch defaults (EngineArgs.get_batch_defaults) and, for a card rules/cards.yaml knows, the default `total` and `cuda_total`.",
     ),
-    reserve: ByteQuantity.optional().describe("What must stay free at plateau. Default 0."),
-    cuda_total: ByteQuantity.optional().describe(
-      "What CUDA reports as the card's total (torch.cuda.mem_get_info, vLLM's `total_gpu_memory`; e.g. 79.15GiB on an \"80 GB\" A100): vLLM's utilization × total and its boot check use it. Default: rules/cards.yaml's figure for the named card, else `total`.",
-    ),
-  })
-  .superRefine((g, ctx) => {
-    if (g.total !== undefined || (g.name !== undefined && builtinCards().lookup(g.name))) return;
-    ctx.addIssue({
-      code: "custom",
-      path: ["total"],
-      message:
-        g.name === undefined
-          ? "required: the card's total memory (e.g. total: 80GiB), or a `name` rules/cards.yaml knows (e.g. name: A100-SXM4-80GB)"
-          : `required: rules/cards.yaml does not know the card "${g.name}", so give its total memory (e.g. total: 80GiB)`,
-    });
-  });
+  total: ByteQuantity.optional().describe(
+    "The card's total memory. Default, for a card rules/cards.yaml knows by `name`: what CUDA reports for it.",
+  ),
+  reserve: ByteQuantity.optional().describe("What must stay free at plateau. Default 0."),
+  cuda_total: ByteQuantity.optional().describe(
+    "What CUDA reports as the card's total (torch.cuda.mem_get_info, vLLM's `total_gpu_memory`; e.g. 79.15GiB on an \"80 GB\" A100): vLLM's utilization × total and its boot check use it. Default: rules/cards.yaml's figure for the named card, else `total`.",
+  ),
+});
 
 const TenantSpec = z.strictObject({
   name: z.string().min(1),
@@ -341,5 +328,29 @@ export const ConfigSchema = z
   .describe("kvgate.yaml: the policy of a fleet repository. Every key is optional.");
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/**
+ * What CUDA reports as a named card's total, from the card table above this layer (rules/cards.yaml,
+ * handed in by the caller): null for a card the table does not know.
+ */
+export type CardLookup = (name: string) => { cuda_total_bytes: number } | null;
+
+/** kvgate.yaml's schema with each card's total required unless the card table knows its name. */
+export function configSchemaWith(cards: CardLookup | undefined) {
+  return ConfigSchema.superRefine((c, ctx) => {
+    for (const [host, h] of Object.entries(c.fleet?.hosts ?? {}))
+      h.gpus.forEach((g, i) => {
+        if (g.total !== undefined || (g.name !== undefined && cards?.(g.name))) return;
+        ctx.addIssue({
+          code: "custom",
+          path: ["fleet", "hosts", host, "gpus", i, "total"],
+          message:
+            g.name === undefined
+              ? "required: the card's total memory (e.g. total: 80GiB), or a `name` rules/cards.yaml knows (e.g. name: A100-SXM4-80GB)"
+              : `required: rules/cards.yaml does not know the card "${g.name}", so give its total memory (e.g. total: 80GiB)`,
+        });
+      });
+  });
+}
 export type ModelSpecInput = z.infer<typeof ModelSpec>;
 export type ModelOverrideInput = Partial<ModelSpecInput>;
