@@ -3,14 +3,14 @@
 // its own from one read buffer (split on the newline byte, which UTF-8 never uses inside a character):
 // V8 keeps strings above ~128 KiB in large-object space, which only a full collection frees, so no
 // string of megabytes is ever made. Reads are synchronous (an await per read left the thread idle), but
-// every YIELD_BYTES the loop yields to the event loop, so that SIGINT and SIGTERM handlers run (the
+// every YIELD_BYTES (16 MiB) the loop yields to the event loop, so that SIGINT and SIGTERM handlers run (the
 // spill folders of ./spill.ts are removed there) and a timeout's kill is not held off for a minute.
 import { readSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { GateError } from "../errors.js";
 
 const CHUNK = 4 * 1024 * 1024;
-const YIELD_BYTES = 64 * 1024 * 1024;
+const YIELD_BYTES = 16 * 1024 * 1024;
 
 export function cannotRead(file: string, e: unknown, hint = "name a readable file"): GateError {
   const code = (e as NodeJS.ErrnoException).code;
