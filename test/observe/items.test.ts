@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SaxesParser } from "saxes";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
-import { kvgate } from "../helpers/cli.js";
+import { kvgate, ROOT } from "../helpers/cli.js";
 import { readObservedFile } from "../../src/observe/observed-file.js";
 import { MiB, GiB } from "../../src/units/bytes.js";
 import { dcgmRange, dcgmScrape, smiStamp, SMI_HEADER, vllmRange } from "./formats.js";
@@ -258,6 +258,11 @@ describe("the engines' own KV evidence: observe, observed.yaml, kv/preempted", (
     expect(text).toContain("gen-small (vLLM): 16 samples of 1 engine series, 2026-10-01 00:00 → 2026-10-01 00:03 UTC");
     expect(text).toContain("peak KV use 100.0% (2 GiB of its 2 GiB KV) at 2026-10-01 00:01 UTC");
     expect(text).toContain("11 preemptions in 1 window: its KV was too small for its traffic then");
+    // The README's worked example is this output, word for word.
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const example = /Say `vllm:num_preemptions_total` reads[^\n]*\n\n```\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    expect(text).toContain(example as string);
     const written = readObservedFile(readFileSync(join(repo.dir, "observed.yaml"), "utf8"), "observed.yaml");
     expect(written.ok && written.value.seats).toEqual([
       {
