@@ -53,7 +53,10 @@ class ServiceAcc {
   readonly prompt = new TokenHistogram();
   readonly completion = new TokenHistogram();
   readonly inflight: InflightPeak;
-  readonly deployments = new Map<string, { calls: number; inflight: InflightPeak }>();
+  /** The one deployment seen so far; once a second comes, each gets its own tracker (`deployments`). */
+  private firstDeployment: string | null = null;
+  private firstCalls = 0;
+  deployments: Map<string, { calls: number; inflight: InflightPeak }> | null = null;
   maxCompletionSans = -1;
   runawayCount = 0;
   runaways: RunawayRow[] = [];
@@ -94,7 +97,24 @@ class ServiceAcc {
     if (r.start < this.firstStart) this.firstStart = r.start;
     if (r.start > this.lastStart) this.lastStart = r.start;
     const tokens = r.prompt + r.completion;
+    // The deployment first: a fork of the service's tracker must not hold this row yet.
+    this.deployment(r, tokens);
     this.inflight.add(r.start, r.end, tokens, r.completion >= this.cut);
+    if (r.completion >= this.threshold) this.runaway(r);
+    else if (r.completion > this.maxCompletionSans) this.maxCompletionSans = r.completion;
+  }
+
+  /** Per deployment, only once a second one appears: until then the service's tracker is the first
+   *  deployment's, and a copy of it goes on as that deployment's (no second sweep per row before). */
+  private deployment(r: SpendRow, tokens: number): void {
+    if (this.deployments === null) {
+      if (this.firstDeployment === null) this.firstDeployment = r.deployment;
+      if (r.deployment === this.firstDeployment) {
+        this.firstCalls++;
+        return;
+      }
+      this.deployments = new Map([[this.firstDeployment, { calls: this.firstCalls, inflight: this.inflight.clone() }]]);
+    }
     let d = this.deployments.get(r.deployment);
     if (!d) {
       d = { calls: 0, inflight: new InflightPeak(this.windowMs) };
@@ -102,8 +122,6 @@ class ServiceAcc {
     }
     d.calls++;
     d.inflight.add(r.start, r.end, tokens);
-    if (r.completion >= this.threshold) this.runaway(r);
-    else if (r.completion > this.maxCompletionSans) this.maxCompletionSans = r.completion;
   }
 
   private runaway(r: SpendRow): void {
@@ -134,7 +152,7 @@ class ServiceAcc {
   }
 
   get ordered(): boolean {
-    return this.inflight.ordered && [...this.deployments.values()].every((d) => d.inflight.ordered);
+    return this.inflight.ordered && [...(this.deployments?.values() ?? [])].every((d) => d.inflight.ordered);
   }
 
   figures(): ServiceFigures {
@@ -145,7 +163,7 @@ class ServiceAcc {
     if (peakAll === undefined || peakSans === undefined)
       throw new Error(`in-flight peak of ${this.name}: rows out of order and no second pass ran`);
     const deployments =
-      this.deployments.size < 2
+      this.deployments === null
         ? []
         : [...this.deployments.entries()]
             .map(([name, d]) => ({

@@ -6,11 +6,9 @@
 // its 13 read columns cost (csv-parse decoded and built every field: 5× slower than JSON lines).
 //
 // Memory: one read buffer (4 MiB, grown only for a single record longer than it) and one record.
-import { readSync } from "node:fs";
 import { GateError } from "../errors.js";
-import { cannotRead, openFile } from "./lines.js";
+import { openFile, ReadBuffer } from "./lines.js";
 
-const CHUNK = 4 * 1024 * 1024;
 /** As ./lines.ts: the event loop runs every so often, for the signal handlers of ./spill.ts. */
 const YIELD_BYTES = 16 * 1024 * 1024;
 const QUOTE = 34;
@@ -32,8 +30,7 @@ export interface CsvOptions {
 /** Reads a CSV file record by record; an unclosed quote at the end is a GateError at its line. */
 export async function readCsvRecords(file: string, o: CsvOptions): Promise<void> {
   const fh = await openFile(file, o.hint);
-  let buf = Buffer.allocUnsafe(CHUNK);
-  let have = 0;
+  const rb = new ReadBuffer(fh.fd, file, o.hint);
   let eof = false;
   let line = 1;
   let first = true;
@@ -43,24 +40,15 @@ export async function readCsvRecords(file: string, o: CsvOptions): Promise<void>
   try {
     for (;;) {
       if (!eof) {
-        if (have === buf.length) {
-          const grown = Buffer.allocUnsafe(buf.length * 2);
-          buf.copy(grown, 0, 0, have);
-          buf = grown;
-        }
-        let n: number;
-        try {
-          n = readSync(fh.fd, buf, have, buf.length - have, null);
-        } catch (e) {
-          throw cannotRead(file, e, o.hint);
-        }
+        const n = rb.more();
         if (n === 0) eof = true;
         else {
           o.onBytes?.(n);
           sinceYield += n;
-          have += n;
         }
       }
+      const buf = rb.buf;
+      const have = rb.have;
       let from = 0;
       if (first && have >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3;
       if (first && (have >= 3 || eof)) first = false;
@@ -93,8 +81,7 @@ export async function readCsvRecords(file: string, o: CsvOptions): Promise<void>
         if (wanted === null) o.header([]);
         return;
       }
-      buf.copy(buf, 0, from, have);
-      have -= from;
+      rb.keepFrom(from);
       if (sinceYield >= YIELD_BYTES) {
         sinceYield = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));

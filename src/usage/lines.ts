@@ -57,6 +57,42 @@ export async function headOf(file: string, bytes = 64 * 1024, hint?: string): Pr
   }
 }
 
+/** A read buffer that is refilled after the `have` bytes it keeps, and doubled when they fill it (one
+ *  line or record longer than the buffer: a row with its messages stored). */
+export class ReadBuffer {
+  buf = Buffer.allocUnsafe(CHUNK);
+  have = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly file: string,
+    private readonly hint?: string,
+  ) {}
+
+  /** Reads more; the number of bytes read, 0 at the end of the file. */
+  more(): number {
+    if (this.have === this.buf.length) {
+      const grown = Buffer.allocUnsafe(this.buf.length * 2);
+      this.buf.copy(grown, 0, 0, this.have);
+      this.buf = grown;
+    }
+    let n: number;
+    try {
+      n = readSync(this.fd, this.buf, this.have, this.buf.length - this.have, null);
+    } catch (e) {
+      throw cannotRead(this.file, e, this.hint);
+    }
+    this.have += n;
+    return n;
+  }
+
+  /** Drops the bytes before `from`. */
+  keepFrom(from: number): void {
+    this.buf.copy(this.buf, 0, from, this.have);
+    this.have -= from;
+  }
+}
+
 export interface LineOptions {
   /** Told the size of each read, for a progress bar. */
   onBytes?: (n: number) => void;
@@ -69,29 +105,18 @@ export interface LineOptions {
  */
 export async function eachLine(file: string, onLine: (text: string, line: number) => void, o: LineOptions = {}): Promise<void> {
   const fh = await openFile(file, o.hint);
-  let buf = Buffer.allocUnsafe(CHUNK);
-  let have = 0;
+  const rb = new ReadBuffer(fh.fd, file, o.hint);
   let line = 0;
   let first = true;
   let sinceYield = 0;
   try {
     for (;;) {
-      if (have === buf.length) {
-        // One line longer than the buffer (a row with its messages stored): grow for it.
-        const grown = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(grown, 0, 0, have);
-        buf = grown;
-      }
-      let n: number;
-      try {
-        n = readSync(fh.fd, buf, have, buf.length - have, null);
-      } catch (e) {
-        throw cannotRead(file, e, o.hint);
-      }
+      const n = rb.more();
       if (n === 0) break;
       o.onBytes?.(n);
       sinceYield += n;
-      const end = have + n;
+      const buf = rb.buf;
+      const end = rb.have;
       let from = 0;
       if (first && end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3;
       first = false;
@@ -103,16 +128,16 @@ export async function eachLine(file: string, onLine: (text: string, line: number
         onLine(buf.toString("utf8", from, stop), line);
         from = nl + 1;
       }
-      have = end - from;
-      buf.copy(buf, 0, from, end);
+      rb.keepFrom(from);
       if (sinceYield >= YIELD_BYTES) {
         sinceYield = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
-    if (have > 0) {
+    if (rb.have > 0) {
       line++;
-      const stop = buf[have - 1] === 13 ? have - 1 : have;
+      const buf = rb.buf;
+      const stop = buf[rb.have - 1] === 13 ? rb.have - 1 : rb.have;
       onLine(buf.toString("utf8", 0, stop), line);
     }
   } finally {

@@ -6,6 +6,9 @@ import fc from "fast-check";
 import { InflightPeak, peakOfIntervals } from "../../src/usage/inflight.js";
 import { existsSync } from "node:fs";
 import { SpillSweep, who } from "../../src/usage/spill.js";
+import { UsageAggregator } from "../../src/usage/aggregate.js";
+import { ServiceMap } from "../../src/usage/services.js";
+import { emptyRow } from "../../src/usage/row.js";
 
 type Req = { start: number; end: number; tokens: number };
 const r = (start: number, end: number, tokens: number): Req => ({ start, end, tokens });
@@ -180,6 +183,64 @@ describe("the external sort (any order)", () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe("per deployment", () => {
+  test("a second deployment forks the service's tracker: each deployment's peak equals its reference, in start order", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 500 }),
+            fc.integer({ min: 0, max: 80 }),
+            fc.integer({ min: 1, max: 1000 }),
+            fc.integer({ min: 0, max: 2 }),
+          ),
+          {
+            maxLength: 120,
+          },
+        ),
+        (xs) => {
+          const rows = [...xs].sort((a, b) => a[0] - b[0]);
+          const agg = new UsageAggregator({
+            services: new ServiceMap({}),
+            runawayThreshold: () => 1e9,
+            since: null,
+            until: null,
+            windowMs: 1000,
+          });
+          for (const [st, d, t, dep] of rows) {
+            const row = emptyRow();
+            Object.assign(row, {
+              modelGroup: "g",
+              prompt: t,
+              completion: 0,
+              start: st * 1000,
+              end: (st + d) * 1000,
+              deployment: `d${dep}`,
+            });
+            agg.add(row);
+          }
+          if (rows.length === 0) return;
+          const [f] = agg.figures();
+          const deps = new Set(rows.map((x) => x[3]));
+          if (deps.size < 2) {
+            expect(f?.deployments).toEqual([]);
+            return;
+          }
+          for (const dep of deps) {
+            const mine = rows.filter((x) => x[3] === dep).map(([st, d, t]) => r(st * 1000, (st + d) * 1000, t));
+            expect(f?.deployments.find((x) => x.name === `d${dep}`)).toEqual({
+              name: `d${dep}`,
+              calls: mine.length,
+              peakAll: peakOfIntervals(mine),
+            });
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });
