@@ -47,7 +47,7 @@ export function seatObservations(series: readonly EngineSeries[], look: SeatLook
   for (const [name, list] of groups) {
     const service = look.serviceOf(list[0]?.model ?? "") === null ? null : name;
     let peak: EngineSeries | null = null;
-    for (const s of list) if (s.peakKv !== null && (peak === null || (s.peakKv) > (peak.peakKv as number))) peak = s;
+    for (const s of list) if (s.peakKv !== null && (peak === null || s.peakKv > (peak.peakKv as number))) peak = s;
     const maxOf = (f: (s: EngineSeries) => number | null): number | null => {
       const v = list.map(f).filter((x): x is number => x !== null);
       return v.length === 0 ? null : Math.max(...v);
