@@ -38,6 +38,7 @@ import { kvException } from "./kv-exception.js";
 import { kvGraphHeadroom } from "./kv-graph-headroom.js";
 import { kvLongContextOverride } from "./kv-long-context-override.js";
 import { kvOversized } from "./kv-oversized.js";
+import { kvPreempted } from "./kv-preempted.js";
 import { kvUnpinnedSharedCard } from "./kv-unpinned-shared-card.js";
 import { kvYarn } from "./kv-yarn.js";
 import { playbookDrift } from "./playbook-drift.js";
@@ -95,6 +96,7 @@ export const RULE_MODULES: readonly AnyRule[] = [
   kvGraphHeadroom,
   kvLongContextOverride,
   kvOversized,
+  kvPreempted,
   kvUnpinnedSharedCard,
   kvYarn,
   playbookDrift,

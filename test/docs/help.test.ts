@@ -25,7 +25,20 @@ const FLAGS: Record<string, string[]> = {
   hook: ["prepare-commit-msg FILE"],
   schema: [],
   rules: ["--format"],
-  usage: ["--litellm FILE", "--litellm-db", "--since", "--until", "--format", "--repo DIR", "--config FILE"],
+  usage: [
+    "--litellm FILE",
+    "--litellm-db",
+    "--since",
+    "--until",
+    "--min-requests N",
+    "--min-span D",
+    "--metrics FILE",
+    "--connect-timeout D",
+    "--statement-timeout D",
+    "--format",
+    "--repo DIR",
+    "--config FILE",
+  ],
   observe: ["--metrics FILE", "--host H", "--since", "--until", "--format", "--output FILE", "--write FILE", "--repo DIR", "--config FILE"],
 };
 

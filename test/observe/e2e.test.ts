@@ -38,8 +38,7 @@ type Card = {
   index: number;
   plateau_free_bytes: number;
   boots: unknown[];
-  creep_bytes: number;
-  boot_free_bytes: number;
+  plateau_boot: number;
   plateau_margin_bytes: number;
 };
 
@@ -47,13 +46,13 @@ describe("a month of fv-ml1", () => {
   test("GPU 0 creeps to ~60 MiB free after each boot, into its 1 GiB reserve; GPU 1 steps up 2.5 GB on 10-03", () => {
     const r = observe(["--metrics", `${MONTH}.csv`, "--host", "fv-ml1"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("fv-ml1 GPU 0: 43200 samples, 2026-09-08 00:00 → 2026-10-07 23:59, 6 boots");
-    expect(r.stdout).toMatch(/plateau 60 MiB free \(2026-09-2\d \d\d:\d\d\): 0\.94 GiB into the 1 GiB reserve/);
-    expect(r.stdout).toMatch(/2026-10-01 09:12 → 2026-10-05 22:25: 1\.04 GiB free at \+10 min → plateau \d\d MiB/);
+    expect(r.stdout).toContain("fv-ml1 GPU 0: 43,200 samples, 2026-09-08 00:00 → 2026-10-07 23:59 UTC, 6 boots");
+    expect(r.stdout).toMatch(/plateau 60 MiB free \(2026-09-2\d \d\d:\d\d UTC, boot 3\): 0\.94 GiB into the 1 GiB reserve/);
+    expect(r.stdout).toMatch(/ {4}5 {2}2026-10-01 09:12 → 2026-10-05 22:25: 1\.04 GiB free at \+10 min → plateau \d\d MiB/);
     expect(r.stdout).toMatch(
       /note: at plateau the card had 0\.94 GiB less free than its 1 GiB reserve: headroom counts at plateau, not at boot/,
     );
-    expect(r.stdout).toContain("fv-ml1 GPU 1: 43200 samples, 2026-09-08 00:00 → 2026-10-07 23:59, 5 boots");
+    expect(r.stdout).toContain("fv-ml1 GPU 1: 43,200 samples, 2026-09-08 00:00 → 2026-10-07 23:59 UTC, 5 boots");
     expect(r.stdout).toMatch(/2026-10-03 02:34 → 2026-10-05 22:39: 4\.73 GiB free at \+10 min/);
   });
 
@@ -126,14 +125,17 @@ describe("a month of fv-ml1", () => {
 
 describe("bad input", () => {
   test.each([
-    [[], /name the GPU metrics: --metrics FILE\.\.\.[\s\S]*usage: kvgate observe/],
-    [["--metrics", `${MONTH}.csv`], /the metrics do not name the host of their cards[\s\S]*fix: name it with --host HOST/],
+    [[], /name the metrics: --metrics FILE\.\.\.[\s\S]*usage: kvgate observe/],
+    [
+      ["--metrics", `${MONTH}.csv`],
+      /fv-ml1-gpu-month\.csv \(nvidia-smi\) does not name the host of its cards[\s\S]*fix: name it with --host HOST \(one of kvgate\.yaml's fleet\.hosts: fv-ml1, fv-ml2\)/,
+    ],
     [
       ["--metrics", `${MONTH}.csv`, "--host", "nope"],
       /unknown host "nope"[\s\S]*fix: name one of kvgate\.yaml's fleet\.hosts: fv-ml1, fv-ml2/,
     ],
     [["--metrics", "missing.csv", "--host", "fv-ml1"], /cannot read missing\.csv: no such file/],
-    [["--metrics", `${MONTH}.csv`, "--host", "fv-ml1", "--since", "2027-01-01"], /no GPU memory readings in the window/],
+    [["--metrics", `${MONTH}.csv`, "--host", "fv-ml1", "--since", "2027-01-01"], /no GPU memory readings or vLLM metrics in the window/],
     [["--metrics", `${MONTH}.csv`, "--format", "png"], /--format must be one of text, json, svg/],
   ])("%j → exit 2", (args, message) => {
     const r = observe(args);
@@ -150,5 +152,6 @@ describe("bad input", () => {
     const r = observe(["--metrics", "some-bad.csv", "--host", "fv-ml1"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('1 reading was skipped:\n  some-bad.csv:6: memory.used is not MiB: "[N/A]"');
+    expect(r.stdout).toContain("kvgate observe: some-bad.csv (nvidia-smi); times UTC");
   });
 });

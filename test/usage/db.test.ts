@@ -64,7 +64,7 @@ describe.skipIf(NO_POSTGRES)("usage --litellm-db against PostgreSQL", () => {
     expect(db.code).toBe(0);
     expect(comparable(db.stdout)).toEqual(comparable(file.stdout));
     const report = JSON.parse(db.stdout);
-    expect(report.rows).toEqual({ read: 37_096, used: 37_094, skipped: 2, outside_window: 0 });
+    expect(report.rows).toEqual({ read: 37_096, used: 37_094, skipped: 2, outside_window: 0, failed: 0, cache_hits: 0 });
     expect(report.problems.map((p: { reason: string }) => p.reason)).toEqual([
       "request bad-1: endTime 2026-10-01 00:00:09 is before startTime 2026-10-01 00:00:10",
       "request bad-2: prompt_tokens: expected a whole number of tokens ≥ 0, got -4",

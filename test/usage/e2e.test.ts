@@ -111,10 +111,11 @@ describe("the generated week reproduces the seeds' gen-small figures", () => {
   test("the text report prints them, and not one raw key", () => {
     const r = usage(["--litellm", join(dir.dir, "week.jsonl")]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("kvgate usage: 1 file: 37,094 rows, 37,094 counted, 0 skipped, 0 outside the window");
+    expect(r.stdout).toContain("kvgate usage: 1 file: 37,094 rows, 37,094 counted, 0 skipped, 0 outside the window; times UTC");
     expect(r.stdout).toMatch(/gen-small \(vllm\): 22,396 calls, 2026-09-28 00:00 → 2026-10-04 23:5\d/);
     expect(r.stdout).toMatch(/prompt tokens {7}p50 902 {3}p99 4,438 {3}max 15,600/);
-    expect(r.stdout).toMatch(/peak in flight {6}24,595 tokens without runaways \(277,342 with the runaways\)/);
+    // The seat's cap (32,768) is in force: the replies above it (written before it) are left out.
+    expect(r.stdout).toMatch(/peak in flight {6}24,595 tokens without the replies above the cap \(277,342 with them\)/);
     expect(r.stdout).toMatch(
       /runaways {12}9 replies ≥ 32,768 tokens, up to 261,816; by key:\n {24}[0-9a-f]{4}…[0-9a-f]{2} sha256:[0-9a-f]{12} \(all-agents-local\): 9, up to 261,816/,
     );
