@@ -226,7 +226,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
     const reports: Report<typeof messages>[] = [];
     if (ignore) {
       // The file's own problems are reported where they can be fixed: when it changes, and under --all.
-      const touched = ctx.unit.kind === "all" || ignoreTouched;
+      const touched = ctx.unit.kind === "all" || ctx.unit.policyChange === true || ignoreTouched;
       if (touched) {
         for (const p of ignore.problems) {
           reports.push({
@@ -239,7 +239,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
           });
         }
       }
-      if (ctx.unit.kind === "all") {
+      if (ctx.unit.kind === "all" || ctx.unit.policyChange) {
         for (const e of ignore.entries.filter((x) => !used.has(x))) {
           reports.push({
             rule: IGNORE_UNUSED_RULE,

@@ -232,11 +232,13 @@ describe("the fast path trusts nothing it cannot check", () => {
     const res = (stored.fleetRes as { source: string; flags: string }[]).map((c) => new RegExp(c.source, c.flags));
     expect(res.some((re) => re.test("deploy/x/compose.override.yaml"))).toBe(true);
     expect(res.some((re) => re.test("docs/readme.md"))).toBe(false);
+    // The globs, then every file the fleet read (a literal path each): a change to any takes the full path.
     expect(stored.fleet).toEqual([
       "scripts/*.env",
       "scripts/**",
       "playbooks/**/*.{yml,yaml}",
       "**/{docker-compose,compose}*.{yml,yaml}",
+      "**/*.service",
       "models/**/config.json",
       "models/**/model.safetensors.index.json",
       "**/.env",
@@ -245,6 +247,8 @@ describe("the fast path trusts nothing it cannot check", () => {
       ".kvgateignore",
       "kvgate.yaml",
       ".kvgate.yaml",
+      "playbooks/site.yml",
+      "scripts/x.env",
     ]);
     expect(kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } }).stderr).toContain("fast path: taken");
     for (const bad of [

@@ -183,8 +183,14 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     const r = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
     expect(r.code).toBe(1);
     const out = json(r.stdout);
-    expect(brief(out)).toEqual(["secret/ignore-invalid open .kvgateignore:2"]);
-    expect(out.findings[0]?.message).toMatch(
+    // A change to .kvgateignore is checked as the whole tree (docs/coverage.md#the-policy-change): the
+    // entry that matches nothing and the empty fleet are said too.
+    expect(brief(out)).toEqual([
+      "secret/ignore-unused open .kvgateignore:1",
+      "secret/ignore-invalid open .kvgateignore:2",
+      "fleet/no-services open null:null",
+    ]);
+    expect(out.findings[1]?.message).toMatch(
       /"sha256:nothex" is not a fingerprint as kvgate prints it: a line is `sha256:<12 hex> # reason @owner until YYYY-MM-DD`/,
     );
   });
@@ -197,7 +203,11 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     const r = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
     expect(r.code).toBe(1);
     const out = json(r.stdout);
-    expect(brief(out)).toEqual(["secret/ignore-invalid open .kvgateignore:1", "secret/aws-access-key-id open docs/runbook.env:1"]);
+    expect(brief(out)).toEqual([
+      "secret/ignore-invalid open .kvgateignore:1",
+      "secret/aws-access-key-id open docs/runbook.env:1",
+      "fleet/no-services open null:null",
+    ]);
     expect(out.findings[1]?.message).toMatch(
       /its \.kvgateignore line 1 is not valid, so it exempts nothing: write it as `sha256:<12 hex> # reason @owner until YYYY-MM-DD`/,
     );
@@ -208,7 +218,7 @@ describe(".kvgateignore and --baseline through the CLI", () => {
     repo.write(".kvgateignore", `${FP_AWS} # runbook sample @ops until 2999-12-31\n`);
     repo.stage();
     const fixed = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });
-    expect(brief(json(fixed.stdout))).toEqual(["secret/aws-access-key-id exempt docs/runbook.env:1"]);
+    expect(brief(json(fixed.stdout))).toEqual(["secret/aws-access-key-id exempt docs/runbook.env:1", "fleet/no-services open null:null"]);
     expect(fixed.code).toBe(0);
   });
 
