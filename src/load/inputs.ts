@@ -9,4 +9,6 @@ import { observed } from "./observed.js";
 import { modelFiles } from "./model-files.js";
 import { systemdUnits } from "./systemd.js";
 
-export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks, composes, systemdUnits, observed, modelFiles];
+import { kubernetes } from "./kubernetes.js";
+
+export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks, composes, systemdUnits, kubernetes, observed, modelFiles];
