@@ -20,7 +20,7 @@ export const k8sUnknownCard = defineCheck({
     const files = new Set(kubernetesInUnit(ctx).map((r) => r.path));
     const byDeploy = new Map<unknown, Report<typeof messages>>();
     for (const u of ctx.after.kubernetes?.unplaced ?? []) {
-      if (u.why !== "unknown-card" || !files.has(u.deploy.kubernetes)) continue;
+      if (u.why !== "unknown-card" || !files.has(u.deploy.kubernetes) || byDeploy.has(u.deploy)) continue;
       const d = u.deploy;
       const at = d.nodes[0] ?? d.gpu ?? { file: d.file, line: d.line };
       byDeploy.set(d, {

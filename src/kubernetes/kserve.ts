@@ -58,14 +58,14 @@ export function inferenceServiceDeploys(path: string, doc: KNode, ctx: PodContex
   const min = countField(predictor, "minReplicas", 1, ctx.problems, name);
   const max = countField(predictor, "maxReplicas", 1, ctx.problems, name);
   const replicas =
-    max && max.count > (min?.count ?? 1) ? { ...max } : (min ?? { count: 1, via: "default", file: doc.pos.file, line: doc.pos.line });
+    max && max.count > (min?.count ?? 1) ? { ...max } : (min ?? { count: 1, via: "default", file: doc.pos.file, line: meta.line });
   const base: WorkloadBase = {
     path,
     kind: "InferenceService",
     workload: name,
     namespace: meta.namespace,
     file: doc.pos.file,
-    line: doc.pos.line,
+    line: meta.line,
     replicas,
     podsPerReplica: 1,
   };

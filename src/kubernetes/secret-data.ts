@@ -9,6 +9,8 @@ import { entriesOf, get, textOf } from "./tree.js";
 export interface SecretValue {
   /** The manifest line the value is written on (its key's). */
   line: number;
+  /** The lines the encoded value spans (a block scalar's run on after its key). */
+  lines: [number, number];
   /** 1-based column where the encoded value starts on that line (1 when not found: a block scalar). */
   column: number;
   /** `data.<key>`, and `auths.<registry>.auth` for a pull secret's credentials. */
@@ -62,9 +64,11 @@ export function secretValuesOf(path: string, text: string): SecretValue[] {
       if (encoded === null || decoded === null) continue;
       const at = (lines[e.keyPos.line - 1] ?? "").indexOf(encoded.trim().slice(0, 16));
       const column = at >= 0 ? at + 1 : 1;
-      out.push({ line: e.keyPos.line, column, where: `data.${key}`, text: decoded });
+      const first = e.value.t === "str" && e.value.block ? e.value.pos.line + 1 : e.value.pos.line;
+      const span: [number, number] = [e.keyPos.line, first + Math.max(0, encoded.trim().split("\n").length - 1)];
+      out.push({ line: e.keyPos.line, lines: span, column, where: `data.${key}`, text: decoded });
       if (key === ".dockerconfigjson" || key === ".dockercfg")
-        for (const a of pullSecretAuths(decoded)) out.push({ line: e.keyPos.line, column, where: `data.${key} ${a.where}`, text: a.text });
+        for (const a of pullSecretAuths(decoded)) out.push({ line: e.keyPos.line, lines: span, column, where: `data.${key} ${a.where}`, text: a.text });
     }
   }
   return out;

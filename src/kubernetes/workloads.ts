@@ -5,17 +5,18 @@
 // leader: a group is one seat over every pod's GPUs).
 import type { K8sDeploy, K8sProblem } from "./records.js";
 import { countField, podDeploys, type PodContext, type WorkloadBase } from "./pod.js";
-import { get, getIn, textOf, type KNode } from "./tree.js";
+import { get, getIn, keyPosOf, textOf, type KNode } from "./tree.js";
 import { gpuAskOf } from "./container.js";
 
 const APPS = new Set(["Deployment", "StatefulSet"]);
 
-export function metadataOf(doc: KNode): { name: string | null; namespace: string | null; labels: Map<string, string> } {
+export function metadataOf(doc: KNode): { name: string | null; namespace: string | null; labels: Map<string, string>; line: number } {
   const meta = get(doc, "metadata");
   const labels = new Map<string, string>();
   const l = get(meta, "labels");
   if (l?.t === "map") for (const [k, e] of l.entries) if (textOf(e.value) !== null) labels.set(k, textOf(e.value) as string);
-  return { name: textOf(get(meta, "name")), namespace: textOf(get(meta, "namespace")), labels };
+  const line = keyPosOf(meta, "name")?.line ?? doc.pos.line;
+  return { name: textOf(get(meta, "name")), namespace: textOf(get(meta, "namespace")), labels, line };
 }
 
 /**
@@ -35,7 +36,7 @@ export function workloadDeploys(path: string, doc: KNode, kind: string, ctx: Pod
   if (name === null) return [];
   const spec = get(doc, "spec");
   const problems: K8sProblem[] = ctx.problems;
-  const at = { file: doc.pos.file, line: doc.pos.line };
+  const at = { file: doc.pos.file, line: meta.line };
   const base = (k: WorkloadBase["kind"], replicas: WorkloadBase["replicas"], podsPerReplica = 1): WorkloadBase => ({
     path,
     kind: k,

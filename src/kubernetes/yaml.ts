@@ -89,7 +89,7 @@ export function parseYamlDocs(path: string, text: string): ParsedFile {
       break;
     }
     for (const e of doc.errors.slice(0, MAX_ERRORS - problems.length)) {
-      problems.push({ line: e.linePos?.[0]?.line ?? 1, message: (e.message.split("\n")[0] ?? e.message).replace(/:\s*$/, "") });
+      problems.push({ line: lines.linePos(e.pos[0]).line, message: (e.message.split("\n")[0] ?? e.message).replace(/:\s*$/, "") });
     }
     if (doc.errors.length > 0) continue;
     const line = lines.linePos(doc.contents?.range?.[0] ?? doc.range[0]).line;

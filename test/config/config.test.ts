@@ -112,6 +112,7 @@ describe("the JSON Schema", () => {
         "fleet",
         "kv",
         "knobs",
+        "kubernetes",
         "ledgers",
         "models",
         "observed",
