@@ -35,7 +35,7 @@ export const k8sGpuRequest = defineCheck({
     return workloadSeatsInUnit(ctx).flatMap((seat): Report<typeof messages>[] => {
       const s = ctx.after.services.find((x) => x.name === seat.service);
       if (!s || !tpNeedsCards(ctx.pack, s)) return [];
-      const pp = typeof s.settings.pp?.value === "number" ? (s.settings.pp.value) : 1;
+      const pp = typeof s.settings.pp?.value === "number" ? s.settings.pp.value : 1;
       const need = Math.max(1, s.tp) * Math.max(1, pp);
       const gpu = seat.gpu;
       const base: Where = {

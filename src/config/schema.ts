@@ -43,7 +43,9 @@ const PoolSpec = z
       .int()
       .positive()
       .optional()
-      .describe("What CUDA reports as the card's total (nvidia-smi's memory.total), in MiB. Default: the card's figure in rules/cards.yaml."),
+      .describe(
+        "What CUDA reports as the card's total (nvidia-smi's memory.total), in MiB. Default: the card's figure in rules/cards.yaml.",
+      ),
     count: z.number().int().positive().optional().describe("Physical GPUs in the pool. Default: as many as its pods ask for."),
     reserve: ByteQuantity.optional().describe("What must stay free on each card at plateau. Default 0."),
     device_plugin_config: z

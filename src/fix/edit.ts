@@ -163,7 +163,12 @@ function editNextItem(
   const column = (m[1] as string).length;
   const token = requote(old, value);
   const line = lines[j] as string;
-  return { at: j, line: line.slice(0, column) + token + line.slice(column + old.length), from: unquote(old), span: { column, width: old.length, written: token } };
+  return {
+    at: j,
+    line: line.slice(0, column) + token + line.slice(column + old.length),
+    from: unquote(old),
+    span: { column, width: old.length, written: token },
+  };
 }
 
 export function applyFixes(text: string, path: string, fixes: readonly ValueFix[]): FileEdit {

@@ -35,15 +35,17 @@ function sharingOf(
   return out;
 }
 
-function looksLikeConfig(n: KNode | undefined): boolean {
-  return get(n, "sharing") !== undefined || (textOf(get(n, "version")) === "v1" && get(n, "flags") !== undefined);
+/** A device plugin config: `sharing`, or `version: v1` with `flags`; a config map's entry needs only `version: v1` (a config that shares nothing). */
+function looksLikeConfig(n: KNode | undefined, entry = false): boolean {
+  const v1 = textOf(get(n, "version")) === "v1";
+  return get(n, "sharing") !== undefined || (v1 && (entry || get(n, "flags") !== undefined));
 }
 
 /** A config written as text (a ConfigMap value, the chart's config.map entry): parsed, its lines counted from the value's. */
 function embedded(value: KNode, name: string, out: DevicePluginConfigs, problems: K8sProblem[]): void {
   const text = textOf(value);
   if (text === null) {
-    if (looksLikeConfig(value)) add(value, name, out, (n) => n.pos.line);
+    if (looksLikeConfig(value, true)) add(value, name, out, (n) => n.pos.line);
     return;
   }
   if (!/\bsharing\s*:|\bversion\s*:/.test(text)) return;
@@ -57,7 +59,7 @@ function embedded(value: KNode, name: string, out: DevicePluginConfigs, problems
       message: `device plugin config ${name}: ${p.message}; the plugin refuses it`,
     });
   const doc = parsed.docs[0]?.tree;
-  if (doc && looksLikeConfig(doc)) add(doc, name, out, (n) => first + n.pos.line - 1, value.pos.line);
+  if (doc && looksLikeConfig(doc, true)) add(doc, name, out, (n) => first + n.pos.line - 1, value.pos.line);
 }
 
 function add(config: KNode, name: string, out: DevicePluginConfigs, lineOf: (n: KNode) => number, at = config.pos.line): void {

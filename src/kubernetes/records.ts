@@ -134,6 +134,8 @@ export interface K8sSeat extends K8sDeploy {
   replica: number;
   /** The pool's host; null when no card is known. */
   pool: string | null;
+  /** The node constraint that put it in the pool (null: the only pool kvgate.yaml lists, or none). */
+  placedBy: NodeChoice | null;
   /** The cards the replica holds (it may hold more than its ranks use). */
   held: number[];
 }

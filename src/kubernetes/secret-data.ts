@@ -27,7 +27,7 @@ function decodeText(encoded: string): string | null {
   if (!BASE64.test(encoded)) return null;
   const bytes = Buffer.from(encoded.replace(/\s+/g, ""), "base64");
   const text = bytes.toString("utf8");
-   
+
   return text.includes("\uFFFD") || /[\u0000-\u0008\u000E-\u001F]/.test(text) ? null : text;
 }
 
@@ -68,7 +68,8 @@ export function secretValuesOf(path: string, text: string): SecretValue[] {
       const span: [number, number] = [e.keyPos.line, first + Math.max(0, encoded.trim().split("\n").length - 1)];
       out.push({ line: e.keyPos.line, lines: span, column, where: `data.${key}`, text: decoded });
       if (key === ".dockerconfigjson" || key === ".dockercfg")
-        for (const a of pullSecretAuths(decoded)) out.push({ line: e.keyPos.line, lines: span, column, where: `data.${key} ${a.where}`, text: a.text });
+        for (const a of pullSecretAuths(decoded))
+          out.push({ line: e.keyPos.line, lines: span, column, where: `data.${key} ${a.where}`, text: a.text });
     }
   }
   return out;

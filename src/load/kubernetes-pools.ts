@@ -6,7 +6,7 @@
 // ending in `-MIG-3g.40gb`) makes the card the slice. Where several values could match, the pool with
 // the smallest card is the one checked (the pod may land there).
 import type { Policy, PoolPolicy } from "../config/policy.js";
-import type { DevicePluginConfigs, K8sDeploy, K8sPool, SharingConfig } from "../kubernetes/index.js";
+import type { DevicePluginConfigs, K8sDeploy, K8sPool, NodeChoice, SharingConfig } from "../kubernetes/index.js";
 import { cardKey, knownCard, migSliceMib } from "../rules/cards.js";
 
 const PRODUCT_LABELS = new Set(["nvidia.com/gpu.product", "cloud.google.com/gke-accelerator"]);
@@ -15,7 +15,7 @@ const PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config";
 const MIG_RESOURCE = /^nvidia\.com\/mig-(\d+g\.\d+gb)(\.shared)?$/;
 const MIG_PRODUCT = /-MIG-(\d+g\.\d+gb)$/i;
 
-export type PoolChoice = { ok: true; pool: K8sPool } | { ok: false; detail: string };
+export type PoolChoice = { ok: true; pool: K8sPool; by: NodeChoice | null } | { ok: false; detail: string };
 
 interface Candidate {
   name: string;
@@ -26,11 +26,13 @@ interface Candidate {
   count: number | null;
   host: string | null;
   configName: string | null;
+  /** The node constraint that names the pool; null for the only pool of kvgate.yaml. */
+  by: NodeChoice | null;
   /** Why it has no figure, when it has none. */
   missing?: string;
 }
 
-function fromPolicy(name: string, p: PoolPolicy, profile: string | null): Candidate {
+function fromPolicy(name: string, p: PoolPolicy, profile: string | null, by: NodeChoice | null): Candidate {
   const known = p.card ? knownCard(p.card) : null;
   const total = profile ? (p.cuda_total_mib ?? migSliceMib(profile)) : (p.cuda_total_mib ?? known?.cudaTotalMib ?? null);
   return {
@@ -42,6 +44,7 @@ function fromPolicy(name: string, p: PoolPolicy, profile: string | null): Candid
     count: p.count,
     host: null,
     configName: p.device_plugin_config,
+    by,
     ...(total === null
       ? { missing: `fleet.pools.${name}.card ${p.card ?? ""} is not in rules/cards.yaml: give the pool's cuda_total_mib` }
       : {}),
@@ -55,7 +58,7 @@ function candidatesOf(d: K8sDeploy, policy: Policy): Candidate[] {
   for (const choice of d.nodes) {
     for (const value of choice.values) {
       const named = policy.fleet.pools[value];
-      if (named) out.push(fromPolicy(value, named, resourceProfile));
+      if (named) out.push(fromPolicy(value, named, resourceProfile, choice));
       if (PRODUCT_LABELS.has(choice.key)) {
         const profile = resourceProfile ?? MIG_PRODUCT.exec(value)?.[1] ?? null;
         const product = value.replace(MIG_PRODUCT, "");
@@ -64,7 +67,7 @@ function candidatesOf(d: K8sDeploy, policy: Policy): Candidate[] {
           ([, p]) =>
             p.card !== null && (cardKey(p.card) === cardKey(product) || (known !== null && knownCard(p.card)?.name === known.name)),
         );
-        if (byCard) out.push(fromPolicy(byCard[0], byCard[1], profile));
+        if (byCard) out.push(fromPolicy(byCard[0], byCard[1], profile, choice));
         else
           out.push({
             name: value,
@@ -75,6 +78,7 @@ function candidatesOf(d: K8sDeploy, policy: Policy): Candidate[] {
             count: null,
             host: null,
             configName: null,
+            by: choice,
             ...(known || profile
               ? {}
               : {
@@ -94,13 +98,14 @@ function candidatesOf(d: K8sDeploy, policy: Policy): Candidate[] {
           count: host.gpus.length,
           host: value,
           configName: null,
+          by: choice,
         });
       }
     }
   }
   if (out.length === 0 && pools.length === 1) {
     const [name, p] = pools[0] as [string, PoolPolicy];
-    out.push(fromPolicy(name, p, resourceProfile));
+    out.push(fromPolicy(name, p, resourceProfile, null));
   }
   return out;
 }
@@ -130,7 +135,7 @@ export function poolOf(d: K8sDeploy, policy: Policy, plugin: DevicePluginConfigs
   const profile = c.card?.startsWith("MIG ") ? c.card.slice(4) : null;
   const host = c.host ?? `k8s:${c.name}${profile && !c.name.toUpperCase().endsWith(profile.toUpperCase()) ? `/mig-${profile}` : ""}`;
   const got = pools.get(host);
-  if (got) return { ok: true, pool: got };
+  if (got) return { ok: true, pool: got, by: c.by };
   const pool: K8sPool = {
     host,
     name: c.name,
@@ -143,5 +148,5 @@ export function poolOf(d: K8sDeploy, policy: Policy, plugin: DevicePluginConfigs
     cardsUsed: 0,
   };
   pools.set(host, pool);
-  return { ok: true, pool };
+  return { ok: true, pool, by: c.by };
 }

@@ -20,6 +20,7 @@ import {
   type K8sSource,
   type K8sUnplaced,
   type KubernetesFleet,
+  type NodeChoice,
 } from "../kubernetes/index.js";
 import { buildService } from "../model/build.js";
 import { deployedEnv } from "../playbook/overlay.js";
@@ -50,7 +51,7 @@ function isSeat(d: K8sDeploy, pack: RulesPack, policy: Policy): boolean {
 /** Cards a replica holds: its GPUs, and at least one per rank (TP × PP) of an engine that needs them. */
 function cardsNeeded(d: K8sDeploy, pack: RulesPack, policy: Policy): { hold: number; ranks: number } {
   const s = buildService(deployedEnv(d, null), pack, policy, d.service);
-  const pp = typeof s.settings.pp?.value === "number" ? (s.settings.pp.value) : 1;
+  const pp = typeof s.settings.pp?.value === "number" ? s.settings.pp.value : 1;
   const ranks = tpNeedsCards(pack, s) ? Math.max(1, s.tp) * Math.max(1, pp) : d.gpusPerReplica;
   return { hold: d.gpusPerReplica === 0 ? 0 : Math.max(d.gpusPerReplica, ranks), ranks };
 }
@@ -146,7 +147,7 @@ export function readKubernetes(
       const seat = d.replicas.count > 1 ? `${base}-${replica}` : base;
       if (!choice.ok) {
         if (need.hold > 0) unplaced.push({ seat, deploy: d, why: "unknown-card", detail: choice.detail, pool: null });
-        seats.push({ ...d, service: seat, replica, pool: null, held: [] });
+        seats.push({ ...d, service: seat, replica, pool: null, placedBy: null, held: [] });
         continue;
       }
       const held = need.hold > 0 ? placer.take(choice.pool, need.hold) : [];
@@ -154,14 +155,8 @@ export function readKubernetes(
         unplaced.push({ seat, deploy: d, why: "no-room", detail: choice.pool.host, pool: choice.pool.host });
         continue;
       }
-      seats.push({
-        ...d,
-        service: seat,
-        replica,
-        pool: choice.pool.host,
-        held,
-        edits: placedEdits(d, choice.pool, held.slice(0, need.ranks || held.length)),
-      });
+      const edits = placedEdits(d, choice.pool, choice.by, held.slice(0, need.ranks || held.length));
+      seats.push({ ...d, service: seat, replica, pool: choice.pool.host, placedBy: choice.by, held, edits });
     }
   }
   for (const pool of pools.values()) fleet.cards.push(...cardsOfPool(pool));
@@ -169,8 +164,8 @@ export function readKubernetes(
 }
 
 /** The deploy's edits, with the pool as its host and its ranks' cards as its GPUs (at the lines that place them). */
-function placedEdits(d: K8sDeploy, pool: K8sPool, cards: number[]): EnvEdit[] {
-  const at = d.nodes[0] ?? { file: d.file, line: d.line };
+function placedEdits(d: K8sDeploy, pool: K8sPool, by: NodeChoice | null, cards: number[]): EnvEdit[] {
+  const at = by ?? { file: d.file, line: d.line };
   const gpuAt = d.gpu ?? { file: d.file, line: d.line };
   const out: EnvEdit[] = [...d.edits, { kind: "set", key: "HOST", value: pool.host, line: at.line, file: at.file }];
   if (cards.length > 0) out.push({ kind: "gpus", value: cards.join(","), line: gpuAt.line, file: gpuAt.file });

@@ -10,7 +10,8 @@ import { secretValuesOf } from "../../src/kubernetes/index.js";
 import { lines } from "./helpers.js";
 
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
-const secret = (...data: string[]) => lines("apiVersion: v1", "kind: Secret", "metadata: { name: creds }", "type: Opaque", "data:", ...data);
+const secret = (...data: string[]) =>
+  lines("apiVersion: v1", "kind: Secret", "metadata: { name: creds }", "type: Opaque", "data:", ...data);
 const pull = (token: string) =>
   lines(
     "apiVersion: v1",
@@ -45,7 +46,9 @@ describe("the secret scan over manifests", () => {
   test("a plain-text pull secret: refused at its manifest line, the token never shown", async () => {
     const file = addedFile("k8s/pull.yaml", pull(FAKE.ghp));
     const found = await scan([file]);
-    expect(found.map((f) => [f.rule, f.file, f.line, f.status, f.secret])).toEqual([["secret/github-token", "k8s/pull.yaml", 6, "open", FAKE.ghp]]);
+    expect(found.map((f) => [f.rule, f.file, f.line, f.status, f.secret])).toEqual([
+      ["secret/github-token", "k8s/pull.yaml", 6, "open", FAKE.ghp],
+    ]);
     expect(found[0]?.message).toContain("base64 of a Secret's data..dockerconfigjson");
     // Every shown field: no decoded token, no base64 of it.
     const out = JSON.stringify(found.map(shown));
