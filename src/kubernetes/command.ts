@@ -5,7 +5,7 @@
 // (`run-setup.sh; vllm serve …`) is read as the one command that runs an engine, when exactly one does.
 import { posix } from "node:path";
 import { join as shellJoin, split as shellSplit } from "shlex";
-import { get, itemsOf, textOf, type KNode } from "./tree.js";
+import { get, textOf, type KNode } from "./tree.js";
 import type { K8sProblem } from "./records.js";
 
 export interface CommandLine {
@@ -54,7 +54,7 @@ function expand(text: string, vars: VarLookup, unknown: Set<string>): string {
 /** The words of a scalar or a list; a scalar command is one word (Kubernetes does not split it). */
 function wordsOf(node: KNode | undefined): Word[] | null {
   if (node === undefined || (node.t === "str" && node.value === null)) return null;
-  if (node.t === "seq") return node.items.map((i) => ({ word: textOf(i) ?? "", line: i.pos.line }));
+  if (node.t === "seq") return node.items.map((i) => ({ word: textOf(i) ?? "", line: i.pos.line + (i.t === "str" && i.block ? 1 : 0) }));
   if (node.t === "str") return [{ word: node.value ?? "", line: node.pos.line + (node.block ? 1 : 0) }];
   return [];
 }
@@ -190,9 +190,4 @@ function dropUnknown(words: Word[], unknown: ReadonlySet<string>, ctx: CommandCo
     });
   }
   return out;
-}
-
-/** The lines the words of a list are on (for the values file's extraArgs). */
-export function listWords(node: KNode | undefined): Word[] {
-  return itemsOf(node).map((i) => ({ word: textOf(i) ?? "", line: i.pos.line }));
 }

@@ -4,7 +4,7 @@
 // wins over an earlier one), each ConfigMap read from the repository.
 import type { EnvEdit } from "../playbook/records.js";
 import { commandOf, type CommandContext, type VarLookup } from "./command.js";
-import { entriesOf, get, getIn, itemsOf, keyPosOf, textOf, type KNode, type Pos } from "./tree.js";
+import { entriesOf, get, itemsOf, keyPosOf, textOf, type KNode, type Pos } from "./tree.js";
 import type { GpuAsk, K8sProblem } from "./records.js";
 
 /** A ConfigMap of the repository: its data, each value with where it is written. */
@@ -27,7 +27,7 @@ const ENGINE_KEYS = /^(VLLM_[A-Z0-9_]+|ENGINE|WEIGHTS_MIB|OVERHEAD_MIB|KV_BYTES_
 /** HAMi's memory and core shares are not devices (`nvidia.com/gpumem`): they are not what a pod is given cards by. */
 const NOT_DEVICES = /^nvidia\.com\/gpu(mem|mem-percentage|cores)$/;
 
-export function isGpuResource(name: string): boolean {
+function isGpuResource(name: string): boolean {
   return (/^nvidia\.com\//.test(name) && !NOT_DEVICES.test(name)) || name === "amd.com/gpu";
 }
 
@@ -174,9 +174,4 @@ export function readContainer(container: KNode, ctx: ContainerContext): Containe
   if (cmd) edits.push({ kind: "flags", key: "COMMAND", value: cmd.value, line: cmd.line, file: cmd.file, wordLines: cmd.wordLines });
   const gpu = gpuAskOf(get(container, "resources"), ctx.service, ctx.problems);
   return { edits, gpu, files };
-}
-
-/** `resources.limits` of a GPU resource, wherever a resources block sits (KServe's model, a values file). */
-export function limitsOf(node: KNode | undefined): KNode | undefined {
-  return getIn(node, "resources", "limits");
 }

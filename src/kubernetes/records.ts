@@ -4,7 +4,6 @@
 // how many pods it runs and where they may land. A K8sDeploy is a PlaybookDeploy, so the overlay
 // takes it unchanged; src/load/kubernetes.ts turns each replica into a seat on a pool's cards.
 import type { PlaybookDeploy, PlaybookProblem } from "../playbook/records.js";
-export type { Pos } from "./tree.js";
 
 export type WorkloadKind = "Deployment" | "StatefulSet" | "LeaderWorkerSet" | "InferenceService" | "Pod" | "modelSpec";
 

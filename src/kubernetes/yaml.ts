@@ -6,19 +6,19 @@ import { Composer, LineCounter, Parser } from "yaml";
 import { treeOfDocument, type KNode, type TreeBudget } from "./tree.js";
 
 /** Far larger than any manifest or values file (the biggest CRD bundles are a few MiB). */
-export const MAX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
 export const MAX_DOCUMENTS = 2000;
 const MAX_NODES = 500_000;
 const MAX_FLOW_DEPTH = 100;
 const MAX_ERRORS = 5;
 
-export interface YamlDoc {
+interface YamlDoc {
   tree: KNode | null;
   /** The line of the document's first content. */
   line: number;
 }
 
-export interface YamlProblem {
+interface YamlProblem {
   line: number;
   message: string;
 }

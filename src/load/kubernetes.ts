@@ -113,12 +113,7 @@ function seatNames(deploys: K8sDeploy[]): Map<K8sDeploy, string> {
   );
 }
 
-export function readKubernetes(
-  files: ReadonlyMap<string, DecodedFile>,
-  fleet: FleetState,
-  policy: Policy,
-  pack: RulesPack,
-): KubernetesFleet {
+function readKubernetes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState, policy: Policy, pack: RulesPack): KubernetesFleet {
   const isManifest = isManifestOf(policy.kubernetes);
   const paths = [...files.keys()].filter(isManifest);
   const source: K8sSource = (p) => {

@@ -104,11 +104,11 @@ function withBootOrder(state: FleetState, r: NonNullable<FleetState["composes"]>
 }
 
 /** The Kubernetes seats as one deploy file: each replica placed on its cards (src/load/kubernetes.ts). */
-export function kubernetesDeployFile(k: KubernetesFleet): DeployFile {
+function kubernetesDeployFile(k: KubernetesFleet): DeployFile {
   return { path: "kubernetes", kind: "kubernetes", deploys: k.seats, problems: [], files: k.reads.flatMap((r) => r.files) };
 }
 
-export function isK8sDeploy(d: DeployFile["deploys"][number]): d is K8sDeploy {
+function isK8sDeploy(d: DeployFile["deploys"][number]): d is K8sDeploy {
   return "kubernetes" in d;
 }
 

@@ -13,7 +13,7 @@ import type { Severity } from "../rules/severity.js";
 export type { EnvEntry, EnvFlag, ParsedEnv } from "../parse/env-types.js";
 export type { DeployFile, PlaybookRead } from "../playbook/records.js";
 export type { ComposeDeploy, ComposeRead } from "../compose/records.js";
-export type { K8sDeploy, K8sSeat, KubernetesFleet } from "../kubernetes/records.js";
+export type { K8sDeploy, KubernetesFleet } from "../kubernetes/records.js";
 export type { Severity } from "../rules/severity.js";
 
 type Status = "open" | "exempt" | "allowed" | "waived";

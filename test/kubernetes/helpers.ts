@@ -15,7 +15,7 @@ export async function fleetOf(files: Record<string, string>): Promise<LoadedFlee
   return loadFleet(memorySnapshot(files), policy, pack);
 }
 
-export interface SeatView {
+interface SeatView {
   host: string | null;
   gpus: number[];
   model: string | null;
@@ -24,7 +24,7 @@ export interface SeatView {
   settings: Record<string, unknown>;
 }
 
-export function seatView(s: Service): SeatView {
+function seatView(s: Service): SeatView {
   const settings: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s.settings)) settings[k] = v.value;
   return { host: s.host, gpus: s.gpus, model: s.model, tp: s.tp, image: s.env.entries.get("IMAGE")?.value ?? null, settings };

@@ -32,7 +32,9 @@ const rendered = (len: number) =>
     "      containers:",
     "        - name: vllm",
     "          image: vllm/vllm-openai:v0.11.0",
-    '          command: ["vllm", "serve", "Qwen/Qwen3-8B", "--host", "0.0.0.0", "--port", "8000", "--no-enable-prefix-caching", "--max-model-len", "' + len + '"]',
+    '          command: ["vllm", "serve", "Qwen/Qwen3-8B", "--host", "0.0.0.0", "--port", "8000", "--no-enable-prefix-caching", "--max-model-len", "' +
+      len +
+      '"]',
     "          resources:",
     '            limits: { nvidia.com/gpu: "1" }',
   );

@@ -26,7 +26,9 @@ export default ruleTester(k8sParse, {
           file: F,
           line: 4,
           severity: "error",
-          message: expect.stringMatching(/^Map keys must be unique.*; kubectl and helm refuse the file; kvgate cannot size what it deploys until it parses$/),
+          message: expect.stringMatching(
+            /^Map keys must be unique.*; kubectl and helm refuse the file; kvgate cannot size what it deploys until it parses$/,
+          ),
         },
       ],
     },
@@ -42,15 +44,33 @@ export default ruleTester(k8sParse, {
       ],
     },
     {
-      name: "the chart renders requestGPU 1.5 as \"1.5\", which the API server refuses",
+      name: 'the chart renders requestGPU 1.5 as "1.5", which the API server refuses',
       files: {
-        [V]: lines("servingEngineSpec:", "  modelSpec:", "  - name: chat", "    repository: vllm/vllm-openai", "    tag: v0.11.0", "    modelURL: Qwen/Qwen3-8B", "    requestGPU: 1.5"),
+        [V]: lines(
+          "servingEngineSpec:",
+          "  modelSpec:",
+          "  - name: chat",
+          "    repository: vllm/vllm-openai",
+          "    tag: v0.11.0",
+          "    modelURL: Qwen/Qwen3-8B",
+          "    requestGPU: 1.5",
+        ),
       },
-      findings: [{ file: V, line: 7, message: expect.stringContaining('the chart renders nvidia.com/gpu: "1.5", which the API server refuses') }],
+      findings: [
+        { file: V, line: 7, message: expect.stringContaining('the chart renders nvidia.com/gpu: "1.5", which the API server refuses') },
+      ],
     },
     {
       name: "a modelSpec without a tag: helm refuses to render it",
-      files: { [V]: lines("servingEngineSpec:", "  modelSpec:", "  - name: chat", "    repository: vllm/vllm-openai", "    modelURL: Qwen/Qwen3-8B") },
+      files: {
+        [V]: lines(
+          "servingEngineSpec:",
+          "  modelSpec:",
+          "  - name: chat",
+          "    repository: vllm/vllm-openai",
+          "    modelURL: Qwen/Qwen3-8B",
+        ),
+      },
       findings: [{ file: V, line: 3, message: expect.stringContaining("modelSpec chat has no tag; helm refuses to render it") }],
     },
     {

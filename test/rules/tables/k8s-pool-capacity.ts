@@ -31,7 +31,13 @@ export default ruleTester(k8sPoolCapacity, {
     {
       name: "five pods on one card time-sliced ×4",
       files: { [F]: deployment({ product: "l4", replicas: 5, args: small }), "kvgate.yaml": pool(1), "k8s/ts.yaml": TIME_SLICED },
-      findings: [{ line: 6, message: "chat: chat-4 stays Pending: k8s:l4 has 1 card (shared ×4: 4 pods), all held by chat-0, chat-1, chat-2, chat-3; lower the replicas, or raise fleet.pools count if the pool has more cards" }],
+      findings: [
+        {
+          line: 6,
+          message:
+            "chat: chat-4 stays Pending: k8s:l4 has 1 card (shared ×4: 4 pods), all held by chat-0, chat-1, chat-2, chat-3; lower the replicas, or raise fleet.pools count if the pool has more cards",
+        },
+      ],
     },
   ],
 });

@@ -13,7 +13,10 @@ export default ruleTester(k8sUnknownCard, {
     },
     {
       name: "a product the table lacks, named as a pool with its figure",
-      files: { [F]: deployment({ product: "NVIDIA-RTX-PRO-6000" }), "kvgate.yaml": "fleet:\n  pools:\n    NVIDIA-RTX-PRO-6000: { cuda_total_mib: 97887 }\n" },
+      files: {
+        [F]: deployment({ product: "NVIDIA-RTX-PRO-6000" }),
+        "kvgate.yaml": "fleet:\n  pools:\n    NVIDIA-RTX-PRO-6000: { cuda_total_mib: 97887 }\n",
+      },
     },
   ],
   invalid: [

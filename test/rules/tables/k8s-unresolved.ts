@@ -22,7 +22,15 @@ export default ruleTester(k8sUnresolved, {
   invalid: [
     {
       name: "$(CTX) from a Secret: the flag is skipped, at its line",
-      files: { [F]: withVar(["          envFrom:", "            - secretRef: { name: chat-secret }", "          env:", "            - name: CTX", "              valueFrom: { secretKeyRef: { name: s, key: ctx } }"]) },
+      files: {
+        [F]: withVar([
+          "          envFrom:",
+          "            - secretRef: { name: chat-secret }",
+          "          env:",
+          "            - name: CTX",
+          "              valueFrom: { secretKeyRef: { name: s, key: ctx } }",
+        ]),
+      },
       findings: [
         {
           file: F,
