@@ -44,9 +44,8 @@ export function knownCard(name: string): KnownCard | null {
 
 /**
  * A MIG slice named by its profile (`3g.40gb`, `1g.10gb`): the slice's memory, as the profile's GB
- * taken as 1,000³ bytes, in MiB rounded down. NVIDIA's profiles give at least that (3g.40gb on an
- * A100 80GB is 40,192 MiB; 40 GB is 38,146 MiB): the conservative figure; a pool's cuda_total_mib
- * gives the exact one.
+ * taken as 1,000³ bytes, in MiB rounded down (40 GB is 38,146 MiB). A slice holds at least its
+ * profile's GB, so this is the conservative figure; a pool's cuda_total_mib gives the exact one.
  */
 export function migSliceMib(profile: string): number | null {
   const m = /^(\d+)g\.(\d+)gb$/i.exec(profile.trim());
