@@ -321,4 +321,11 @@ describe("the device plugin's sharing", () => {
     );
     expect(await sharing({ "charts/nvidia-device-plugin/values.yaml": chart, "k8s/m.yaml": l4() })).toEqual([["time-slicing", 8]]);
   });
+
+  test("a config map entry that is not YAML: a parse problem at its line inside the map, the plugin refuses it", () => {
+    const r = read({ "k8s/dp.yaml": ts(["  a: |", "    version: v1", "    sharing: [", "      timeSlicing"]) });
+    expect(r.reads[0]?.problems.map((p) => [p.kind, p.line, p.message.startsWith("device plugin config a: ")])).toEqual([
+      ["parse", 8, true],
+    ]);
+  });
 });
