@@ -4,6 +4,7 @@
 // aliases. What the limits refuse is a parse problem at its line, never a hang or a crash.
 import { Composer, LineCounter, Parser } from "yaml";
 import { treeOfDocument, type KNode, type TreeBudget } from "./tree.js";
+import { hostileShape } from "../playbook/nodes.js";
 
 /** Far larger than any manifest or values file (the biggest CRD bundles are a few MiB). */
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -93,6 +94,12 @@ export function parseYamlDocs(path: string, text: string): ParsedFile {
     }
     if (doc.errors.length > 0) continue;
     const line = lines.linePos(doc.contents?.range?.[0] ?? doc.range[0]).line;
+    // Depth and alias expansion measured first, without building anything (linear in the text).
+    const hostile = hostileShape(doc, lines);
+    if (hostile) {
+      problems.push(hostile);
+      return { docs: [], problems };
+    }
     const tree = treeOfDocument(doc, path, lines, budget);
     if (budget.exceeded) {
       problems.push({ line, message: `${budget.exceeded}; kvgate does not read the file` });

@@ -1,7 +1,7 @@
 // Everything the KV rules, the card table and the planner need about one seat (a service whose engine
 // sizes its KV per seat: vLLM), computed once from the service's settings, the policy and the catalog.
 import type { ModelSpec, Policy, SeatPolicy } from "../config/policy.js";
-import { cudaTotalOf, definitionOf, type Card, type FleetState, type Origin, type Service } from "../model/types.js";
+import { cudaTotalOf, type Card, type FleetState, type Origin, type Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { sizesKvPerSeat } from "../model/engine.js";
 import { imageEntries } from "../model/recognise.js";

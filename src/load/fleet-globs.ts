@@ -34,7 +34,15 @@ export const COMPOSE_SIDE_GLOBS = [...ENV_ANYWHERE_GLOBS, "**/*.yml", "**/*.yaml
 export function listingGlobs(
   policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd"> & Partial<Pick<Policy, "kubernetes">>,
 ): string[] {
-  return [policy.services, ledgerGlob(policy.ledgers), policy.playbooks, policy.compose, policy.systemd, ...(policy.kubernetes ?? []), ...MODEL_FILE_GLOBS];
+  return [
+    policy.services,
+    ledgerGlob(policy.ledgers),
+    policy.playbooks,
+    policy.compose,
+    policy.systemd,
+    ...(policy.kubernetes ?? []),
+    ...MODEL_FILE_GLOBS,
+  ];
 }
 
 /**
@@ -43,7 +51,8 @@ export function listingGlobs(
  * config itself, `.kvgateignore`, the TTM guards and the observed plateaus file.
  */
 export function fleetChangeGlobs(
-  policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd" | "ttm" | "observed"> & Partial<Pick<Policy, "kubernetes">>,
+  policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd" | "ttm" | "observed"> &
+    Partial<Pick<Policy, "kubernetes">>,
   hasCompose = true,
 ): string[] {
   const globs = [

@@ -90,7 +90,8 @@ describe("production-stack tutorials' values files", () => {
         model: "meta-llama/Llama-3.1-8B-Instruct",
         tp: 1,
         image: "vllm/vllm-openai:latest",
-        settings: { max_model_len: 4096, gpu_memory_utilization: 0.8 },
+        // vllmConfig.dtype renders `--dtype bfloat16`.
+        settings: { max_model_len: 4096, gpu_memory_utilization: 0.8, dtype: "bfloat16" },
       },
     });
     expect(flagsOf(f, "llama3")).toMatchObject({
@@ -140,7 +141,7 @@ describe("production-stack tutorials' values files", () => {
         model,
         tp,
         image: "vllm/vllm-openai:v0.8.5",
-        settings: { max_model_len: 8192, gpu_memory_utilization: 0.9, enforce_eager: true },
+        settings: { max_model_len: 8192, gpu_memory_utilization: 0.9, enforce_eager: true, dtype: "half" },
       },
     });
     expect(flagsOf(f, seat)).toMatchObject({ "--dtype": "half", "--tensor-parallel-size": String(tp) });
