@@ -17,7 +17,7 @@ const shipped = (): Record<string, unknown> =>
 describe("checkedPack (what the build embeds)", () => {
   it("validates every shipped file and keeps what the schemas return", () => {
     const out = checkedPack(shipped());
-    expect(Object.keys(out).sort()).toEqual(["engines.yaml", "models.yaml", "policy.yaml", "secrets.yaml"]);
+    expect(Object.keys(out).sort()).toEqual(["cards.yaml", "engines.yaml", "models.yaml", "policy.yaml", "secrets.yaml"]);
     // The validated catalog, not the raw YAML: the schema's own shape (every model keeps its fields).
     expect(Object.keys((out["models.yaml"] as { models: object }).models).length).toBeGreaterThan(10);
   });
