@@ -72,6 +72,13 @@ function run(cwd: string, args: string[]): string {
   return execFileSync("git", [...fixed, ...args], { cwd, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
+/** Clones the repository at `source` (a work tree or a bare one) into a new temp folder, via file:// so depth works. */
+export function cloneRepo(source: string, args: string[] = []): TempRepo {
+  const target = realpathSync(mkdtempSync(join(tmpdir(), "kvgate-clone-")));
+  run(target, ["clone", "-q", ...args, `file://${source}`, "."]);
+  return repoAt(folderAt(target));
+}
+
 function repoAt(folder: TempFolder): TempRepo {
   const { dir } = folder;
   const repo: TempRepo = {
@@ -85,11 +92,7 @@ function repoAt(folder: TempFolder): TempRepo {
       run(dir, ["commit", "-q", ...flags, "-m", message]);
       return run(dir, ["rev-parse", "HEAD"]).trim();
     },
-    clone(args = []) {
-      const target = realpathSync(mkdtempSync(join(tmpdir(), "kvgate-clone-")));
-      run(target, ["clone", "-q", ...args, `file://${dir}`, "."]);
-      return repoAt(folderAt(target));
-    },
+    clone: (args = []) => cloneRepo(dir, args),
   };
   return repo;
 }
