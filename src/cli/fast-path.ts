@@ -7,7 +7,7 @@
 //
 // This file is its own bundle (dist/fast.cjs, which bin/kvgate.js loads before dist/cli.cjs): its cost
 // is that bundle, not the CLI's. Anything it cannot decide returns null and the full path runs, so a
-// doubt costs time, never a verdict. test/cli/fast-path.test.ts runs both paths on a table of
+// doubt costs time, never a verdict. test/cli/fast-path.e2e.test.ts runs both paths on a table of
 // changes and compares stdout, exit code, the recorded verdict and the commit's trailers.
 import { statSync } from "node:fs";
 import { join } from "node:path";
