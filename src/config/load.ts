@@ -32,7 +32,7 @@ export function parseConfig(text: string | null, file: string, cards?: CardLooku
 /** What loadPolicy needs of the rules pack (a RulesPack fits): the defaults and, optionally, the card table. */
 interface PolicySource {
   readonly defaults: Config;
-  cards?(): { lookup(name: string): { cuda_total_mib: number } | null };
+  cards?(): { lookup(name: string): { cudaTotalMib: number } | null };
 }
 
 /** The card table as the config layer reads it: what CUDA reports for a named card. */
@@ -41,7 +41,7 @@ export function cardLookupOf(pack: PolicySource): CardLookup | undefined {
   if (!table) return undefined;
   return (name) => {
     const known = table.lookup(name);
-    return known ? { cuda_total_bytes: known.cuda_total_mib * MiB } : null;
+    return known ? { cuda_total_bytes: known.cudaTotalMib * MiB } : null;
   };
 }
 

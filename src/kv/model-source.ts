@@ -1,4 +1,4 @@
-// Where a seat's model facts come from (contract section 13), first match wins:
+// Where a seat's model facts come from (docs/vllm-sizing.md#model-facts), first match wins:
 //   1. `models:` in kvgate.yaml (the operator's own numbers), merged field by field over the catalog's
 //      entry for the same model, so a user who corrects the weights keeps the catalog's layer kinds and
 //      measured overhead (explain names the fields overridden);

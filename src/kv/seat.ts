@@ -443,7 +443,7 @@ export function assumedVersions(seat: VllmSeat): string[] {
   return seat.variants.flatMap((v) => v.versions);
 }
 
-/** The KV data every kv rule carries (contract section 10). */
+/** The KV data every kv rule carries (docs/cli.md). */
 export function kvData(seat: VllmSeat): Record<string, unknown> {
   return {
     vllm_version: seat.deployedVersion,

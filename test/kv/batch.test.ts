@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { cardBatchClass, defaultBatchLimits } from "../../src/kv/batch.js";
 import { vllmFacts, vllmVersionFacts } from "../../src/kv/vllm-versions.js";
-import { batchClassOf } from "../../src/rules/cards.js";
+import { batchClassOf, CardsFile } from "../../src/rules/cards.js";
 import { GiB, MiB } from "../../src/units/bytes.js";
 import { pack } from "./fixtures.js";
 
@@ -38,7 +38,7 @@ describe("batch defaults per version and card (get_batch_defaults)", () => {
   it.each(table)("vLLM %s on %s, max_model_len %s (sliding %s)", (version, card, maxModelLen, sliding, tokens, seqs) => {
     const known = cards.lookup(card);
     expect(known, card).not.toBeNull();
-    const cardClass = cardBatchClass(cards, card, (known?.cuda_total_mib ?? 0) * MiB);
+    const cardClass = cardBatchClass(cards, card, (known?.cudaTotalMib ?? 0) * MiB);
     const d = vllmFacts(version, entries).batchDefaults;
     expect(defaultBatchLimits({ defaults: d, cardClass, maxModelLen, chunkedEligible: !sliding })).toEqual({
       maxNumBatchedTokens: tokens,
@@ -49,15 +49,25 @@ describe("batch defaults per version and card (get_batch_defaults)", () => {
 
 describe("card classes (rules/cards.yaml)", () => {
   it("gives every known card the class vLLM's own name and size test gives it", () => {
-    for (const c of cards.cards) expect(c.batch_class, c.name).toBe(batchClassOf(`NVIDIA ${c.name}`, c.cuda_total_mib * MiB));
+    for (const c of cards.cards) expect(c.batch_class, c.name).toBe(batchClassOf(c.name, c.cudaTotalMib * MiB));
   });
 
   it("finds a card by the names nvidia-smi and people write", () => {
-    expect(cards.lookup("NVIDIA A100-SXM4-80GB")?.name).toBe("A100-SXM4-80GB");
-    expect(cards.lookup("a100-sxm4-80gb")?.name).toBe("A100-SXM4-80GB");
-    expect(cards.lookup("NVIDIA GeForce RTX 3090")?.name).toBe("GeForce RTX 3090");
-    expect(cards.lookup("NVIDIA H100 80GB HBM3")?.name).toBe("H100-SXM5-80GB");
+    expect(cards.lookup("A100-SXM4-80GB")?.name).toBe("NVIDIA A100-SXM4-80GB");
+    expect(cards.lookup("a100 sxm4 80gb")?.name).toBe("NVIDIA A100-SXM4-80GB");
+    expect(cards.lookup("GeForce RTX 3090")?.name).toBe("NVIDIA GeForce RTX 3090");
+    expect(cards.lookup("H100-SXM5-80GB")?.name).toBe("NVIDIA H100 80GB HBM3");
+    // The Kubernetes spellings: GPU Feature Discovery's product label and GKE's accelerator label.
+    expect(cards.lookup("NVIDIA-H100-80GB-HBM3")?.name).toBe("NVIDIA H100 80GB HBM3");
+    expect(cards.lookup("nvidia-tesla-t4")?.name).toBe("Tesla T4");
+    expect(cards.lookup("NVIDIA-L4")?.name).toBe("NVIDIA L4");
     expect(cards.lookup("NVIDIA B300")).toBeNull();
+  });
+
+  it("sizes a card by its logged CUDA total, else by nvidia-smi's figure", () => {
+    // A100 80GB: 79.15 GiB in vLLM's log (ovg-project/kvcached#29), 81,920 MiB in nvidia-smi.
+    expect(cards.lookup("A100-80GB")).toMatchObject({ cudaTotalMib: 81050, nvidia_smi_mib: 81920 });
+    expect(cards.lookup("NVIDIA L4")).toMatchObject({ cudaTotalMib: 23034, nvidia_smi_mib: 23034 });
   });
 
   it("classes an unknown card by vLLM's test: the name, then ≥ 70 GiB", () => {
@@ -66,5 +76,21 @@ describe("card classes (rules/cards.yaml)", () => {
     expect(batchClassOf("NVIDIA A100-PCIE-40GB", 39 * GiB)).toBe("small");
     expect(batchClassOf("NVIDIA B200", 178 * GiB)).toBe("large");
     expect(batchClassOf(null, 24 * GiB)).toBe("small");
+  });
+
+  it("refuses a malformed table: a card without a figure, a CUDA total without its cite, a name under two cards", () => {
+    const issues = (cards: unknown[]) => CardsFile.safeParse({ cards }).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+    expect(issues([{ name: "X1", batch_class: "small" }])).toEqual([
+      "cards.0.cuda_total_mib: give cuda_total_mib (with its cite) or nvidia_smi_mib",
+    ]);
+    expect(issues([{ name: "X1", cuda_total_mib: 1000, batch_class: "small" }])).toEqual([
+      "cards.0.cite: a CUDA total comes with the log line it was read from (cite), and a cite with its figure",
+    ]);
+    expect(
+      issues([
+        { name: "NVIDIA X1", nvidia_smi_mib: 1000, batch_class: "small" },
+        { name: "X2", aliases: ["x-1"], nvidia_smi_mib: 1000, batch_class: "small" },
+      ]),
+    ).toEqual(['cards.1.aliases: "x-1" already names NVIDIA X1']);
   });
 });

@@ -158,12 +158,13 @@ describe("the releases a seat without a version is sized for (engines.vllm.versi
   });
 
   it("reads the deployed version from VLLM_VERSION, else the image tag, else null", () => {
-    const svc = (env: Record<string, string>) => ({
-      settings: {},
-      env: { entries: new Map(Object.entries(env).map(([k, v]) => [k, { value: v }])) } as never,
-    });
+    const svc = (env: Record<string, string>) => {
+      const all = Object.entries(env).map(([key, value]) => ({ key, value }));
+      return { settings: {}, env: { all, entries: new Map(all.map((e) => [e.key, e])) } as never };
+    };
     expect(deployedVllmVersion(svc({ VLLM_VERSION: "v0.10.2" }))).toBe("0.10.2");
     expect(deployedVllmVersion(svc({ IMAGE: "vllm/vllm-openai:v0.11.0" }))).toBe("0.11.0");
+    expect(deployedVllmVersion(svc({ VLLM_IMAGE: "vllm/vllm-openai:v0.8.5" }))).toBe("0.8.5");
     expect(deployedVllmVersion(svc({ DOCKER_IMAGE: "vllm/vllm-openai:latest" }))).toBeNull();
     expect(deployedVllmVersion(svc({}))).toBeNull();
   });
