@@ -37,10 +37,10 @@ interface PolicySource {
 
 /** The card table as the config layer reads it: what CUDA reports for a named card. */
 export function cardLookupOf(pack: PolicySource): CardLookup | undefined {
-  const table = pack.cards?.();
-  if (!table) return undefined;
+  if (!pack.cards) return undefined;
+  // Parsed on the first named card only: most configs give totals, and the hook should not pay for the table.
   return (name) => {
-    const known = table.lookup(name);
+    const known = pack.cards?.().lookup(name);
     return known ? { cuda_total_bytes: known.cudaTotalMib * MiB } : null;
   };
 }
