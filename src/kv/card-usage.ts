@@ -37,6 +37,8 @@ export type CardEntry = SeatEntry | TenantEntry | OtherEntry;
 export interface CardUsage {
   host: string;
   index: number;
+  /** The card's model as the inventory names it (`A100-SXM4-80GB`), when it does. */
+  name?: string;
   total_bytes: number;
   reserve_bytes: number;
   entries: CardEntry[];
@@ -99,6 +101,7 @@ export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): C
     return {
       host: card.host,
       index: card.index,
+      ...(card.name === undefined ? {} : { name: card.name }),
       total_bytes: card.totalBytes,
       cuda_total_bytes: cudaTotalOf(card),
       reserve_bytes: card.reserveBytes,

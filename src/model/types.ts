@@ -126,6 +126,8 @@ export interface Tenant {
 export interface Card {
   host: string;
   index: number;
+  /** The card's model as the inventory names it (`A100-SXM4-80GB`): vLLM's batch defaults depend on it. */
+  name?: string;
   totalBytes: number;
   reserveBytes: number;
   /**
