@@ -5,6 +5,7 @@
 import { posix } from "node:path";
 import { loadTree, problem, projectOf, readText, resolvePath, unresolved, type Ctx, type Project } from "./context.js";
 import { mergeNode } from "./merge.js";
+import { schemaProblem } from "./validate.js";
 import { get, textOf, type CEntry, type CMap, type CNode, type Pos } from "./tree.js";
 
 /** A service after its extends chain is merged. */
@@ -19,20 +20,6 @@ export interface ServiceDef {
 export interface App {
   isCompose: boolean;
   services: Map<string, ServiceDef>;
-}
-
-const DEFAULT_FILES = new Set(["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"]);
-const OVERRIDE_FILES = ["compose.override.yml", "compose.override.yaml", "docker-compose.override.yml", "docker-compose.override.yaml"];
-
-/** `docker compose up` in a folder reads compose.yaml and, when there, compose.override.yaml merged over it. */
-export function overrideFileOf(ctx: Ctx, path: string): string | null {
-  if (!DEFAULT_FILES.has(posix.basename(path))) return null;
-  const dir = posix.dirname(path);
-  for (const name of OVERRIDE_FILES) {
-    const p = dir === "." ? name : `${dir}/${name}`;
-    if (ctx.source(p) !== null) return p;
-  }
-  return null;
 }
 
 /** The root project: the compose file's folder and the `.env` beside it. */
@@ -58,13 +45,16 @@ export function readApp(ctx: Ctx, files: string[], project: Project, includeStac
   const isCompose = servicesNode !== undefined || include !== undefined;
   const services = new Map<string, ServiceDef>();
   if (!isCompose) return { isCompose, services };
+  // With the schema check, what the schema refuses is said once, in its words (refusedBySchema).
+  const schema = ctx.opts.schema !== undefined;
   if (servicesNode && servicesNode.t !== "map" && !(servicesNode.t === "str" && servicesNode.value === null)) {
-    problem(ctx, {
-      kind: "parse",
-      file: servicesNode.pos.file,
-      line: servicesNode.pos.line,
-      message: "services must be a mapping of service names to definitions; docker compose refuses the file",
-    });
+    if (!schema)
+      problem(ctx, {
+        kind: "parse",
+        file: servicesNode.pos.file,
+        line: servicesNode.pos.line,
+        message: "services must be a mapping of service names to definitions; docker compose refuses the file",
+      });
   } else if (servicesNode?.t === "map") {
     const memo = new Map<string, CMap>();
     for (const [name, entry] of servicesNode.entries) {
@@ -73,19 +63,47 @@ export function readApp(ctx: Ctx, files: string[], project: Project, includeStac
       if (def) services.set(name, { name, def, keyPos: entry.keyPos, project });
     }
   }
+  if (refusedBySchema(ctx, model, services)) return { isCompose, services: new Map() };
   if (include) readIncludes(ctx, include, project, services, includeStack);
   return { isCompose, services };
 }
 
-function asServiceMap(n: CNode, name: string, ctx: Ctx): CMap | null {
+/**
+ * The application checked against the Compose Specification's schema as compose checks it: after
+ * interpolation, with each service's `extends` merged and the override files laid over (compose-go
+ * loadYamlFile validates once those are applied). What the schema refuses deploys nothing; the
+ * problem is placed at the line of the value it names, in whichever file wrote it.
+ */
+function refusedBySchema(ctx: Ctx, model: CMap, services: ReadonlyMap<string, ServiceDef>): boolean {
+  const check = ctx.opts.schema;
+  if (!check) return false;
+  const written = model.entries.get("services");
+  let doc: CNode = model;
+  if (written?.value.t === "map") {
+    const entries = new Map<string, CEntry>();
+    for (const [name, e] of written.value.entries) {
+      const def = services.get(name)?.def;
+      // A service written as null stays null: the schema wants a mapping.
+      entries.set(name, def && !(e.value.t === "str" && e.value.value === null) ? { keyPos: e.keyPos, value: def } : e);
+    }
+    doc = { ...model, entries: new Map(model.entries).set("services", { keyPos: written.keyPos, value: { ...written.value, entries } }) };
+  }
+  const refused = schemaProblem(doc, check);
+  if (!refused) return false;
+  problem(ctx, { kind: "parse", file: refused.file, line: refused.line, message: `${refused.file}:${refused.line}: ${refused.message}` });
+  return true;
+}
+
+function asServiceMap(n: CNode, name: string, ctx: Ctx, quiet: boolean): CMap | null {
   if (n.t === "map") return n;
   if (n.t === "str" && n.value === null) return { t: "map", entries: new Map(), pos: n.pos };
-  problem(ctx, {
-    kind: "parse",
-    file: n.pos.file,
-    line: n.pos.line,
-    message: `service ${name} must be a mapping; docker compose refuses the file`,
-  });
+  if (!quiet)
+    problem(ctx, {
+      kind: "parse",
+      file: n.pos.file,
+      line: n.pos.line,
+      message: `service ${name} must be a mapping; docker compose refuses the file`,
+    });
   return null;
 }
 
@@ -110,7 +128,8 @@ function resolveService(
   if (cached) return cached;
   const entry = services.get(name);
   if (!entry) return null;
-  const def = asServiceMap(entry.value, name, ctx);
+  // A service of the application itself is checked by the schema; one in an extends target's file is not.
+  const def = asServiceMap(entry.value, name, ctx, ctx.opts.schema !== undefined && stack.length === 0);
   if (!def) return null;
   const ext = get(def, "extends");
   if (ext === undefined) {

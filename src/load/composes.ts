@@ -11,6 +11,7 @@ import { buildService } from "../model/build.js";
 import type { DecodedFile } from "./decode.js";
 import type { FleetInput } from "./input.js";
 import { pathMatcher } from "./service-index.js";
+import { composeSchemaCheck } from "./compose-schema.js";
 
 const matchers = new Map<string, (p: string) => boolean>();
 function isComposeOf(glob: string): (p: string) => boolean {
@@ -56,7 +57,7 @@ function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState
   const paths = [...files.keys()].filter(isCompose);
   if (paths.length === 0) return [];
   const services = new Map(fleet.services.map((s) => [s.name, s.file]));
-  return readComposeFiles(paths, sourceOf(files), { services })
+  return readComposeFiles(paths, sourceOf(files), { services, schema: composeSchemaCheck })
     .filter((r) => r.isCompose || r.problems.length > 0)
     .map((r) => {
       const deploys = r.deploys.filter((d) => isFleetDeploy(d, fleet, pack, policy));

@@ -2,14 +2,16 @@
 // reader over an in-memory repo, and compact views of deploys and problems.
 import type { EnvEdit } from "../../src/playbook/records.js";
 import { readCompose, type ComposeRead, type ComposeReadOptions } from "../../src/compose/index.js";
+import { composeSchemaCheck } from "../../src/load/compose-schema.js";
 
 /** Lines joined with newlines; line 1 is the first argument. */
 export const lines = (...l: string[]): string => l.join("\n") + "\n";
 
 export const CF = "deploy/compose.yaml";
 
+/** Reads as the fleet loader does: with the Compose Specification's schema check. */
 export function read(files: Record<string, string>, path = CF, opts?: ComposeReadOptions): ComposeRead {
-  return readCompose(path, new Map(Object.entries(files)), opts);
+  return readCompose(path, new Map(Object.entries(files)), { schema: composeSchemaCheck, ...opts });
 }
 
 /** The edits of one deploy (by fleet service) as compact tuples: [kind, key, value, line, file?]. */

@@ -75,7 +75,9 @@ const CASES: Record<string, Case> = {
     cli: ["    image: null"],
     sets: { IMAGE: ["vllm/vllm-openai:v0.10.2", 3] },
   },
-  "sequences append (a second GPU request adds its cards)": {
+  // Two requests after the merge: each sets NVIDIA_VISIBLE_DEVICES (moby setNvidiaGPUs) and the
+  // toolkit reads the last (nvidia-container-toolkit builder.go WithEnv): the container gets card 1.
+  "sequences append (a second GPU request, the one Docker applies last)": {
     spec: "merge.md § Sequence; services.md § extends › Sequences (referenced items first)",
     base: [
       "    deploy:",
@@ -93,7 +95,7 @@ const CASES: Record<string, Case> = {
       "            - capabilities: [gpu]",
       "              device_ids: ['1']",
     ],
-    gpus: ["0,1", 8],
+    gpus: ["1", 16],
   },
   "nested mappings merge key by key (deploy.resources)": {
     spec: "merge.md § Mapping (applied at every level)",
