@@ -199,11 +199,13 @@ function extendsTarget(
   if (fileNode && written !== null) {
     const resolved = resolvePath(posix.dirname(fileNode.pos.file), written);
     if (!resolved.ok) {
+      // A file outside the repository is one the gate cannot see: what runs is unknown, so it refuses
+      // (a remote resource is a notice: compose fetches it, kvgate does not).
       problem(ctx, {
-        kind: "unresolved",
+        kind: resolved.remote ? "unresolved" : "parse",
         file: fileNode.pos.file,
         line: fileNode.pos.line,
-        message: `extends of ${name}: ${resolved.why}; what ${service} sets is unknown to kvgate`,
+        message: `extends of ${name}: ${resolved.why}; what ${service} sets is unknown to kvgate${resolved.remote ? "" : ", so it cannot size the service (keep the base in the repository)"}`,
         service: name,
       });
       return null;
@@ -266,23 +268,42 @@ function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<
       continue;
     }
     for (const f of files) if (!ctx.out.composeFiles.includes(f)) ctx.out.composeFiles.push(f);
-    const sub = readApp(ctx, files, includedProject(ctx, item, first, project), [...stack, first]);
+    // A file included along two paths (a diamond) is read once: a chain of diamonds would otherwise
+    // cost 2^depth reads.
+    const sub = includedApp(ctx, files, includedProject(ctx, item, first, project), [...stack, first], item);
     if (!sub) continue;
     for (const [name, s] of sub.services) {
       const mine = services.get(name);
       if (mine) {
-        problem(ctx, {
-          kind: "unresolved",
-          file: s.keyPos.file,
-          line: s.keyPos.line,
-          message: `service ${name} of ${s.keyPos.file} is also defined in ${mine.keyPos.file}:${mine.keyPos.line}; Compose does not merge included services, kvgate reads the one in ${mine.keyPos.file} (rename one)`,
-          service: name,
-        });
+        // compose-go include.go importResource (since 2025-11, "Allow importing compose file to
+        // override resource definition"): the including file's service is merged over the imported one.
+        const merged = mergeNode(s.def, mine.def, ["services", name]);
+        if (merged?.t === "map") services.set(name, { ...mine, def: merged });
         continue;
       }
       services.set(name, s);
     }
   }
+}
+
+/** More includes than any real project has: past it the include graph is a hostile shape. */
+const MAX_INCLUDED_APPS = 500;
+
+function includedApp(ctx: Ctx, files: string[], project: Project, stack: string[], at: CNode): App | null {
+  const id = `${files.join("\u0000")}\u0000${project.id}`;
+  if (ctx.apps.has(id)) return ctx.apps.get(id) ?? null;
+  if (ctx.apps.size >= MAX_INCLUDED_APPS) {
+    problem(ctx, {
+      kind: "parse",
+      file: at.pos.file,
+      line: at.pos.line,
+      message: `the includes of ${ctx.root} reach more than ${MAX_INCLUDED_APPS} applications (files included along many paths, each with its own .env); kvgate does not read further: include each file once`,
+    });
+    return null;
+  }
+  const app = readApp(ctx, files, project, stack);
+  ctx.apps.set(id, app);
+  return app;
 }
 
 function includedPath(ctx: Ctx, node: CNode): string | null {
@@ -294,11 +315,13 @@ function includedPath(ctx: Ctx, node: CNode): string | null {
   if (node.value === null) return null;
   const r = resolvePath(posix.dirname(node.pos.file), node.value);
   if (!r.ok) {
+    // README "Compose files": an include outside the repository is compose/parse (the services it
+    // defines are unknown, so the gate cannot pass them); a remote include is a notice.
     problem(ctx, {
-      kind: "unresolved",
+      kind: r.remote ? "unresolved" : "parse",
       file: node.pos.file,
       line: node.pos.line,
-      message: `include: ${r.why}; the services it defines are unknown to kvgate`,
+      message: `include: ${r.why}; the services it defines are unknown to kvgate${r.remote ? "" : ", so it cannot size them (keep the included file in the repository)"}`,
     });
     return null;
   }

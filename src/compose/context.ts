@@ -6,6 +6,7 @@ import { lookupOf, readDotEnv } from "./dotenv.js";
 import { UNSET, type Lookup } from "./interpolate.js";
 import { mergeNode } from "./merge.js";
 import type { CNode } from "./tree.js";
+import type { App } from "./app.js";
 import { readComposeYaml } from "./yaml.js";
 
 export interface Ctx {
@@ -16,6 +17,8 @@ export interface Ctx {
   seen: Set<string>;
   /** Compose trees by path and project (a file is interpolated with its project's variables). */
   trees: Map<string, CNode | null>;
+  /** Included applications by files and project, read once however many paths include them. */
+  apps: Map<string, App | null>;
 }
 
 /** A Compose project: the folder relative paths start from, and the variables for interpolation. */
@@ -34,6 +37,7 @@ export function newCtx(root: string, source: ComposeSource, opts: ComposeReadOpt
     out: { path: root, isCompose: false, deploys: [], problems: [], files: [], composeFiles: [], activeProfiles: null },
     seen: new Set(),
     trees: new Map(),
+    apps: new Map(),
   };
 }
 
@@ -65,7 +69,8 @@ export function readText(ctx: Ctx, path: string): string | null {
   return file.text;
 }
 
-export type Resolved = { ok: true; path: string } | { ok: false; why: string };
+/** `remote`: a URL, git or OCI resource (compose fetches it; kvgate reads only the repository). */
+export type Resolved = { ok: true; path: string } | { ok: false; why: string; remote: boolean };
 
 /** A path written in `from` (relative to `dir`), kept inside the repository: absolute paths and paths
  *  that climb out of it are not read (the file on the deploy host is not the one in the repo). */
@@ -74,14 +79,15 @@ export function resolvePath(dir: string, written: string): Resolved {
     return {
       ok: false,
       why: `${written} is an absolute path; kvgate reads only files in the repository (write it relative to the compose file)`,
+      remote: false,
     };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(written) || written.startsWith("oci://") || written.startsWith("git@")) {
-    return { ok: false, why: `${written} is a remote resource; kvgate reads only files in the repository` };
+    return { ok: false, why: `${written} is a remote resource; kvgate reads only files in the repository`, remote: true };
   }
   const p = posix.normalize(posix.join(dir, written));
   if (p === ".." || p.startsWith("../"))
-    return { ok: false, why: `${written} leaves the repository; kvgate reads only files in the repository` };
+    return { ok: false, why: `${written} leaves the repository; kvgate reads only files in the repository`, remote: false };
   return { ok: true, path: p };
 }
 
@@ -121,7 +127,13 @@ export function loadTree(ctx: Ctx, path: string, project: Project): CNode | null
   if (text === null) return null;
   const y = readComposeYaml(path, text, project.env);
   if (y.refused) {
-    problem(ctx, { kind: "parse", file: path, line: y.refused.line, message: y.refused.message });
+    const m = y.refused.message;
+    problem(ctx, {
+      kind: "parse",
+      file: path,
+      line: y.refused.line,
+      message: m.startsWith(`${path} `) ? m : `${path}:${y.refused.line}: ${m}`,
+    });
     return null;
   }
   for (const p of y.problems) problem(ctx, { kind: "parse", file: path, line: p.line, message: `${path}:${p.line}: ${p.message}` });

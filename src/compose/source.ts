@@ -13,8 +13,27 @@ export class SourceText {
     readonly text: string,
   ) {}
 
+  /** The last offset asked for and its line: the parser asks in text order, so most answers are a
+   *  short count of newlines from there (no index of the whole file, which may be refused early). */
+  private cursor = 0;
+  private cursorLine = 1;
+
   /** The 1-based line of an offset. */
   lineAt(offset: number): number {
+    if (offset >= this.cursor && offset - this.cursor < 4096) {
+      let line = this.cursorLine;
+      for (let i = this.text.indexOf("\n", this.cursor); i >= 0 && i < offset; i = this.text.indexOf("\n", i + 1)) line++;
+      this.cursor = offset;
+      this.cursorLine = line;
+      return line;
+    }
+    const line = this.indexedLine(offset);
+    this.cursor = offset;
+    this.cursorLine = line;
+    return line;
+  }
+
+  private indexedLine(offset: number): number {
     const starts = this.lineStarts();
     let lo = 0;
     let hi = starts.length - 1;
@@ -26,10 +45,14 @@ export class SourceText {
     return lo + 1;
   }
 
+  private last: Pos | null = null;
+
   /** The shared Pos of a line. */
   pos(line: number): Pos {
+    if (this.last?.line === line) return this.last;
     let p = this.positions.get(line);
     if (!p) this.positions.set(line, (p = { file: this.path, line }));
+    this.last = p;
     return p;
   }
 

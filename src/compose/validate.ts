@@ -138,16 +138,27 @@ function quote(s: string): string {
   return `'${s}'`;
 }
 
-/** The JSON compose validates: YAML's types, a `!reset` dropped, strings cast where compose-go casts them. */
+/** The JSON compose validates: YAML's types, a `!reset` dropped, strings cast where compose-go casts them.
+ *  `path` is one array pushed and popped as the walk goes (a big file has hundreds of thousands of nodes). */
 function jsonOf(n: CNode, path: string[], casts: (TreeProblem & { file: string })[]): unknown {
   switch (n.t) {
     case "map": {
       const out: Record<string, unknown> = {};
-      for (const [k, e] of n.entries) if (e.value.t !== "reset") out[k] = jsonOf(e.value, [...path, k], casts);
+      for (const [k, e] of n.entries) {
+        if (e.value.t === "reset") continue;
+        path.push(k);
+        out[k] = jsonOf(e.value, path, casts);
+        path.pop();
+      }
       return out;
     }
-    case "seq":
-      return n.items.filter((i) => i.t !== "reset").map((i) => jsonOf(i, [...path, "[]"], casts));
+    case "seq": {
+      const out: unknown[] = [];
+      path.push("[]");
+      for (const i of n.items) if (i.t !== "reset") out.push(jsonOf(i, path, casts));
+      path.pop();
+      return out;
+    }
     case "reset":
       return null;
     case "str":

@@ -10,7 +10,7 @@ import type { Event } from "js-yaml";
 import type { Batch } from "./yaml.js";
 
 /** Files up to this size are parsed whole (the pieces only pay off for big files). */
-const WHOLE_UP_TO = 512 * 1024;
+export const WHOLE_UP_TO = 512 * 1024;
 
 /** A line at column 0 that is not blank, not a comment and not indented. */
 const COLUMN0 = /^[^ \t\r\n#][^\n]*/gm;
@@ -34,7 +34,8 @@ export function* chunksOf(text: string): Generator<Batch> {
     let first = true;
     for (const [n, entry] of doc.entries.entries()) {
       const last = n === doc.entries.length - 1;
-      const pieces = entry.children ?? [entry.start];
+      // Consecutive entries are parsed together up to PIECE bytes: a parse has a fixed cost.
+      const pieces = grouped(entry.children ?? [entry.start], entry.end);
       const ends = [...pieces.slice(1), entry.end];
       for (const [k, start] of pieces.entries()) {
         const b: Batch = { text: text.slice(start, ends[k]), offset: start, strip: 2, open: [], close: 0, partial: true };
@@ -47,6 +48,15 @@ export function* chunksOf(text: string): Generator<Batch> {
       }
     }
   }
+}
+
+/** The size of text parsed at once: small enough to hold few events, big enough to amortise a parse. */
+const PIECE = 32 * 1024;
+
+function grouped(starts: readonly number[], end: number): number[] {
+  const out: number[] = [];
+  for (const s of starts) if (out.length === 0 || s - (out[out.length - 1] as number) >= PIECE) out.push(s);
+  return out.length > 0 ? out : [end];
 }
 
 interface Entry {
@@ -106,11 +116,15 @@ function childrenOf(text: string, e: Entry): number[] | null {
   shallower.lastIndex = headerEnd + 1;
   const odd = shallower.exec(text);
   if (odd && odd.index < e.end) return null;
-  const child = new RegExp(`^ {${indent}}([^ \\t\\r\\n#][^\\n]*)`, "gm");
+  // Each line at the block's indent starts an entry; it must be `name:` (no capture, no copy: a big
+  // block has a hundred thousand of them).
+  const child = new RegExp(`^ {${indent}}(?=[^ \\t\\r\\n#])`, "gm");
+  const key = /[A-Za-z0-9_.-]+:(?:[ \t\r\n]|$)/y;
   child.lastIndex = headerEnd + 1;
   const out: number[] = [];
   for (let m = child.exec(text); m && m.index < e.end; m = child.exec(text)) {
-    if (!/^[A-Za-z0-9_.-]+:(?:[ \t\r]|$)/.test(m[1] as string)) return null;
+    key.lastIndex = m.index + indent;
+    if (!key.test(text)) return null;
     out.push(m.index);
   }
   return out.length >= 2 ? out : null;

@@ -15,8 +15,8 @@
 import { parseEvents, getScalarValue, YAMLException, type Event } from "js-yaml";
 import { interpolate, type Lookup } from "./interpolate.js";
 import { SourceText } from "./source.js";
-import type { CEntry, CNode, Pos, ScalarType, Span, TreeProblem } from "./tree.js";
-import { chunksOf } from "./yaml-chunks.js";
+import type { CEntry, CNode, Pos, ScalarType, TreeProblem } from "./tree.js";
+import { chunksOf, WHOLE_UP_TO } from "./yaml-chunks.js";
 
 /** compose-go loader/reset.go defaultMaxNodeVisits. */
 export const MAX_NODE_VISITS = 100_000;
@@ -43,48 +43,116 @@ class Refusal extends Error {
 
 const EV = { DOCUMENT: 1, SEQUENCE: 2, MAPPING: 3, SCALAR: 4, ALIAS: 5, POP: 6 } as const;
 
+/** The keys whose values are shell words (or `KEY=value` items) that need each word's line. */
+const WORDS = new Set(["command", "entrypoint", "environment"]);
+
 /** Reads a compose file's YAML into trees, interpolating each value with `lookup`. */
 export function readComposeYaml(path: string, text: string, lookup: Lookup): ComposeYaml {
   const src = new SourceText(path, text);
-  const b = new Builder(src, lookup);
+  const whole: Batch = { text, offset: 0, strip: 0, open: [], close: 0, partial: false };
   try {
-    for (const batch of chunksOf(text)) {
-      let events: Event[];
-      try {
-        events = parseEvents(batch.text, { maxDepth: MAX_DEPTH + 20 });
-      } catch (e) {
-        if (!(e instanceof YAMLException)) throw e;
-        // A chunk that does not parse alone is read again whole, so the error is the file's own.
-        if (batch.partial) return readWhole(src, lookup);
-        throw yamlError(src, e, batch.offset);
-      }
-      b.feed(events, batch);
-    }
-    b.finish();
+    // A big file is counted first, a piece at a time and holding nothing: one compose refuses (past
+    // its node limit) is refused before any tree is built. The node limit bounds what is then built.
+    const none: ComposeYaml = { docs: [], refused: null, problems: [] };
+    if (text.length > WHOLE_UP_TO && !countPieces(src)) return readBatches(src, lookup, [whole]) ?? none;
+    // A piece that does not parse alone: the whole file is parsed, so an error is the file's own.
+    return readBatches(src, lookup, chunksOf(text)) ?? readBatches(src, lookup, [whole]) ?? none;
   } catch (e) {
     if (e instanceof Refusal) return { docs: [], refused: { line: e.line, message: e.message }, problems: [] };
     throw e;
   }
+}
+
+/** Counts a big file's nodes piece by piece (throws compose's refusal); false when a piece does not parse alone. */
+function countPieces(src: SourceText): boolean {
+  const count = nodeCounter(src);
+  for (const batch of chunksOf(src.text)) {
+    let events: Event[];
+    try {
+      events = parseEvents(batch.text, { maxDepth: MAX_DEPTH + 20 });
+    } catch (e) {
+      if (e instanceof YAMLException) return false;
+      throw e;
+    }
+    count(events, batch);
+  }
+  return true;
+}
+
+/** Parses the batches and builds the trees, one batch's events at a time. Null when a piece does not parse alone. */
+function readBatches(src: SourceText, lookup: Lookup, batches: Iterable<Batch>): ComposeYaml | null {
+  const b = new Builder(src, lookup);
+  for (const batch of batches) {
+    let events: Event[];
+    try {
+      events = parseEvents(batch.text, { maxDepth: MAX_DEPTH + 20 });
+    } catch (e) {
+      if (!(e instanceof YAMLException)) throw e;
+      if (batch.partial) return null;
+      throw yamlError(src, e, batch.offset);
+    }
+    b.feed(events, batch);
+  }
+  b.finish();
   return { docs: b.docs, refused: null, problems: b.problems };
 }
 
-function readWhole(src: SourceText, lookup: Lookup): ComposeYaml {
-  const b = new Builder(src, lookup);
-  try {
-    let events: Event[];
-    try {
-      events = parseEvents(src.text, { maxDepth: MAX_DEPTH + 20 });
-    } catch (e) {
-      if (!(e instanceof YAMLException)) throw e;
-      throw yamlError(src, e, 0);
+/**
+ * Counts nodes as the builder does (each list item and mapping value, per document) from events
+ * alone, batch after batch; throws compose's refusal at the node past the limit.
+ */
+function nodeCounter(src: SourceText): (events: readonly Event[], batch: Batch) => void {
+  // Per open collection: for a mapping, whether its next node is a key; whether it is itself a key.
+  const stack: { map: boolean; expectKey: boolean; isKey: boolean }[] = [];
+  let visits = 0;
+  let last = 0;
+  const value = (at: number): void => {
+    if (++visits > MAX_NODE_VISITS) throw nodeLimit(src, src.lineAt(at));
+  };
+  const feed = (e: Event, off: number): void => {
+    const top = stack[stack.length - 1];
+    const isKey = top !== undefined && top.map && top.expectKey;
+    switch (e.type) {
+      case EV.DOCUMENT:
+        visits = 0;
+        stack.length = 0;
+        return;
+      case EV.MAPPING:
+      case EV.SEQUENCE:
+        last = e.start + off;
+        if (!isKey) value(last);
+        stack.push({ map: e.type === EV.MAPPING, expectKey: true, isKey });
+        return;
+      case EV.SCALAR:
+      case EV.ALIAS: {
+        const at = e.type === EV.SCALAR ? e.valueStart : e.anchorStart;
+        if (at >= 0) last = at + off;
+        if (top?.map) top.expectKey = !top.expectKey;
+        if (!isKey) value(last);
+        return;
+      }
+      case EV.POP: {
+        const done = stack.pop();
+        const parent = stack[stack.length - 1];
+        if (done && parent?.map) parent.expectKey = !done.isKey;
+        return;
+      }
+      default:
+        return;
     }
-    b.feed(events, { offset: 0, strip: 0, open: [], close: 0, text: src.text, partial: false });
-    b.finish();
-  } catch (e) {
-    if (e instanceof Refusal) return { docs: [], refused: { line: e.line, message: e.message }, problems: [] };
-    throw e;
-  }
-  return { docs: b.docs, refused: null, problems: b.problems };
+  };
+  return (events, batch) => {
+    for (const e of batch.open) feed(e, 0);
+    for (let i = batch.strip; i < events.length - batch.strip; i++) feed(events[i] as Event, batch.offset);
+    for (let i = 0; i < batch.close; i++) feed({ type: EV.POP }, 0);
+  };
+}
+
+function nodeLimit(src: SourceText, line: number): Refusal {
+  return new Refusal(
+    line,
+    `${src.path} holds more than ${MAX_NODE_VISITS.toLocaleString("en-US")} YAML nodes in one document; docker compose refuses it ("compose file exceeds maximum node visit limit (${MAX_NODE_VISITS})"): split it into files joined by include`,
+  );
 }
 
 function yamlError(src: SourceText, e: YAMLException, offset: number): Refusal {
@@ -231,23 +299,31 @@ class Builder {
     if (tag === "!reset") node = { t: "reset", pos };
     else {
       const type = e.style !== 1 ? undefined : tag === null ? plainType(raw) : tagType(tag);
-      if (type === "null") node = { t: "str", value: null, pos, ...(tag === "!override" ? { override: true } : {}) };
+      if (type === "null") node = { t: "str", value: null, pos };
       else {
-        const span = e.valueStart >= 0 ? { src: this.src, start: e.valueStart + off, end: e.valueEnd + off } : undefined;
-        node = this.value(raw, pos, type, span, tag === "!override");
+        node = this.value(raw, pos, type);
+        // Where the words of a command (or an environment list item) are written: only there.
+        if (e.valueStart >= 0 && type === undefined && WORDS.has(this.keyOfValue(top) ?? ""))
+          node.span = { src: this.src, start: e.valueStart + off, end: e.valueEnd + off };
       }
+      if (tag === "!override") node.override = true;
     }
     this.attach(node, false, anchor);
   }
 
+  /** The mapping key a value sits under (for a list item, the key of its list). */
+  private keyOfValue(top: Frame | undefined): string | null {
+    if (top?.kind === "map") return top.key?.name ?? null;
+    const parent = this.stack[this.stack.length - 2];
+    return parent?.kind === "map" ? (parent.key?.name ?? null) : null;
+  }
+
   /** A scalar value interpolated (compose interpolates values, never keys: interpolation.go). */
-  private value(raw: string, pos: Pos, type: ScalarType | undefined, span: Span | undefined, override: boolean): CNode {
-    const o = override ? { override: true } : {};
-    const t = type ? { type } : {};
-    const s = span ? { span } : {};
-    if (type !== undefined || !raw.includes("$")) return { t: "str", value: raw, pos, ...t, ...s, ...o };
+  private value(raw: string, pos: Pos, type: ScalarType | undefined): Extract<CNode, { t: "str" }> {
+    if (type !== undefined) return { t: "str", value: raw, pos, type };
+    if (!raw.includes("$")) return { t: "str", value: raw, pos };
     const r = interpolate(raw, this.lookup);
-    if (r.ok) return { t: "str", value: r.value, pos, ...s, ...o };
+    if (r.ok) return { t: "str", value: r.value, pos };
     if (r.kind === "invalid") {
       this.problems.push({
         line: pos.line,
@@ -255,14 +331,9 @@ class Builder {
       });
       return { t: "str", value: null, pos, unresolved: { vars: [] } };
     }
-    return {
-      t: "str",
-      value: null,
-      pos,
-      unresolved: { vars: r.vars, partial: r.partial, ...(r.required !== undefined ? { required: r.required } : {}) },
-      ...s,
-      ...o,
-    };
+    const unresolved: NonNullable<Extract<CNode, { t: "str" }>["unresolved"]> = { vars: r.vars, partial: r.partial };
+    if (r.required !== undefined) unresolved.required = r.required;
+    return { t: "str", value: null, pos, unresolved };
   }
 
   private key(f: Extract<Frame, { kind: "map" }>, raw: string, type: ScalarType | "null" | undefined, pos: Pos, tag: string | null): void {
@@ -306,22 +377,18 @@ class Builder {
     }
     const k = top.key;
     top.key = null;
+    this.count(node);
     if (k.merge) {
       top.merges.push(node);
       return;
     }
-    this.count(node);
     const entry = { keyPos: k.pos, value: node };
     if (alias) this.aliasEntries.add(entry);
     top.entries.set(k.name, entry);
   }
 
   private count(_node: CNode): void {
-    if (++this.visits > MAX_NODE_VISITS)
-      throw new Refusal(
-        this.lastPos.line,
-        `${this.src.path} holds more than ${MAX_NODE_VISITS.toLocaleString("en-US")} YAML nodes in one document; docker compose refuses it ("compose file exceeds maximum node visit limit (${MAX_NODE_VISITS})"): split it into files joined by include`,
-      );
+    if (++this.visits > MAX_NODE_VISITS) throw nodeLimit(this.src, this.lastPos.line);
   }
 
   private path(): string {
@@ -450,6 +517,11 @@ const FLOAT = /^([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|[-+]
 
 /** go-yaml's resolution of a plain scalar (resolve.go): null, bool, int, float, else a string. */
 function plainType(raw: string): ScalarType | "null" | undefined {
+  if (raw === "") return "null";
+  // Most scalars are names and words: only these first characters can start a null, bool or number.
+  const c = raw.charCodeAt(0);
+  const maybe = (c >= 48 && c <= 57) || "+-.~nNtTfF".includes(raw[0] as string);
+  if (!maybe) return undefined;
   if (NULL.test(raw)) return "null";
   if (BOOL.test(raw)) return "bool";
   if (INT.test(raw)) return "int";

@@ -7,7 +7,7 @@ import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { readComposeFiles, type ComposeDeploy, type ComposeSource } from "../compose/index.js";
 import { deployedEnv } from "../playbook/overlay.js";
-import { buildService } from "../model/build.js";
+import { recogniseEngine } from "../model/engine.js";
 import type { DecodedFile } from "./decode.js";
 import type { FleetInput } from "./input.js";
 import { pathMatcher } from "./service-index.js";
@@ -46,10 +46,13 @@ function sourceOf(files: ReadonlyMap<string, DecodedFile>): ComposeSource {
  * its command). Anything else (a reverse proxy, a database, a UI beside the seats) is not sized and
  * not gated, as a file outside the globs is not: the README says so.
  */
-function isFleetDeploy(d: ComposeDeploy, fleet: FleetState, pack: RulesPack, policy: Policy): boolean {
+function isFleetDeploy(d: ComposeDeploy, fleet: FleetState, pack: RulesPack): boolean {
   if (d.matchedBy !== null || d.gpu !== null) return true;
   const committed = fleet.services.find((s) => s.name === d.service)?.env ?? null;
-  return buildService(deployedEnv(d, committed), pack, policy, d.service).engine !== null;
+  // The engine as buildService finds it (ENGINE, else recognised), without building the whole
+  // service: a compose file may hold thousands of services that are not seats.
+  const env = deployedEnv(d, committed);
+  return (env.entries.get("ENGINE")?.value.trim() ?? "") !== "" || recogniseEngine(pack, env).engine !== null;
 }
 
 function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState, policy: Policy, pack: RulesPack): ComposeRead[] {
@@ -60,7 +63,7 @@ function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState
   return readComposeFiles(paths, sourceOf(files), { services, schema: composeSchemaCheck })
     .filter((r) => r.isCompose || r.problems.length > 0)
     .map((r) => {
-      const deploys = r.deploys.filter((d) => isFleetDeploy(d, fleet, pack, policy));
+      const deploys = r.deploys.filter((d) => isFleetDeploy(d, fleet, pack));
       // A value the reader could not resolve for a service that is not gated is not the gate's notice.
       const dropped = new Set(r.deploys.filter((d) => !deploys.includes(d)).map((d) => d.service));
       const problems = r.problems.filter((p) => p.kind === "parse" || p.service === undefined || !dropped.has(p.service));

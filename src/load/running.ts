@@ -66,6 +66,11 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
       }
     }
     if (compose && compose.replicas > 1) service.replicas = compose.replicas;
+    // Cards a compose line places are spelled as that line spells them, so advice names it, not GPU.
+    const o = service.origins.gpus;
+    const placedBy = isComposeDeploy(d) ? d.cards : null;
+    if (placedBy && o && o.file === placedBy.file && o.line === placedBy.line)
+      service.origins.gpus = { ...o, name: placedBy.via === "all" || placedBy.via === "count" ? "device_ids" : placedBy.via };
     const anchor = current?.definedAt ?? (committed.has(service.file) ? null : deployAnchor(d, read.path));
     if (anchor) service.definedAt = anchor;
     if (i !== undefined && services[i] !== null) services[i] = service;
