@@ -185,7 +185,7 @@ if (!only || only === "action")
       target: "node24",
     }),
   );
-if (!only || only === "cli" || only === "action") {
+if (!only || only === "cli") {
   const dir = mkdtempSync(join(tmpdir(), "kvgate-compose-schema-"));
   jobs.push(composeSchemaValidator("dist/compose-schema.cjs", dir).finally(() => rmSync(dir, { recursive: true, force: true })));
 }
