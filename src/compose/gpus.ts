@@ -33,6 +33,9 @@ export interface Gpus {
   cards: { value: string | null; pos: Pos; line: CardsLine } | null;
 }
 
+/** More cards than any host holds: a count past it is not a list kvgate writes out. */
+const MAX_CARDS = 256;
+
 type Place =
   | { kind: "cards"; ids: string[]; pos: Pos; via: CardsLine["via"]; given?: CardsLine["given"] }
   /** Every card of the host; `picks`: CUDA_VISIBLE_DEVICES indices among them. */
@@ -72,7 +75,11 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
     else if (typeof count === "number")
       // moby countToDevices: `count: N` is the cards 0..N-1; 0 is none (NVIDIA_VISIBLE_DEVICES=void).
       place =
-        count === 0 ? { kind: "none" } : { kind: "cards", ids: [...Array(count).keys()].map(String), pos: chosen.node.pos, via: "count" };
+        count === 0
+          ? { kind: "none" }
+          : count > MAX_CARDS
+            ? { kind: "unknown", why: `count: ${count} asks for more cards than a host has`, pos: chosen.node.pos }
+            : { kind: "cards", ids: [...Array(count).keys()].map(String), pos: chosen.node.pos, via: "count" };
     else
       place = {
         kind: "cards",

@@ -155,6 +155,16 @@ function replicasOf(ctx: Ctx, service: string, def: CNode, containerName: string
       at,
       `${scale !== null ? "scale" : "deploy.replicas"} must be greater than or equal to 0; docker compose refuses the file`,
     );
+  if (n > MAX_REPLICAS) {
+    problem(ctx, {
+      kind: "unresolved",
+      file: at.pos.file,
+      line: at.pos.line,
+      message: `services.${service}: ${n} replicas; kvgate counts ${MAX_REPLICAS} of them on the service's cards (any card is long full by then)`,
+      service,
+    });
+    return MAX_REPLICAS;
+  }
   if (n > 1 && containerName !== null)
     return refuse(
       at,
@@ -162,6 +172,9 @@ function replicasOf(ctx: Ctx, service: string, def: CNode, containerName: string
     );
   return n;
 }
+
+/** Replicas counted at most: each is an entry of its card's usage. */
+const MAX_REPLICAS = 1024;
 
 /** The service's profiles (a list of names). */
 function profilesOf(ctx: Ctx, service: string, def: CNode): string[] {

@@ -11,7 +11,7 @@ export interface Pos {
 }
 
 /** Where a string scalar is written, so each shell word of a command can be given its own line. */
-export interface Span {
+interface Span {
   src: SourceText;
   start: number;
   end: number;

@@ -19,7 +19,7 @@ import type { CEntry, CNode, Pos, ScalarType, TreeProblem } from "./tree.js";
 import { chunksOf, WHOLE_UP_TO } from "./yaml-chunks.js";
 
 /** compose-go loader/reset.go defaultMaxNodeVisits. */
-export const MAX_NODE_VISITS = 100_000;
+const MAX_NODE_VISITS = 100_000;
 const MAX_DEPTH = 100;
 const MAX_DOCUMENTS = 1_000;
 

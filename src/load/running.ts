@@ -117,7 +117,7 @@ function deployAnchor(d: DeployFile["deploys"][number], path: string): NonNullab
 
 /** The deploys of a compose project that start by default: all of them under COMPOSE_PROFILES (the
  *  reader kept only those it enables), else the services without a profile. */
-export function startedByDefault(r: ComposeRead): ComposeRead["deploys"] {
+function startedByDefault(r: ComposeRead): ComposeRead["deploys"] {
   return r.activeProfiles !== null ? r.deploys : r.deploys.filter((d) => d.profiles.length === 0);
 }
 

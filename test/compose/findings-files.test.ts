@@ -4,8 +4,8 @@
 // every rule.
 import { expect, test } from "vitest";
 import { runCase } from "../helpers/rule-tester.js";
+import { fourCards, lines } from "./helpers.js";
 
-const lines = (...l: string[]): string => l.join("\n") + "\n";
 const CF = "hosts/gpu1/compose.yaml";
 const onCard = (card: string): string[] => [
   "    deploy:",
@@ -22,15 +22,7 @@ const seat = (name: string, command: string, ...body: string[]): string[] => [
 
 test("every finding about a compose-only seat points at a file in the repository", async () => {
   const files = {
-    "kvgate.yaml": lines(
-      "version: 1",
-      "fleet:",
-      "  hosts:",
-      "    gpu1:",
-      "      gpus:",
-      ...[0, 1, 2, 3].map((i) => `        - { index: ${i}, total: 48GiB, reserve: 1GiB }`),
-      "vllm: { overhead: 2GiB }",
-    ),
+    "kvgate.yaml": fourCards(),
     [CF]: lines(
       "services:",
       ...seat(

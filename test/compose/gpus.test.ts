@@ -1,18 +1,11 @@
 // Every way a compose service picks its cards, and the one `gpus` edit (host card indices, at the
 // line that decides them) or the notice when kvgate cannot tell which cards Docker gives it.
 import { describe, expect, test } from "vitest";
-import { CF, gpus, lines, read, sets } from "./helpers.js";
+import { CF, gpus, lines, read, reservation, sets } from "./helpers.js";
 
 const svc = (...body: string[]): Record<string, string> => ({
   [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body),
 });
-const reservation = (...device: string[]): string[] => [
-  "    deploy:",
-  "      resources:",
-  "        reservations:",
-  "          devices:",
-  ...device,
-];
 
 describe("placed: a gpus edit", () => {
   test.each([
@@ -169,6 +162,13 @@ describe("not placed: a notice (key GPU), the env file's GPU stays", () => {
       reservation("            - capabilities: [gpu]", "              device_ids: ['GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7']"),
       9,
       { deviceIds: ["GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7"], count: null },
+    ],
+    // A count no host has (the fuzz found count: 1306952319) is not written out as a list of cards.
+    [
+      "count: 1306952319",
+      reservation("            - capabilities: [gpu]", "              count: 1306952319"),
+      9,
+      { deviceIds: null, count: 1306952319 },
     ],
     [
       "CUDA_VISIBLE_DEVICES past the reserved cards",

@@ -51,3 +51,25 @@ export function gpus(r: ComposeRead, service: string): [string, number, string] 
 export function problems(r: ComposeRead): [string, string, number][] {
   return r.problems.map((p) => [p.kind, p.file, p.line]);
 }
+
+/** A GPU reservation under a service: `deploy.resources.reservations.devices` with these item lines. */
+export const reservation = (...device: string[]): string[] => [
+  "    deploy:",
+  "      resources:",
+  "        reservations:",
+  "          devices:",
+  ...device,
+];
+
+/** kvgate.yaml of one host, gpu1, with four cards of `total` (and 1 GiB reserve each). */
+export const fourCards = (total = "48GiB"): string =>
+  [
+    "version: 1",
+    "fleet:",
+    "  hosts:",
+    "    gpu1:",
+    "      gpus:",
+    ...[0, 1, 2, 3].map((i) => `        - { index: ${i}, total: ${total}, reserve: 1GiB }`),
+    "vllm: { overhead: 2GiB }",
+    "",
+  ].join("\n");

@@ -1,20 +1,13 @@
 // plan's move text for a compose seat: the line that places it, as that line spells the cards. Each row
 // is a compose service on card(s) as written, the move to card 3, and the edit named (file:line).
 import { describe, expect, test } from "vitest";
-import { CF, lines, read } from "./helpers.js";
+import { CF, lines, read, reservation } from "./helpers.js";
 import { seatMoveText } from "../../src/report/plan-move.js";
 import type { FleetState } from "../../src/model/types.js";
 
 const svc = (...body: string[]): Record<string, string> => ({
   [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body),
 });
-const reservation = (...device: string[]): string[] => [
-  "    deploy:",
-  "      resources:",
-  "        reservations:",
-  "          devices:",
-  ...device,
-];
 const fleetOf = (files: Record<string, string>): FleetState => ({
   services: [],
   tenants: [],

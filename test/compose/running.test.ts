@@ -4,19 +4,11 @@
 // worked by hand from the function cited; the gpu/fits pairs show the card sums that follow.
 import { describe, expect, test } from "vitest";
 import { contextOf, runCase } from "../helpers/rule-tester.js";
+import { fourCards, lines, reservation as devices } from "./helpers.js";
 
-const lines = (...l: string[]): string => l.join("\n") + "\n";
 const CF = "hosts/gpu1/compose.yaml";
 /** Four 48 GiB cards: one Qwen3-8B seat below (about 24.8 GiB) fits a card, two do not. */
-const KVGATE = lines(
-  "version: 1",
-  "fleet:",
-  "  hosts:",
-  "    gpu1:",
-  "      gpus:",
-  ...[0, 1, 2, 3].map((i) => `        - { index: ${i}, total: 48GiB, reserve: 1GiB }`),
-  "vllm: { overhead: 2GiB }",
-);
+const KVGATE = fourCards();
 const seat = (name: string, ...body: string[]): string[] => [
   `  ${name}:`,
   "    image: vllm/vllm-openai:v0.10.2",
@@ -27,14 +19,6 @@ const compose = (...services: string[][]): Record<string, string> => ({
   "kvgate.yaml": KVGATE,
   [CF]: lines("services:", ...services.flat()),
 });
-const devices = (...item: string[]): string[] => [
-  "    deploy:",
-  "      resources:",
-  "        reservations:",
-  "          devices:",
-  ...item,
-];
-
 async function running(files: Record<string, string>): Promise<Record<string, { gpus: number[]; replicas: number }>> {
   const ctx = await contextOf({ name: "running", files });
   return Object.fromEntries(ctx.after.services.map((s) => [s.name, { gpus: s.gpus, replicas: s.replicas ?? 1 }]));
@@ -157,6 +141,14 @@ describe("replicas: each container a seat on the service's cards (compose-go typ
     const files = compose(seat("idle", ...body), seat("live", ...devices("            - { capabilities: [gpu], device_ids: ['0'] }")));
     expect(Object.keys(await running(files))).toEqual(["live"]);
     expect(await overCards(files)).toEqual([]);
+  });
+  test("a replica count past any card's room is counted up to 1,024 with a compose/unresolved notice that says so", async () => {
+    const body = ["    deploy:", "      replicas: 5000", ...devices("            - { capabilities: [gpu], device_ids: ['0'] }").slice(1)];
+    const files = compose(seat("many", ...body));
+    expect((await running(files)).many?.replicas).toBe(1024);
+    expect(await overCards(files)).toEqual(["0"]);
+    const notices = (await runCase({ name: "many", files })).filter((f) => f.rule === "compose/unresolved");
+    expect(notices.map((f) => [f.file, f.line])).toEqual([[CF, 6]]);
   });
 });
 
