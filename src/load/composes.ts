@@ -5,7 +5,7 @@ import { posix } from "node:path";
 import type { ComposeRead, FleetState } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
-import { readComposeFiles, type ComposeDeploy, type ComposeSource } from "../compose/index.js";
+import { readComposeFiles, type ComposeDeploy } from "../compose/index.js";
 import { deployedEnv } from "../playbook/overlay.js";
 import { recogniseEngine } from "../model/engine.js";
 import type { DecodedFile } from "./decode.js";
@@ -33,7 +33,7 @@ function composePaths(listing: readonly string[], glob: string): string[] {
 }
 
 /** The reader's view of the loaded files: a file not in the snapshot is null. */
-function sourceOf(files: ReadonlyMap<string, DecodedFile>): ComposeSource {
+function sourceOf(files: ReadonlyMap<string, DecodedFile>): (p: string) => DecodedFile | null {
   return (p) => {
     const d = files.get(posix.normalize(p));
     return d && (d.text !== null || d.problem !== null) ? d : null;
@@ -55,12 +55,40 @@ function isFleetDeploy(d: ComposeDeploy, fleet: FleetState, pack: RulesPack): bo
   return (env.entries.get("ENGINE")?.value.trim() ?? "") !== "" || recogniseEngine(pack, env).engine !== null;
 }
 
+/** The last read and every file it asked for. A view and a staged check load two snapshots (HEAD and
+ *  the working tree or index) whose compose files are mostly the same text: the same inputs give the
+ *  same reads, so the second is not made (a 10 MB compose file in `explain`: the reader's time and
+ *  memory once, not twice). */
+let last: { paths: string; services: string; asked: Map<string, DecodedFile | null>; reads: ComposeRead[] } | null = null;
+
+function sameFile(a: DecodedFile | null, b: DecodedFile | null): boolean {
+  return a === b || (a !== null && b !== null && a.text === b.text && a.problem === b.problem);
+}
+
+function readOnce(paths: readonly string[], source: (p: string) => DecodedFile | null, services: Map<string, string>): ComposeRead[] {
+  const key = paths.join("\0");
+  const named = JSON.stringify([...services]);
+  if (last && last.paths === key && last.services === named && [...last.asked].every(([p, d]) => sameFile(source(p), d))) return last.reads;
+  const asked = new Map<string, DecodedFile | null>();
+  const reads = readComposeFiles(
+    paths,
+    (p) => {
+      const d = source(p);
+      asked.set(p, d);
+      return d;
+    },
+    { services, schema: composeSchemaCheck },
+  );
+  last = { paths: key, services: named, asked, reads };
+  return reads;
+}
+
 function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState, policy: Policy, pack: RulesPack): ComposeRead[] {
   const isCompose = isComposeOf(policy.compose);
   const paths = [...files.keys()].filter(isCompose);
   if (paths.length === 0) return [];
   const services = new Map(fleet.services.map((s) => [s.name, s.file]));
-  return readComposeFiles(paths, sourceOf(files), { services, schema: composeSchemaCheck })
+  return readOnce(paths, sourceOf(files), services)
     .filter((r) => r.isCompose || r.problems.length > 0)
     .map((r) => {
       const deploys = r.deploys.filter((d) => isFleetDeploy(d, fleet, pack));
