@@ -90,7 +90,7 @@ function refusedBySchema(ctx: Ctx, model: CMap, services: ReadonlyMap<string, Se
   }
   const refused = schemaProblem(doc, check);
   if (!refused) return false;
-  problem(ctx, { kind: "parse", file: refused.file, line: refused.line, message: `${refused.file}:${refused.line}: ${refused.message}` });
+  problem(ctx, { kind: "parse", file: refused.file, line: refused.line, message: refused.message });
   return true;
 }
 

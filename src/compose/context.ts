@@ -127,16 +127,11 @@ export function loadTree(ctx: Ctx, path: string, project: Project): CNode | null
   if (text === null) return null;
   const y = readComposeYaml(path, text, project.env);
   if (y.refused) {
-    const m = y.refused.message;
-    problem(ctx, {
-      kind: "parse",
-      file: path,
-      line: y.refused.line,
-      message: m.startsWith(`${path} `) ? m : `${path}:${y.refused.line}: ${m}`,
-    });
+    // The finding names the file and line; the message is compose's reason alone.
+    problem(ctx, { kind: "parse", file: path, line: y.refused.line, message: y.refused.message });
     return null;
   }
-  for (const p of y.problems) problem(ctx, { kind: "parse", file: path, line: p.line, message: `${path}:${p.line}: ${p.message}` });
+  for (const p of y.problems) problem(ctx, { kind: "parse", file: path, line: p.line, message: p.message });
   if (y.problems.length > 0) return null;
   let tree: CNode | null = null;
   // Documents of one file are layers merged in order, like files given with -f (compose-go loader).

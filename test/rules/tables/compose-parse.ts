@@ -39,7 +39,7 @@ export default ruleTester(composeParse, {
           line: 4,
           severity: "error",
           message:
-            'hosts/fv-ml1/compose.yaml:4: image is defined twice in the same mapping (lines 3 and 4); docker compose refuses the file ("mapping key "image" already defined at line 3"): delete one; kvgate cannot size what it deploys until it parses',
+            'image is defined twice in the same mapping (lines 3 and 4); docker compose refuses the file ("mapping key "image" already defined at line 3"): delete one; kvgate cannot size what it deploys until it parses',
         },
       ],
     },
