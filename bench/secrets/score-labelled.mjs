@@ -3,33 +3,12 @@
 // only open findings of severity error (what blocks a commit); an exempt placeholder is not a report.
 // Prints counts only, never a tool's matched text.
 // Usage: node score-labelled.mjs <labels.json> <tree> <tool>=<format>:<report>:<seconds> ...
-import { existsSync, readFileSync } from "node:fs";
-import { relative, isAbsolute } from "node:path";
+import { readFileSync } from "node:fs";
+import { readRuns } from "./reports.mjs";
 
 const [labelsFile, tree, ...runs] = process.argv.slice(2);
 const labels = JSON.parse(readFileSync(labelsFile, "utf8"));
-const rel = (f) => (isAbsolute(f) ? relative(tree, f) : f.replace(/^\.\//, ""));
-
-const parsers = {
-  kvgate: (t) =>
-    JSON.parse(t)
-      .findings.filter((f) => f.rule.startsWith("secret/") && f.status === "open" && f.severity === "error")
-      .map((f) => `${f.file}:${f.line}`),
-  gitleaks: (t) => JSON.parse(t || "[]").map((f) => `${rel(f.File)}:${f.StartLine}`),
-  "git-secrets": (t) =>
-    t.split("\n").flatMap((l) => {
-      const m = /^([^:\s][^:]*):(\d+):/.exec(l);
-      return m ? [`${rel(m[1])}:${m[2]}`] : [];
-    }),
-  secretlint: (t) => JSON.parse(t || "[]").flatMap((f) => f.messages.map((m) => `${rel(f.filePath)}:${m.loc.start.line}`)),
-};
-
-const tools = [];
-for (const run of runs) {
-  const [name, rest] = run.split("=");
-  const [format, file, seconds] = rest.split(":");
-  tools.push({ name, hits: existsSync(file) ? new Set(parsers[format](readFileSync(file, "utf8"))) : null, seconds: Number(seconds) });
-}
+const tools = readRuns(tree, runs);
 
 const families = [...new Set(labels.map((l) => l.family))];
 const cell = (tool, family) => {

@@ -1,3 +1,8 @@
+// engine/bad-value: a value read in a unit its key does not take is a boot failure waiting for the
+// deploy: vLLM parses --kv-cache-memory-bytes and --max-model-len as a plain integer or a number with
+// k/m/g/t (decimal) or K/M/G/T (binary, whole numbers only), so `22GiB`, `22GB` and `22.5G` stop it at
+// start, and a utilization outside 0..1 is refused too. When the same quantity can be written in the
+// unit the key takes, the fix is that value.
 import { defineCheck } from "./define.js";
 import { engineSpec } from "../model/engine.js";
 import { convertedValue } from "../fix/unit-value.js";

@@ -1,3 +1,7 @@
+// engine/flag-alias: an alias the engine still accepts (vLLM's --kv-cache-memory for
+// --kv-cache-memory-bytes) works today, but a reader searching for the canonical flag, the engine's
+// docs and every message of the gate name the other spelling; an alias is also the first thing an
+// engine release drops.
 import { engineSpec } from "../model/engine.js";
 import { defineCheck } from "./define.js";
 

@@ -2,42 +2,9 @@
 // typo (ENGINE=vlm) or cannot be told from what it runs would be checked by nothing and pass. A service
 // that holds a GPU or sets a sizing setting must name an engine the rules pack knows, or one the user
 // lists under engines.generic (run knowingly with the generic checks only).
-import { isGenericEngine, knownEngines } from "../model/engine.js";
-import { lastFlag } from "../model/settings.js";
-import type { Origin, Service } from "../model/types.js";
-import type { RulesPack } from "../rules/pack.js";
+import { isGenericEngine, knownEngines, needsEngine } from "../model/engine.js";
 import { nearestName } from "../units/nearest.js";
 import { defineCheck, type Report } from "./define.js";
-
-/** The keys that give a service cards (contract §12). `none`/`void` hide every card. */
-const GPU_KEYS = ["GPU", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"];
-
-/** Why the service needs an engine: the first GPU key or sizing setting it sets, with its place. */
-function needsEngine(s: Service, pack: RulesPack): { what: string; origin: Origin } | null {
-  for (const key of GPU_KEYS) {
-    const e = s.env.entries.get(key);
-    if (e && !["", "none", "void"].includes(e.value.trim().toLowerCase()))
-      return {
-        what: `it holds a GPU (${key}=${e.value.trim()})`,
-        origin: { file: e.file ?? s.file, line: e.line, source: "env", name: key },
-      };
-  }
-  for (const spec of Object.values(pack.engines.engines)) {
-    for (const setting of Object.values(spec.settings)) {
-      if (!setting.knob) continue;
-      const e = setting.env ? s.env.entries.get(setting.env) : undefined;
-      if (e)
-        return { what: `it sets ${e.key}, a sizing setting`, origin: { file: e.file ?? s.file, line: e.line, source: "env", name: e.key } };
-      const f = lastFlag(s.env, [...(setting.flags ?? []), ...(setting.aliases ?? [])]);
-      if (f)
-        return {
-          what: `it sets ${f.spelled}, a sizing setting`,
-          origin: { file: f.file ?? s.file, line: f.line, source: "flag", name: f.spelled },
-        };
-    }
-  }
-  return null;
-}
 
 const messages = {
   typo: (d: { service: string; engine: string; nearest: string; known: string; why: string }) =>
@@ -60,6 +27,8 @@ export const engineUnknown = defineCheck({
     const known = knownEngines(ctx.pack);
     return ctx.after.services.flatMap((s): R[] => {
       if (s.engine !== null && (known.includes(s.engine) || isGenericEngine(ctx.policy, s.engine))) return [];
+      // A GPU user kvgate.yaml declares under fleet.tenants is known: its memory is the tenant's vram.
+      if (s.engine === null && ctx.after.tenants.some((t) => t.name === s.name)) return [];
       const need = needsEngine(s, ctx.pack);
       if (!need) return [];
       const base = { service: s.name, file: s.file };

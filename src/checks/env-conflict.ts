@@ -1,3 +1,6 @@
+// env/conflict: a setting given both as an env key and as a flag (MAX_MODEL_LEN=32768 beside
+// --max-model-len 40960) runs with the flag's value, so the env key is text that says one number while
+// the seat runs another. kvgate sizes what runs (the flag); the warning asks to keep one spelling.
 import { defineCheck } from "./define.js";
 
 export const envConflict = defineCheck({

@@ -1,3 +1,6 @@
+// env/duplicate-key: a key set twice in one env file runs with the last value, as a shell sourcing
+// the file would; the first line is dead text that a reader (or a reviewer of a diff that touches it)
+// takes for the setting.
 import { defineCheck } from "./define.js";
 
 export const envDuplicateKey = defineCheck({

@@ -1,3 +1,6 @@
+// fleet/unknown-card: a service that names a card its host does not list in kvgate.yaml
+// (GPU=3 on a host with cards 0 and 1), or names no card on a host with several, cannot be placed on a
+// card, so gpu/fits and the boot checks would pass it unseen.
 import { holdsGpus } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
 import { definitionOf } from "../model/types.js";

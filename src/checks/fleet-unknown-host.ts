@@ -1,3 +1,6 @@
+// fleet/unknown-host: a GPU service that names a host fleet.hosts does not list (a typo, a host not
+// inventoried yet), or names none while the inventory has several, has no card to be checked on.
+// Without fleet.hosts the gate has no inventory and the rule is silent.
 import { holdsGpus } from "../model/engine.js";
 import { defineCheck, type Report } from "./define.js";
 import { definitionOf } from "../model/types.js";
@@ -21,7 +24,8 @@ export const fleetUnknownHost = defineCheck({
       .flatMap((s): Report[] => {
         if (s.host === null)
           return [{ message: "missing" as const, data: { service: s.name, hosts: hosts.join(", ") }, ...definitionOf(s), service: s.name }];
-        if (hosts.includes(s.host)) return [];
+        // A Kubernetes pool's cards are listed under its own host (src/load/kubernetes.ts), not in fleet.hosts.
+        if (hosts.includes(s.host) || ctx.after.cards.some((c) => c.host === s.host)) return [];
         return [
           {
             message: "unknown" as const,

@@ -5,7 +5,7 @@ import { defineCheck } from "./define.js";
 import { cardUsage, footprintOf, usageOfCard } from "../kv/card-usage.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
 import { size } from "../kv/format.js";
-import { settingFix } from "../fix/setting.js";
+import { settingFix } from "../model/setting-fix.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 
 type Data = {

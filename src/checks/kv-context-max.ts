@@ -4,7 +4,7 @@ import { defineCheck, type Report } from "./define.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
 import { outputCapOf, yarnOf } from "../kv/yarn.js";
 import { formatInt } from "../kv/format.js";
-import { settingFix } from "../fix/setting.js";
+import { settingFix } from "../model/setting-fix.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 
 /**

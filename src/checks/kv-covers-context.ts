@@ -12,8 +12,8 @@ import { defineCheck, type Report } from "./define.js";
 import { kvData, longestFitting, pinFix, placeOf, requiredFormula, setPin, vllmSeats, type VllmSeat } from "../kv/seat.js";
 import { cardUsage, type CardUsage } from "../kv/card-usage.js";
 import { compact, formatInt, size } from "../kv/format.js";
-import { contextThatFits, pinRaiseFits } from "../fix/kv-room.js";
-import { settingFix } from "../fix/setting.js";
+import { contextThatFits, pinRaiseFits, utilizationFor, utilizationRaiseFits } from "../fix/kv-room.js";
+import { settingFix } from "../model/setting-fix.js";
 import { outputCapOf } from "../kv/yarn.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 import type { RulesPack } from "../rules/pack.js";
@@ -35,6 +35,12 @@ type Estimated = {
   fix?: ValueFix;
   fits: number;
   set: string;
+  /** The version has no byte pin (before 0.10.2): the utilization that leaves the KV, when the card can hold it. */
+  no_pin_version?: string;
+  /** The pin the seat needs fits beside its neighbours (then it is the fix). */
+  pin_fits?: boolean;
+  utilization_fix?: ValueFix;
+  context_fix?: ValueFix;
 };
 
 const advice = (d: Data): string => {
@@ -47,8 +53,23 @@ const advice = (d: Data): string => {
 const messages = {
   short: (d: Data) => `${d.name}: KV pin ${size(d.pinned_bytes)} < required ${size(d.required_bytes)} = ${d.formula}; ${advice(d)}`,
   estimated: (d: Estimated) =>
-    `${d.name}: no KV pin, so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${d.fix ? `set ${showFix(d.fix)}, the longest the estimate holds, or ` : ""}pin ${d.set} where the card has room`,
+    `${d.name}: no KV pin, so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${
+      d.pin_fits
+        ? `pin it: set ${d.set}${d.context_fix ? `, or set ${showFix(d.context_fix)}, the longest the estimate holds` : ""}`
+        : `${d.context_fix ? `set ${showFix(d.context_fix)}, the longest the estimate holds, or ` : ""}pin ${d.set} where the card has room`
+    }`,
+  "estimated-no-pin": (d: Estimated) =>
+    `${d.name}: no KV pin (vLLM ${d.no_pin_version} has none: --kv-cache-memory-bytes came in 0.10.2), so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${
+      d.utilization_fix
+        ? `set ${showFix(d.utilization_fix)}, which leaves the KV it needs${d.context_fix ? `, or set ${showFix(d.context_fix)}, the longest the estimate holds` : ""}`
+        : d.context_fix
+          ? `the card has no room for more utilization: set ${showFix(d.context_fix)}, the longest the estimate holds, or free the card (kvgate plan)`
+          : "free room on the card (kvgate plan), or lower the context"
+    }`,
 };
+
+/** The highest utilization advised: vLLM must still find it free beside its own CUDA context at boot. */
+const MAX_UTILIZATION = 0.95;
 
 type R = Report<typeof messages>;
 
@@ -69,7 +90,7 @@ function pinnedShort(
   let fix: ValueFix | null;
   let kind: Data["fix_kind"];
   if (pinRaiseFits(usages, seat, required)) {
-    fix = pinFix(seat, required);
+    fix = pinFix(seat, required, pack);
     kind = "pin";
   } else {
     fix = contextFix(pack, seat, contextThatFits(seat, round));
@@ -112,11 +133,22 @@ export const kvCoversContext = defineCheck({
       const e = seat.estimate;
       if (!e || e.bytes >= seat.required) return [];
       const fits = longestFitting(seat, Math.max(0, e.bytes), round) ?? 0;
-      const fix = contextFix(ctx.pack, seat, fits);
+      const context = contextFix(ctx.pack, seat, fits);
       const estimate = `${e.utilization} × ${size(e.totalBytes)} − weights ${size(e.weightsPerGpu)} − overhead ${size(e.overhead.bytes)}${e.graphsBytes > 0 ? ` − CUDA graphs ${size(e.graphsBytes)}` : ""}`;
+      // Before 0.10.2 there is no pin to advise: the utilization that leaves the KV, when the card holds it.
+      const noPin = !seat.vf.kvCacheMemoryBytesFlag;
+      const u = noPin ? utilizationFor(seat, seat.required) : null;
+      const utilization =
+        u !== null && u <= MAX_UTILIZATION && utilizationRaiseFits(usages, seat, u)
+          ? settingFix(ctx.pack, seat.service, "gpu_memory_utilization", u)
+          : null;
+      // A version with the pin: the pin, where the card holds it (it is what an unpinned seat lacks),
+      // else the longest context the estimate holds.
+      const pin = !noPin && pinRaiseFits(usages, seat, seat.required) ? pinFix(seat, seat.required, ctx.pack) : null;
+      const fix = noPin ? (utilization ?? context) : (pin ?? context);
       return [
         {
-          message: "estimated" as const,
+          message: noPin ? ("estimated-no-pin" as const) : ("estimated" as const),
           service: seat.name,
           ...placeOf(seat, "max_model_len"),
           data: {
@@ -132,8 +164,12 @@ export const kvCoversContext = defineCheck({
             utilization: e.utilization,
             fits,
             fits_text: formatInt(fits),
-            set: setPin(seat, seat.required),
+            set: setPin(seat, seat.required, ctx.pack),
             ...(fix ? { fix } : {}),
+            ...(context ? { context_fix: context } : {}),
+            ...(noPin
+              ? { no_pin_version: seat.vf.version ?? "(unknown)", ...(utilization ? { utilization_fix: utilization } : {}) }
+              : { pin_fits: pin !== null }),
           },
           ...exempt,
         },

@@ -23,7 +23,14 @@ export const kvException = defineCheck({
       const owner = seat.policy?.pinned_bytes;
       if (owner === undefined || seat.pinned === owner) return [];
       const by = seat.policy?.by ?? "the seat's owner";
-      const data = { ...kvData(seat), name: seat.name, owner_bytes: owner, by, set: setPin(seat, owner), fix: pinFix(seat, owner) };
+      const data = {
+        ...kvData(seat),
+        name: seat.name,
+        owner_bytes: owner,
+        by,
+        set: setPin(seat, owner, ctx.pack),
+        fix: pinFix(seat, owner, ctx.pack),
+      };
       if (seat.pinned === null) return [{ message: "unpinned" as const, service: seat.name, ...placeOf(seat), data }];
       return [{ message: "differs" as const, service: seat.name, ...placeOf(seat, "kv_pin"), data }];
     });

@@ -25,8 +25,8 @@ export const kvOversized = defineCheck({
             ...kvData(seat),
             name: seat.name,
             release_bytes: seat.pinned - seat.required,
-            set: setPin(seat, seat.required),
-            fix: pinFix(seat, seat.required),
+            set: setPin(seat, seat.required, ctx.pack),
+            fix: pinFix(seat, seat.required, ctx.pack),
           },
         },
       ];

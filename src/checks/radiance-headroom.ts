@@ -3,7 +3,7 @@
 import { defineCheck } from "./define.js";
 import { ledgerSizedServices, num, lineOf } from "../radiance/settings.js";
 import { formatInt } from "../units/bytes.js";
-import { settingFix } from "../fix/setting.js";
+import { settingFix } from "../model/setting-fix.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 
 const fixOf = (fix: ValueFix | null) => (fix ? { fix } : {});

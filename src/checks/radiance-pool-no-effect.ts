@@ -5,7 +5,7 @@ import { defineCheck } from "./define.js";
 import { changedPairs, ledgerEntry, lineOf } from "../radiance/settings.js";
 import { fundingFromInputs, fundingInputsOf } from "../radiance/funding.js";
 import { formatInt } from "../units/bytes.js";
-import { settingFix } from "../fix/setting.js";
+import { settingFix } from "../model/setting-fix.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 
 type Data = {

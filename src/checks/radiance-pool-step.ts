@@ -4,7 +4,7 @@ import { sizesKvByLedger } from "../model/engine.js";
 import { defineCheck } from "./define.js";
 import { changedPairs, num, lineOf } from "../radiance/settings.js";
 import { formatInt } from "../units/bytes.js";
-import { settingFix, withSetting } from "../fix/setting.js";
+import { settingFix, withSetting } from "../model/setting-fix.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 import { ttmLedgerOf } from "../radiance/ttm.js";
 import type { Policy } from "../config/policy.js";

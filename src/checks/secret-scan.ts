@@ -7,16 +7,22 @@ import { defineCheck, type CheckContext, type FileScan, type Report, type RuleMe
 import type { ChangedFile } from "../git/types.js";
 import { builtinDetectors } from "../rules/detectors.js";
 import { keywordSieve, scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
+import { decodedMatches } from "../secrets/decoded.js";
 import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
 import { redactSecret, secretFingerprint } from "../secrets/redact.js";
-import { IGNORE_FILE, ignoreEntryOf, isExpired, type IgnoreEntry } from "../secrets/ignore.js";
+import { IGNORE_FILE, IGNORE_SHAPE, ignoreEntryOf, ignoreProblemOf, isExpired, type IgnoreEntry } from "../secrets/ignore.js";
 const SKIPPED_RULE = "secret/skipped";
 const UNSCANNED_RULE = "secret/unscanned";
 const IGNORE_UNUSED_RULE = "secret/ignore-unused";
 const IGNORE_INVALID_RULE = "secret/ignore-invalid";
 
 function placeholderReason(hit: PlaceholderHit): string {
-  const what = hit.kind === "value" ? "a listed placeholder value" : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;
+  const what =
+    hit.kind === "value"
+      ? "a listed placeholder value"
+      : hit.kind === "example-signature"
+        ? "a token signed with a published example key (rules/secrets.yaml jwt_signing_keys): anyone can mint it"
+        : `fully matched by placeholder pattern ${hit.pattern ?? ""}`;
   return `the value is ${what} (${hit.source}); placeholders are exempt wherever they appear`;
 }
 
@@ -36,7 +42,7 @@ const family: RuleMeta[] = [
   {
     id: IGNORE_INVALID_RULE,
     severity: "error",
-    description: "A .kvgateignore line that is not `sha256:<12 hex> # reason` (a bad fingerprint or until date): it would exempt nothing.",
+    description: `A .kvgateignore line that is not \`${IGNORE_SHAPE}\`: a bad fingerprint, a date that does not exist, or an expiry written any other way (\`Until:\`, \`until=\`, \`expires …\`, a bare date). It exempts nothing: fix it to the accepted form.`,
   },
   {
     id: UNSCANNED_RULE,
@@ -46,23 +52,45 @@ const family: RuleMeta[] = [
   },
 ];
 
-/** Why an expired .kvgateignore entry no longer exempts, for the finding's message. */
-const expiredNote = (d: { ignore_until?: string; ignore_line?: number }): string =>
+/** Why a .kvgateignore entry does not exempt the value (expired, or not valid), for the finding's message. */
+const expiredNote = (d: { ignore_until?: string; ignore_line?: number; ignore_invalid_line?: number }): string =>
   d.ignore_until
     ? ` (its ${IGNORE_FILE} entry at line ${d.ignore_line ?? "?"} expired after ${d.ignore_until}: review the value and renew the date, or rotate it)`
-    : "";
+    : d.ignore_invalid_line
+      ? ` (its ${IGNORE_FILE} line ${d.ignore_invalid_line} is not valid, so it exempts nothing: write it as \`${IGNORE_SHAPE}\`)`
+      : "";
+
+/** How the value was read, when not as the line stands (joined to the line before, decoded). */
+const viaNote = (d: { via?: string }): string => (d.via ? ` (${d.via})` : "");
 
 const messages = {
-  found: (d: { title: string; redacted: string; column: number; ignore_until?: string; ignore_line?: number }) =>
-    `${d.title} ${d.redacted} (column ${d.column}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
+  found: (d: {
+    title: string;
+    redacted: string;
+    column: number;
+    via?: string;
+    ignore_until?: string;
+    ignore_line?: number;
+    ignore_invalid_line?: number;
+    decoded_from?: string;
+  }) =>
+    `${d.title} ${d.redacted}${viaNote(d)} (column ${d.column}${d.decoded_from ? `, base64 of a Secret's ${d.decoded_from}, decoded` : ""}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
   ignored: (d: { title: string; redacted: string; ignore_line: number }) =>
     `${d.title} ${d.redacted} is accepted by ${IGNORE_FILE} line ${d.ignore_line}`,
   ignoreUnused: (d: { fingerprint: string }) =>
     `${IGNORE_FILE} lists ${d.fingerprint}, which no file in the tree holds any more: remove the line`,
   ignoreInvalid: (d: { problem: string }) => `${IGNORE_FILE}: ${d.problem}`,
   placeholder: (d: { title: string; redacted: string }) => `${d.title} ${d.redacted} is a known placeholder, not a secret`,
-  allowed: (d: { title: string; redacted: string; override: string; ignore_until?: string; ignore_line?: number }) =>
-    `${d.title} ${d.redacted}${expiredNote(d)} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
+  allowed: (d: {
+    title: string;
+    redacted: string;
+    override: string;
+    via?: string;
+    ignore_until?: string;
+    ignore_line?: number;
+    ignore_invalid_line?: number;
+  }) =>
+    `${d.title} ${d.redacted}${viaNote(d)}${expiredNote(d)} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
   skipped: (d: { why: string }) => `not scanned for secrets: ${d.why}`,
   unscanned: (d: { why: string }) =>
     `could not be scanned for secrets (${d.why}), so the gate cannot pass it: retry with free space in the temp folder, or list the file under secrets.exclude in kvgate.yaml if it must not be scanned`,
@@ -123,7 +151,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
         skip("binary file", { reason: "binary", size_bytes: file.size });
         continue;
       }
-      // A big file is streamed (contract section 9: no size cliff); a stream that breaks is an error.
+      // A big file is streamed (docs/secrets.md: no size cliff); a stream that breaks is an error.
       let matches: Iterable<SecretMatch>;
       if (file.streamedLines) {
         try {
@@ -140,9 +168,11 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
           });
           continue;
         }
-      } else matches = scanLines(file.addedLines, set);
+      } else matches = [...scanLines(file.addedLines, set), ...decodedMatches(file, set)];
       for (const m of matches) {
         const d = m.detector;
+        const fingerprint = secretFingerprint(m.value);
+        const invalid = ignore ? ignoreProblemOf(ignore, fingerprint) : undefined;
         const found = {
           detector: d.id,
           title: d.title,
@@ -150,10 +180,14 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
           column: m.column,
           length: m.value.length,
           override: overrideName,
+          ...(m.via ? { via: m.via } : {}),
+          ...(invalid ? { ignore_invalid_line: invalid.line } : {}),
+          // A Kubernetes Secret's base64 value, decoded (src/secrets/decoded.ts).
+          ...("decoded" in m ? { decoded_from: m.decoded } : {}),
         };
         const base = { rule: d.rule, file: file.path, line: m.line, secret: m.value, key: `${d.id}:${m.column}` };
         const hit = filter.match(m.value);
-        const entry = hit || !ignore ? undefined : ignoreEntryOf(ignore, secretFingerprint(m.value));
+        const entry = hit || !ignore ? undefined : ignoreEntryOf(ignore, fingerprint);
         if (entry) used.add(entry);
         const expired = entry !== undefined && ignore !== undefined && isExpired(entry, ignore.today);
         const data = expired && entry ? { ...found, ignore_line: entry.line, ignore_until: entry.until ?? "" } : found;
@@ -196,7 +230,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
     const reports: Report<typeof messages>[] = [];
     if (ignore) {
       // The file's own problems are reported where they can be fixed: when it changes, and under --all.
-      const touched = ctx.unit.kind === "all" || ignoreTouched;
+      const touched = ctx.unit.kind === "all" || ctx.unit.policyChange === true || ignoreTouched;
       if (touched) {
         for (const p of ignore.problems) {
           reports.push({
@@ -209,7 +243,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
           });
         }
       }
-      if (ctx.unit.kind === "all") {
+      if (ctx.unit.kind === "all" || ctx.unit.policyChange) {
         for (const e of ignore.entries.filter((x) => !used.has(x))) {
           reports.push({
             rule: IGNORE_UNUSED_RULE,

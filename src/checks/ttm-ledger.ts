@@ -1,10 +1,10 @@
 // ttm/ledger: the serve script refuses to start below TTM_MIN_MIB, and a pin above the TTM limit
-// kills the host; so TTM_MIN_MIB must cover the whole pinned-RAM ledger (contract section 7).
+// kills the host; so TTM_MIN_MIB must cover the whole pinned-RAM ledger (docs/radiance.md#ttm-ledger).
 import { defineCheck, type Report } from "./define.js";
 import { ledgerSizedServices, lineOf, num } from "../radiance/settings.js";
 import { ttmData, ttmLedgerOf, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
-import { settingFix } from "../fix/setting.js";
+import { settingFix } from "../model/setting-fix.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 
 type Data = TtmData & { fix?: ValueFix; fixes?: ValueFix[] };

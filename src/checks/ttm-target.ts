@@ -5,7 +5,7 @@ import { ledgerSizedServices, lineOf } from "../radiance/settings.js";
 import { ttmLedgerOf } from "../radiance/ttm.js";
 import { ttmData, type TtmData } from "../radiance/ttm.js";
 import { formatInt } from "../units/bytes.js";
-import { settingFix } from "../fix/setting.js";
+import { settingFix } from "../model/setting-fix.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
 
 export const ttmTarget = defineCheck({

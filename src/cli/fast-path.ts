@@ -7,7 +7,7 @@
 //
 // This file is its own bundle (dist/fast.cjs, which bin/kvgate.js loads before dist/cli.cjs): its cost
 // is that bundle, not the CLI's. Anything it cannot decide returns null and the full path runs, so a
-// doubt costs time, never a verdict. test/cli/fast-path.test.ts runs both paths on a table of
+// doubt costs time, never a verdict. test/cli/fast-path.e2e.test.ts runs both paths on a table of
 // changes and compares stdout, exit code, the recorded verdict and the commit's trailers.
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +26,7 @@ import { gitDirAt } from "./git-dir.js";
 import { fastPrepareCommitMsg } from "./fast-hook.js";
 import { configEntries, handOffStaged } from "../git/handoff.js";
 import { IGNORE_FILE } from "../secrets/ignore.js";
+import { continuedUnit, decodedUnits, unescapedUnit } from "../secrets/units.js";
 
 /** What the build embeds of rules/secrets.yaml: per detector, what the scan needs to even try it. */
 export interface DetectorTrigger extends DetectorSourceSpec {
@@ -36,7 +37,7 @@ export interface DetectorTrigger extends DetectorSourceSpec {
 declare const __KVGATE_DETECTORS__: DetectorTrigger[] | undefined;
 declare const __KVGATE_BUILD__: string | undefined;
 
-/** The secret scan skips larger files with a notice only the full path prints (contract section 9). */
+/** The secret scan skips larger files with a notice only the full path prints (docs/secrets.md). */
 const SECRET_SCAN_MAX_BYTES = 5 * 1024 * 1024;
 
 interface Trigger {
@@ -49,8 +50,30 @@ function triggers(specs: readonly DetectorTrigger[]): Trigger[] {
   return specs.map((d) => ({ keywords: d.keywords, regex: new RegExp(compiledSource(d), d.flags ?? ""), context: d.file_context ?? null }));
 }
 
+/**
+ * Every text the scan reads for these added lines (src/secrets/scan.ts): each line (with `\/`
+ * unescaped), a line joined to the added line just before it, what a pull secret's base64 decodes
+ * to. `numbers`: the lines' numbers, in step (adjacent lines are joined only when both are added).
+ */
+function readings(lines: readonly string[], numbers: readonly number[]): string[] {
+  const out: string[] = [];
+  lines.forEach((text, i) => {
+    out.push(text);
+    const unescaped = unescapedUnit(text);
+    if (unescaped) out.push(unescaped.text);
+    const prev = lines[i - 1];
+    if (prev !== undefined && numbers[i - 1] === (numbers[i] ?? 0) - 1) {
+      const joined = continuedUnit(prev, text);
+      if (joined) out.push(joined.text);
+    }
+    for (const u of decodedUnits(text)) out.push(u.text);
+  });
+  return out;
+}
+
 /** True when some detector could report on these added lines (the scan's own prefilter, then its regex). */
-export function mayHoldSecret(lines: readonly string[], all: readonly Trigger[]): boolean {
+export function mayHoldSecret(added: readonly string[], all: readonly Trigger[], numbers: readonly number[] = []): boolean {
+  const lines = readings(added, numbers);
   const lower = lines.map((l) => l.toLowerCase());
   for (const t of all) {
     if (t.context && !t.context.some((c) => lower.some((l) => l.includes(c)))) continue;
@@ -60,6 +83,16 @@ export function mayHoldSecret(lines: readonly string[], all: readonly Trigger[])
     }
   }
   return false;
+}
+
+/**
+ * A YAML or JSON value that is a long base64 run (a Kubernetes Secret's `data`): the full scan decodes
+ * it (src/secrets/decoded.ts), so a secret can hide in it from the keyword test above.
+ */
+const BASE64_VALUE = /^\s*"?[\w.-]+"?\s*:\s*["']?[A-Za-z0-9+/]{16,}={0,2}["']?\s*,?\s*$/;
+
+export function mayHoldEncodedSecret(path: string, lines: readonly string[]): boolean {
+  return /\.(ya?ml|json)$/i.test(path) && lines.some((l) => BASE64_VALUE.test(l));
 }
 
 /**
@@ -102,7 +135,8 @@ export function fullPathReason(
     const texts = f?.texts ?? [];
     if (f?.binary || texts.some((t) => t.includes("\0"))) return `binary ${e.path}`;
     if (sizeOf(e.path) > SECRET_SCAN_MAX_BYTES) return `large ${e.path}`;
-    if (mayHoldSecret(texts, all)) return `possible secret in ${e.path}`;
+    if (mayHoldSecret(texts, all, f?.added ?? [])) return `possible secret in ${e.path}`;
+    if (mayHoldEncodedSecret(e.path, texts)) return `base64 value in ${e.path}`;
   }
   return null;
 }

@@ -1,4 +1,4 @@
-// The compose reader (contract section 14): a compose project (its files as docker compose picks them,
+// The compose reader (docs/compose.md): a compose project (its files as docker compose picks them,
 // `.env`, extends and includes) read into one deploy per service, each edit with the file and line
 // that writes it. It never throws and never touches the disk: files come through a callback over what
 // the caller already loaded, and what it cannot read it reports.

@@ -4,7 +4,7 @@
 import type { PlaybookDeploy, PlaybookProblem } from "../playbook/records.js";
 import type { SchemaCheck } from "./validate.js";
 
-/** Contract section 14: the compose files kvgate reads (kvgate.yaml `compose:`, this is the default). */
+/** docs/compose.md: the compose files kvgate reads (kvgate.yaml `compose:`, this is the default). */
 export const COMPOSE_GLOB = "**/{docker-compose,compose}*.{yml,yaml}";
 
 /** The cards a service asks Docker for, as written (before kvgate maps them onto host card indices). */
@@ -64,6 +64,8 @@ export interface ComposeDeploy extends PlaybookDeploy {
   replicas: number;
   /** The service's `profiles`: it starts only when one of them is active (none: always). */
   profiles: string[];
+  /** Compose keys of the services it waits for as healthy before it starts (depends_on … service_healthy). */
+  healthyFirst?: string[];
 }
 
 /** Same shape as a PlaybookProblem. `parse` (error): something `docker compose config` refuses (YAML
@@ -85,6 +87,8 @@ export interface ComposeRead {
   /** COMPOSE_PROFILES of the project's `.env`: the deploys are those it enables. Null when not set:
    *  the services without a profile run, and each profile is checked on top of them on its own. */
   activeProfiles: string[] | null;
+  /** Services it starts that are not fleet seats (a UI, a proxy): named in the coverage line, not sized. */
+  others?: string[];
 }
 
 /** A file as the loader has it: text, or why it is not text (non-UTF-8, NUL bytes). */

@@ -117,6 +117,7 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
     envFiles: envFiles.map((f) => f.path),
     replicas: replicasOf(ctx, name, def, containerName),
     profiles: profilesOf(ctx, name, def),
+    healthyFirst: healthyDependencies(get(def, "depends_on")),
   };
 }
 
@@ -186,6 +187,22 @@ function profilesOf(ctx: Ctx, service: string, def: CNode): string[] {
       const t = textOf(item);
       if (t !== null) out.push(t);
     }
+  }
+  return out;
+}
+
+/**
+ * The services this one starts after they report healthy: `depends_on: { x: { condition:
+ * service_healthy } }` (compose spec, depends_on long syntax). The short list form and the other
+ * conditions (service_started, service_completed_successfully) wait for a start, not a healthy
+ * engine: a vLLM neighbour that has started may still be profiling.
+ */
+function healthyDependencies(node: CNode | undefined): string[] {
+  if (node?.t !== "map") return [];
+  const out: string[] = [];
+  for (const [key, value] of node.entries) {
+    const condition = get(value.value, "condition");
+    if (condition?.t === "str" && condition.value === "service_healthy") out.push(key);
   }
   return out;
 }

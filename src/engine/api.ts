@@ -16,7 +16,10 @@ import { auditResult, createAuditor, type AuditResult, type AuditRow } from "./a
 import type { CheckResult, FailOn } from "./result.js";
 import type { Baseline } from "./baseline-file.js";
 import { fixFileTexts } from "../fix/texts.js";
-import { policyOf } from "../load/config.js";
+import { CONFIG_NAMES, policyOf } from "../load/config.js";
+import { IGNORE_FILE } from "../secrets/ignore.js";
+import { allUnit } from "../git/all.js";
+import type { ListedSnapshot } from "../git/snapshots.js";
 import { unitsUnderBase } from "./policy-base.js";
 import { fixAndRecheck, type FixRun } from "./fix-run.js";
 import { resolve } from "node:path";
@@ -58,7 +61,7 @@ export interface CheckRun {
 }
 
 export async function runCheck(req: CheckRequest): Promise<CheckRun> {
-  const read = await req.source.units(req.selection);
+  const read = await Promise.all((await req.source.units(req.selection)).map(wholeTreeOnPolicyChange));
   const units = req.policyBase ? unitsUnderBase(read, req.policyBase) : read;
   const loader = createFleetLoader();
   const options = (l: FleetLoader) => ({
@@ -98,6 +101,32 @@ export async function runCheck(req: CheckRequest): Promise<CheckRun> {
       return loadPolicy(null, "kvgate.yaml", req.pack).secrets.override;
     },
   };
+}
+
+/** The files that are the gate's policy: kvgate.yaml (or .kvgate.yaml) and .kvgateignore. */
+const POLICY_FILES: readonly string[] = [...CONFIG_NAMES, IGNORE_FILE];
+
+/**
+ * A change that adds or edits the gate's policy is checked as `--all` (docs/coverage.md#the-policy-change):
+ * the commit that turns the gate on, or changes what it reads, must show the fleet's whole state (every
+ * finding, every seat, every file's secrets), not "no findings" because the change itself is small. The
+ * unit keeps its commit, so its trailers (waivers, the override record) still count.
+ */
+async function wholeTreeOnPolicyChange(unit: DeployUnit): Promise<DeployUnit> {
+  if (
+    unit.kind === "all" ||
+    !unit.files.some((f) => POLICY_FILES.includes(f.path) || (f.oldPath !== null && POLICY_FILES.includes(f.oldPath)))
+  )
+    return unit;
+  if (!isListed(unit.after)) return unit;
+  // The change stays a change (its before side, its files: the rules about what moved still run), with
+  // the whole tree's files for the secret scan and every finding reported.
+  const whole = await allUnit(unit.after);
+  return { ...unit, ...(whole.tree ? { tree: whole.tree } : {}), policyChange: true };
+}
+
+function isListed(s: Snapshot): s is ListedSnapshot {
+  return typeof (s as Partial<ListedSnapshot>).notices === "function";
 }
 
 export interface AuditRequest {

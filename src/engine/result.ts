@@ -1,6 +1,7 @@
 // What one run of the gate produces. The engine builds it; reporters only format it; the CLI picks
 // the exit code from `verdict`.
 import type { Finding, Severity } from "../model/types.js";
+import type { Coverage } from "../kv/coverage.js";
 
 export type Mode = "staged" | "commit" | "range" | "all";
 export type FailOn = "error" | "warning" | "never";
@@ -27,6 +28,9 @@ export interface CheckResult {
   units: string[];
   /** Files the change touched, for the one-line "all passed" summary. */
   filesChecked: number;
+  /** What the verdict covers: seats sized, the cards they are on, services that are not seats, seats
+   *  unsized (the newest unit's fleet after the change); absent for a run with no unit. */
+  coverage?: Coverage;
 }
 
 export function countFindings(findings: readonly Finding[]): Counts {

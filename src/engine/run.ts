@@ -19,6 +19,7 @@ import { createMasker } from "../secrets/mask.js";
 import { loadPolicy } from "../config/load.js";
 import { IGNORE_FILE, parseIgnore, todayUtc, type IgnoreList } from "../secrets/ignore.js";
 import type { Baseline } from "./baseline-file.js";
+import { coverageOf, type Coverage } from "../kv/coverage.js";
 import type { Snapshot } from "../git/types.js";
 
 export interface RunOptions {
@@ -123,8 +124,9 @@ export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHE
     baseline: baseline ?? null,
     // A change is answerable for what it introduces: what the before state already had (checked as
     // a whole tree, with the same policy) is not the change's. `--all` reports everything.
+    // A change to the gate's policy shows the fleet's whole state: nothing is dropped as already there.
     seenBefore:
-      before === null
+      before === null || ctx.unit.policyChange
         ? null
         : () => {
             const beforeCtx: CheckContext = {
@@ -144,14 +146,26 @@ export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHE
 }
 
 /** One unit's drafts, and how many of its tree's files were read (`--all`; 0 for a change). */
-export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<{ drafts: Draft[]; treeFiles: number }> {
+export async function unitDrafts(
+  unit: DeployUnit,
+  opts: RunOptions,
+): Promise<{ drafts: Draft[]; treeFiles: number; coverage: Coverage | null }> {
   const loader = opts.loader ?? createFleetLoader();
   const policy = opts.policy ?? (await loader.policy(unit.after, opts.pack));
   const after = await loader.load(unit.after, policy, opts.pack);
   const before = unit.before ? await loader.load(unit.before, policy, opts.pack) : null;
-  // A whole tree is not held: the checks see the fleet's files, the file scans are handed the rest.
-  const files = unit.tree ? await unit.tree.read(await unit.after.list(fleetGlobsOf(policy, after.written))) : unit.files;
-  const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files };
+  // A whole tree is not held: the checks see the fleet's files, the file scans are handed the rest. A
+  // policy change keeps its own files (what moved), its tree going to the scans.
+  const files =
+    unit.tree && !unit.policyChange ? await unit.tree.read(await unit.after.list(fleetGlobsOf(policy, after.written))) : unit.files;
+  const unitInfo = {
+    kind: unit.kind,
+    id: unit.id,
+    commit: unit.commit,
+    commits: unit.commits,
+    files,
+    ...(unit.policyChange ? { policyChange: true } : {}),
+  };
   const ignore = opts.ignore !== undefined ? opts.ignore : await ignoreOf(unit.after);
   // Both sides are checked under the after's policy, so a change that narrows the services glob shows
   // the dropped seats on neither side: the before is also read under its own kvgate.yaml. (A policy
@@ -174,7 +188,15 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<{ 
     ...(beforeOwn ? { beforeOwn } : {}),
   };
   const checks = opts.checks ?? CHECKS;
-  if (!unit.tree) return { drafts: checkFleets(ctx, checks, undefined, opts.baseline), treeFiles: 0 };
+  // What the verdict covers: the seats of the fleet after the unit, sized or not (docs/coverage.md),
+  // when the unit is about the fleet (the whole tree, or a change to a file the fleet reads). A change
+  // to nothing the fleet reads says nothing about it, as the hook's fast path does not.
+  const fleetFiles = picomatch(fleetGlobsOf(policy, after.written), { dot: true });
+  const coverage =
+    unit.tree || unit.kind === "all" || unit.files.some((f) => fleetFiles(f.path) || (f.oldPath !== null && fleetFiles(f.oldPath)))
+      ? coverageOf(ctx.after, policy, opts.pack)
+      : null;
+  if (!unit.tree) return { drafts: checkFleets(ctx, checks, undefined, opts.baseline), treeFiles: 0, coverage };
   const own = await raiseOverTree(checks, ctx, unit.tree);
   // A deploy's context differs from the unit's only in its fleet, which a file scan does not read:
   // its scan would only repeat the unit's own findings (which `place` drops), so it is not run again.
@@ -186,6 +208,7 @@ export async function unitDrafts(unit: DeployUnit, opts: RunOptions): Promise<{ 
       opts.baseline,
     ),
     treeFiles: own.files,
+    coverage,
   };
 }
 
@@ -203,11 +226,13 @@ export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise
   const run = { ...opts, loader: opts.loader ?? createFleetLoader() };
   const changed = new Set<string>();
   let treeFiles = 0;
+  let coverage: Coverage | null = null;
   for (const unit of units) {
     const got = await unitDrafts(unit, run);
     all.push(...got.drafts);
     for (const f of unit.files) changed.add(f.path);
     treeFiles += got.treeFiles;
+    if (got.coverage) coverage = got.coverage;
   }
   const findings = runPhase("collect", all).map((d) => d.finding);
   const unitMasker = createMasker(opts.pack.detectors(), opts.policy ?? loadPolicy(null, "kvgate.yaml", opts.pack));
@@ -222,5 +247,15 @@ export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise
     // A range's id is the revisions as the user typed them: shown, so masked like any shown text.
     units: units.map((u) => unitMasker.text(u.id)),
     filesChecked: changed.size + treeFiles,
+    // Service names are shown text (a file name can carry a token or an escape sequence).
+    ...(coverage
+      ? {
+          coverage: {
+            ...coverage,
+            not_engines: coverage.not_engines.map((n) => unitMasker.text(n)),
+            unsized: coverage.unsized.map((n) => unitMasker.text(n)),
+          },
+        }
+      : {}),
   };
 }

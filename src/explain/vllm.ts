@@ -1,4 +1,4 @@
-// `kvgate explain` for vLLM seats and cards: the JSON of contract section 10 (merged by
+// `kvgate explain` for vLLM seats and cards: the JSON of docs/cli.md (merged by
 // src/explain into each service object by name) and the per-card terminal table.
 import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";
@@ -35,6 +35,8 @@ interface VllmServiceExplain {
   footprint_bytes: number | null;
   footprints: { host: string | null; gpu: number; bytes: number }[];
   weights_bytes: number | null;
+  /** How the launch changed the checkpoint's weights (`--quantization fp8` on a bf16 checkpoint, `--dtype`). */
+  weights_formula: string | null;
   overhead_bytes: number;
   utilization: number;
   yarn: { factor: number; original: number | null } | null;
@@ -130,6 +132,7 @@ export function explainVllm(state: FleetState, policy: Policy, pack: RulesPack):
       footprint_bytes: footprints[0]?.bytes ?? (seat.pinned !== null ? (seat.weights ?? 0) + seat.pinned + seat.overhead : null),
       footprints,
       weights_bytes: seat.weights,
+      weights_formula: seat.weightsLoaded?.formula ?? null,
       overhead_bytes: seat.overhead,
       utilization: seat.utilization,
       yarn: y ? { factor: y.factor, original: y.original } : null,

@@ -16,7 +16,8 @@ function isFix(v: unknown): v is ValueFix {
     typeof f.file === "string" &&
     (f.line === null || typeof f.line === "number") &&
     typeof f.key === "string" &&
-    typeof f.value === "string"
+    typeof f.value === "string" &&
+    (f.into === undefined || typeof f.into === "string")
   );
 }
 
@@ -38,7 +39,14 @@ export function fixesOf(findings: readonly Finding[]): Map<string, RuledFix[]> {
       if (seen.has(id)) continue;
       seen.add(id);
       const forFile = byFile.get(fix.file) ?? [];
-      forFile.push({ file: fix.file, line: fix.line, key: fix.key, value: fix.value, rule: f.rule });
+      forFile.push({
+        file: fix.file,
+        line: fix.line,
+        key: fix.key,
+        value: fix.value,
+        ...(fix.into ? { into: fix.into } : {}),
+        rule: f.rule,
+      });
       byFile.set(fix.file, forFile);
     }
   }

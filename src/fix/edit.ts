@@ -34,7 +34,8 @@ function escapeRe(s: string): string {
 /** Where a key's value sits on one line: `KEY=v` (env line, lineinfile line), `KEY: v` (YAML env map), `--flag v` / `--flag=v`. */
 function pattern(key: string): RegExp {
   const k = escapeRe(key);
-  if (key.startsWith("-")) return new RegExp(String.raw`(^|[\s"'\[,=])(${k})(=|\s+)(${TOKEN})`, "g");
+  // `--flag value`, `--flag=value`, and a YAML flow list's `"--flag", "value"`.
+  if (key.startsWith("-")) return new RegExp(String.raw`(^|[\s"'\[,=])(${k})(=|\s+|["']\s*,\s*)(${TOKEN})`, "g");
   return new RegExp(String.raw`(^|[^A-Za-z0-9_-])((?:export\s+)?${k}\s*(?:=|:\s+)\s*)(${TOKEN})?`, "g");
 }
 
@@ -49,8 +50,8 @@ function unquote(token: string): string {
   return /^(['"]).*\1$/s.test(token) ? token.slice(1, -1) : token;
 }
 
-/** A value written through a variable (`{{ coder_ctx }}`, `${CTX}`): the number lives where the variable is set. */
-const TEMPLATED = /\{\{|\{%|\$\{?[A-Za-z_]/;
+/** A value written through a variable (`{{ coder_ctx }}`, `${CTX}`, a container's `$(CTX)`): the number lives where the variable is set. */
+const TEMPLATED = /\{\{|\{%|\$[{(]?[A-Za-z_]/;
 
 /** Replaces the key's last value on the line; null when the line does not set the key; `templated` when its value is a variable. */
 function editLine(
@@ -100,6 +101,76 @@ function isComment(line: string): boolean {
   return /^\s*#/.test(line);
 }
 
+/**
+ * Appends ` --flag value` inside the value of `fix.into` (`VLLM_EXTRA_ARGS="…"`): on the fix's line
+ * when it sets that key, else the last line that does. The value keeps its quoting; a bare one-word
+ * value is given double quotes. Null when no line sets the key.
+ */
+function addIntoValue(lines: string[], fix: ValueFix): { line: number; span: { column: number; width: number; written: string } } | null {
+  const key = fix.into as string;
+  if (key === "ExecStart") return addToExecStart(lines, fix);
+  const order = [...(fix.line !== null ? [fix.line - 1] : []), ...lines.map((_, i) => lines.length - 1 - i)];
+  for (const i of order) {
+    const src = lines[i];
+    if (src === undefined || isComment(src)) continue;
+    const m = new RegExp(String.raw`^(\s*(?:export\s+)?${escapeRe(key)}\s*=\s*)(${TOKEN})?`).exec(src);
+    if (!m) continue;
+    const old = m[2] ?? "";
+    const inner = unquote(old);
+    const quote = old.startsWith("'") ? "'" : '"';
+    const value = quote === '"' ? fix.value.replace(/[\\"$`]/g, "\\$&") : fix.value;
+    const written = `${quote}${inner}${inner === "" ? "" : " "}${fix.key} ${value}${quote}`;
+    const column = (m[1] ?? "").length;
+    lines[i] = src.slice(0, column) + written + src.slice(column + old.length);
+    return { line: i + 1, span: { column, width: old.length, written } };
+  }
+  return null;
+}
+
+/** A systemd unit's ExecStart: the flag goes at the end of the command, after its last continued line. */
+function addToExecStart(lines: string[], fix: ValueFix): { line: number; span: { column: number; width: number; written: string } } | null {
+  const starts = lines.flatMap((l, i) => (/^\s*ExecStart\s*=/.test(l) ? [i] : []));
+  const first = fix.line !== null && starts.includes(fix.line - 1) ? fix.line - 1 : starts[starts.length - 1];
+  if (first === undefined) return null;
+  let i = first;
+  while (/\\\s*$/.test(lines[i] ?? "") && i + 1 < lines.length) i++;
+  const src = (lines[i] ?? "").replace(/\s+$/, "");
+  // Shell words: a value with quotes, spaces or shell characters is single-quoted (JSON included).
+  const value = /^[A-Za-z0-9_./:=,+-]+$/.test(fix.value) ? fix.value : `'${fix.value.replace(/'/g, "'\\''")}'`;
+  const written = ` ${fix.key} ${value}`;
+  lines[i] = src + written;
+  return { line: i + 1, span: { column: src.length, width: 0, written } };
+}
+
+/**
+ * A flag alone on a YAML block list item (`- --max-model-len`) takes its value from the next item
+ * (`- "32768"`), as a Kubernetes `args` list or a chart's `extraArgs` writes it: that item's token.
+ */
+function editNextItem(
+  lines: string[],
+  i: number,
+  key: string,
+  value: string,
+): { at: number; line: string; from: string; span: { column: number; width: number; written: string } } | "templated" | null {
+  const k = escapeRe(key);
+  if (!key.startsWith("-") || !new RegExp(String.raw`^\s*-\s+(["']?)${k}\1\s*(#.*)?$`).test(lines[i] ?? "")) return null;
+  let j = i + 1;
+  while (j < lines.length && (/^\s*$/.test(lines[j] as string) || isComment(lines[j] as string))) j++;
+  const m = new RegExp(String.raw`^(\s*-\s+)(${TOKEN})`).exec(lines[j] ?? "");
+  if (!m) return null;
+  const old = m[2] as string;
+  if (TEMPLATED.test(old)) return "templated";
+  const column = (m[1] as string).length;
+  const token = requote(old, value);
+  const line = lines[j] as string;
+  return {
+    at: j,
+    line: line.slice(0, column) + token + line.slice(column + old.length),
+    from: unquote(old),
+    span: { column, width: old.length, written: token },
+  };
+}
+
 export function applyFixes(text: string, path: string, fixes: readonly ValueFix[]): FileEdit {
   const { lines, ends } = splitKeep(text);
   const applied: AppliedFix[] = [];
@@ -114,13 +185,28 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
         templated = true;
         return true;
       }
-      if (!r) return false;
+      if (!r) {
+        const next = editNextItem(lines, i, fix.key, fix.value);
+        if (next === "templated") templated = true;
+        if (next === null || next === "templated") return next === "templated";
+        lines[next.at] = next.line;
+        applied.push({ fix, line: next.at + 1, from: next.from, to: fix.value, span: next.span });
+        return true;
+      }
       lines[i] = r.line;
       applied.push({ fix, line: i + 1, from: r.from, to: fix.value, span: r.span });
       return true;
     };
     let done = fix.line !== null && tryAt(fix.line - 1);
     for (let i = lines.length - 1; i >= 0 && !done; i--) done = tryAt(i);
+    if (!done && fix.into !== undefined) {
+      // A flag the file does not set: added at the end of the value that holds its other flags.
+      const at = addIntoValue(lines, fix);
+      if (at) {
+        applied.push({ fix, line: at.line, from: null, to: fix.value, span: at.span });
+        continue;
+      }
+    }
     if (templated) {
       failed.push({ fix, why: `${path} sets ${fix.key} through a variable: set ${fix.value} where the variable is defined` });
       continue;

@@ -7,13 +7,38 @@ import { seatFootprint, type VllmSeat } from "../kv/seat.js";
 import { requiredKv } from "../kv/bytes.js";
 
 export function pinRaiseFits(usages: CardUsage[], seat: VllmSeat, newPin: number): boolean {
+  return growthFits(
+    usages,
+    seat,
+    (cudaTotal, totalBytes) =>
+      (seat.weights ?? 0) + newPin + seat.overhead - seatFootprint(seat, { totalBytes, cudaTotalBytes: cudaTotal }),
+  );
+}
+
+/**
+ * Whether an unpinned seat may take `utilization` of its cards: the same two tests as a pin raise
+ * (gpu/fits, and every neighbour's boot), for the footprint utilization × CUDA total.
+ */
+export function utilizationRaiseFits(usages: CardUsage[], seat: VllmSeat, utilization: number): boolean {
+  return growthFits(usages, seat, (cudaTotal) => Math.round((utilization - seat.utilization) * cudaTotal));
+}
+
+/** The utilization, to the hundredth above, at which vLLM's profiler leaves an unpinned seat `kvBytes`
+ *  (the inverse of its estimate: KV + weights + overhead + graphs inside the budget); null without an estimate. */
+export function utilizationFor(seat: VllmSeat, kvBytes: number): number | null {
+  const e = seat.estimate;
+  if (!e) return null;
+  const needed = kvBytes + e.weightsPerGpu + e.overhead.bytes + e.graphsBytes;
+  return Math.ceil((needed / e.totalBytes) * 100) / 100;
+}
+
+function growthFits(usages: CardUsage[], seat: VllmSeat, deltaOf: (cudaTotal: number, totalBytes: number) => number): boolean {
   for (const index of seat.cards) {
     const card = usageOfCard(usages, seat.host, index);
     if (!card || card.ledgerSized) continue;
-    // What the seat holds now (an unpinned seat: utilization × total) against weights + pin + overhead.
+    // What the seat holds now (an unpinned seat: utilization × total) against what it would hold.
     const cudaTotal = card.cuda_total_bytes ?? card.total_bytes;
-    const delta =
-      (seat.weights ?? 0) + newPin + seat.overhead - seatFootprint(seat, { totalBytes: card.total_bytes, cudaTotalBytes: cudaTotal });
+    const delta = deltaOf(cudaTotal, card.total_bytes);
     if (delta <= 0) continue; // holding less can break nothing
     if (card.spare_bytes - delta < 0) return false;
     for (const e of card.entries) {

@@ -4,10 +4,12 @@ import type { ModelSpec, Policy, SeatPolicy } from "../config/policy.js";
 import { cudaTotalOf, type Card, type FleetState, type Origin, type Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { sizesKvPerSeat } from "../model/engine.js";
+import { imageEntries } from "../model/recognise.js";
 import { MiB } from "../units/bytes.js";
 import { bytesPerToken, perTokenOfModel, requiredKv, type PerToken } from "./bytes.js";
 import { compact, formatInt, size } from "./format.js";
 import { showFix, type ValueFix } from "../model/value-fix.js";
+import { settingFix } from "../model/setting-fix.js";
 import type { ModelFacts } from "./facts.js";
 import type { ConfigProblem } from "./hf-config.js";
 import { modelSourceOf, type ModelSource } from "./model-source.js";
@@ -15,6 +17,7 @@ import { estimateMaxModelLen, requestKv, requiredForRequest, type KvInputs, type
 import { derivedMaxModelLen, withConfigOverrides, type DerivedMaxLen } from "./max-len.js";
 import { CUDA_GRAPH_ESTIMATE, defaultBatchLimits, estimatedKv, profilerOverhead, type Overhead } from "./overhead.js";
 import { stageWeights } from "./parallel.js";
+import { deployedWeights, type DeployedWeights } from "./quantization.js";
 import { versionFromImage, vllmFacts, vllmVersionFacts, type VllmFacts } from "./vllm-versions.js";
 
 export interface VllmSeat {
@@ -37,6 +40,8 @@ export interface VllmSeat {
   overhead: number;
   /** Weights per GPU (weights / TP, or WEIGHTS_MIB); null when unknown. */
   weights: number | null;
+  /** How the launch changed the checkpoint's weights (--quantization, --dtype); null when it did not. */
+  weightsLoaded: DeployedWeights | null;
   policy: SeatPolicy | undefined;
   /** Set when kv.seats.<name>.pinned names the owner's number. */
   ownerPinned: boolean;
@@ -75,6 +80,11 @@ interface KvEstimate {
   graphsBytes: number;
 }
 
+function strSetting(s: Service, name: string): string | null {
+  const v = s.settings[name]?.value;
+  return typeof v === "string" && v.trim() !== "" ? v.trim() : null;
+}
+
 function numSetting(s: Service, name: string): number | undefined {
   const v = s.settings[name]?.value;
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;
@@ -92,12 +102,9 @@ function vllmVersionOf(service: Service): string | null {
   const setting = service.settings.vllm_version?.value;
   const declared = typeof setting === "string" && setting !== "" ? setting : service.env.entries.get("VLLM_VERSION")?.value.trim();
   if (declared) return declared;
-  for (const key of ["IMAGE", "DOCKER_IMAGE"]) {
-    const image = service.env.entries.get(key)?.value;
-    if (image) {
-      const v = versionFromImage(image);
-      if (v) return v;
-    }
+  for (const entry of imageEntries(service.env)) {
+    const v = versionFromImage(entry.value);
+    if (v) return v;
   }
   return null;
 }
@@ -191,15 +198,19 @@ function computeSeat(service: Service, policy: Policy, pack: RulesPack, state: P
       : null;
   const weightsMib = numSetting(service, "weights_mib");
   const overheadMib = numSetting(service, "overhead_mib");
+  // The checkpoint as the launch loads it: --quantization fp8 on a bf16 checkpoint, --dtype float32.
+  const loaded = model
+    ? deployedWeights(model.weights_bytes, facts, strSetting(service, "quantization"), strSetting(service, "dtype"))
+    : null;
   const weights =
     weightsMib !== undefined
       ? Math.round(weightsMib * MiB)
-      : model && facts
+      : loaded && facts
         ? pp > 1
-          ? stageWeights(model.weights_bytes, facts, tp, pp).perGpu
-          : Math.round(model.weights_bytes / tp)
-        : model
-          ? Math.round(model.weights_bytes / tp)
+          ? stageWeights(loaded.bytes, facts, tp, pp).perGpu
+          : Math.round(loaded.bytes / tp)
+        : loaded
+          ? Math.round(loaded.bytes / tp)
           : null;
   // A seat that names its vLLM version gets that version's default (0.9 before 0.92); else the policy's.
   const utilization =
@@ -250,6 +261,7 @@ function computeSeat(service: Service, policy: Policy, pack: RulesPack, state: P
     utilization,
     overhead: overheadMib !== undefined ? Math.round(overheadMib * MiB) : policy.vllm.overhead_bytes,
     weights,
+    weightsLoaded: weightsMib === undefined && loaded?.formula ? loaded : null,
     policy: seatPolicy,
     ownerPinned: seatPolicy?.pinned_bytes !== undefined,
     facts,
@@ -278,7 +290,7 @@ export function seatFootprint(seat: VllmSeat, card: Pick<Card, "totalBytes" | "c
   return (seat.weights ?? 0) + seat.pinned + seat.overhead;
 }
 
-/** The KV data every kv rule carries (contract section 10). */
+/** The KV data every kv rule carries (docs/cli.md). */
 export function kvData(seat: VllmSeat): Record<string, unknown> {
   return {
     required_bytes: seat.required,
@@ -313,16 +325,22 @@ export function placeOf(seat: VllmSeat, setting?: string): { file: string; line:
   return o ? { file: o.file, line: o.line } : { file: seat.service.file, line: 1 };
 }
 
-/** The pin fix in the spelling the file already uses: its flag when a flag sets it, else KV_CACHE_MEMORY_BYTES. */
-export function pinFix(seat: VllmSeat, bytes: number): ValueFix {
-  const o = originOf(seat, "kv_pin");
-  if (o) return { file: o.file, line: o.line, key: o.name, value: String(bytes) };
-  return { file: seat.service.file, line: null, key: "KV_CACHE_MEMORY_BYTES", value: String(bytes) };
+/** The pin fix in the spelling the file already uses: its flag when a flag sets it, the flag inside the
+ *  key that holds the file's flags (VLLM_EXTRA_ARGS), else KV_CACHE_MEMORY_BYTES. */
+export function pinFix(seat: VllmSeat, bytes: number, pack: RulesPack): ValueFix {
+  return (
+    settingFix(pack, seat.service, "kv_pin", bytes) ?? {
+      file: seat.service.file,
+      line: null,
+      key: "KV_CACHE_MEMORY_BYTES",
+      value: String(bytes),
+    }
+  );
 }
 
 /** How to set the pin, as the fix writes it: `KV_CACHE_MEMORY_BYTES=8053063680 (7.5GiB)`. */
-export function setPin(seat: VllmSeat, bytes: number): string {
-  return `${showFix(pinFix(seat, bytes))} (${compact(bytes)})`;
+export function setPin(seat: VllmSeat, bytes: number, pack: RulesPack): string {
+  return `${showFix(pinFix(seat, bytes, pack))} (${compact(bytes)})`;
 }
 
 /**

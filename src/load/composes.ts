@@ -1,4 +1,4 @@
-// The docker compose files under the `compose` glob (contract section 14), read into
+// The docker compose files under the `compose` glob (docs/compose.md), read into
 // FleetState.composes: each service a deploy, as a playbook's container task is (the engine checks the
 // fleet as each changed compose file would leave it).
 import { posix } from "node:path";
@@ -95,7 +95,7 @@ function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState
       // A value the reader could not resolve for a service that is not gated is not the gate's notice.
       const dropped = new Set(r.deploys.filter((d) => !deploys.includes(d)).map((d) => d.service));
       const problems = r.problems.filter((p) => p.kind === "parse" || p.service === undefined || !dropped.has(p.service));
-      return { ...r, deploys, problems };
+      return { ...r, deploys, problems, others: [...dropped].sort() };
     });
 }
 

@@ -27,11 +27,13 @@ async function loadWritten(snapshot: Snapshot, policy: Policy, pack: RulesPack):
   const first = await snapshot.list(listingGlobs(policy));
   const isCompose = picomatch(policy.compose, { dot: true });
   const isService = picomatch(policy.services, { dot: true });
+  const isUnit = picomatch(policy.systemd, { dot: true });
   // A second, narrow listing when the first one calls for it: what compose files pull in, or, when the
   // services glob matches nothing, the env files that are elsewhere (fleet/no-services names their glob).
   const second = [
     ...(first.some((p) => isCompose(p)) ? COMPOSE_SIDE_GLOBS : []),
-    ...(first.some((p) => isService(p)) ? [] : ENV_ANYWHERE_GLOBS),
+    // A unit's EnvironmentFile= (or docker run --env-file) may name any env file of the repository.
+    ...(first.some((p) => isService(p)) && !first.some((p) => isUnit(p)) ? [] : ENV_ANYWHERE_GLOBS),
   ];
   const listing = second.length > 0 ? [...new Set([...first, ...(await snapshot.list([...new Set(second)]))])].sort() : first;
   const ctx: LoadContext = { snapshot, listing, policy, pack };
@@ -44,6 +46,9 @@ async function loadWritten(snapshot: Snapshot, policy: Policy, pack: RulesPack):
   if (more.size > 0) for (const [p, buf] of await snapshot.read([...more])) files.set(p, decode(buf));
   const fleet = emptyFleet(policy);
   fleet.paths = listing;
+  // Every file read, whichever input asked for it (a MODEL_CONFIG outside models/, a template, an
+  // env_file): what the hook's fast path must treat as the fleet's (src/cli/commands/check-hooks.ts).
+  fleet.readPaths = [...files.keys()].sort();
   for (const input of FLEET_INPUTS) input.add(fleet, files, ctx);
   return fleet;
 }

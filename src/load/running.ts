@@ -12,8 +12,20 @@
 // - a playbook edits or writes the env file on the host: the committed env file is what runs, and
 //   `playbook/drift` says when the two disagree. A seat that only a playbook (or a role's template)
 //   defines, with no env file committed, runs as that playbook deploys it;
+// - a Kubernetes workload runs what its manifest (or the chart's values) gives its container, each
+//   replica a seat on its pool's cards (src/load/kubernetes.ts placed them), every file in path order;
 // - model files, the observed file, tenants and cards are read once into the fleet (src/load/inputs.ts).
-import type { Card, ComposeDeploy, ComposeRead, DeployFile, FleetState, ParsedEnv, Service } from "../model/types.js";
+import type {
+  Card,
+  ComposeDeploy,
+  ComposeRead,
+  DeployFile,
+  FleetState,
+  K8sDeploy,
+  KubernetesFleet,
+  ParsedEnv,
+  Service,
+} from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import type { EnvEdit } from "../playbook/records.js";
@@ -71,8 +83,10 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
     const placedBy = isComposeDeploy(d) ? d.cards : null;
     if (placedBy && o && o.file === placedBy.file && o.line === placedBy.line)
       service.origins.gpus = { ...o, name: placedBy.via === "all" || placedBy.via === "count" ? "device_ids" : placedBy.via };
-    const anchor = current?.definedAt ?? (committed.has(service.file) ? null : deployAnchor(d, read.path));
+    const k8s = isK8sDeploy(d);
+    const anchor = current?.definedAt ?? (committed.has(service.file) && !k8s ? null : deployAnchor(d, read.path));
     if (anchor) service.definedAt = anchor;
+    if (k8s) service.flagsOnly = true;
     if (i !== undefined && services[i] !== null) services[i] = service;
     else {
       at.set(d.service, services.length);
@@ -111,6 +125,7 @@ function placedOnHost(d: ComposeDeploy, service: Service, cards: readonly Card[]
 /** Where a deploy defines its service: a compose service's key, else the deploy's first edit. */
 function deployAnchor(d: DeployFile["deploys"][number], path: string): NonNullable<Service["definedAt"]> {
   if (isComposeDeploy(d)) return { file: d.file, line: d.line, by: "compose" };
+  if (isK8sDeploy(d)) return { file: d.file, line: d.line };
   const first = d.edits.find((e) => e.kind !== "reset") ?? d.edits[0];
   return first ? { file: first.file, line: first.line, by: "playbook" } : { file: path, line: 1, by: "playbook" };
 }
@@ -133,11 +148,53 @@ export function runningFleet(written: FleetState, build: BuildService): FleetSta
   const composes: ComposeRead[] = [];
   for (const r of written.composes ?? []) {
     const got = deployed(out, asDeployFile({ ...r, deploys: startedByDefault(r) }), build);
-    out = got.state;
+    out = withBootOrder(got.state, r);
     const placed = new Map(got.deploys.map((d) => [d.service, d]));
     composes.push({ ...r, deploys: r.deploys.map((d) => (placed.get(d.service) as ComposeDeploy | undefined) ?? d) });
   }
+  // A systemd unit runs its service as its ExecStart says; its After= + Requires= order its boot.
+  for (const r of written.units ?? []) out = deployFleet(out, r, build);
+  if (written.kubernetes) out = deployFleet(out, kubernetesDeployFile(written.kubernetes), build);
+  out = withUnitBootOrder(out, written.units ?? []);
   return written.composes ? { ...out, composes } : out;
+}
+
+function withUnitBootOrder(state: FleetState, units: NonNullable<FleetState["units"]>): FleetState {
+  const serviceOfUnit = new Map(units.flatMap((r) => r.deploys.map((d) => [d.unit, d.service] as const)));
+  const after = new Map(
+    units.flatMap((r) => r.deploys.map((d) => [d.service, d.startsAfter.flatMap((u) => serviceOfUnit.get(u) ?? [])] as const)),
+  );
+  if (![...after.values()].some((l) => l.length > 0)) return state;
+  return {
+    ...state,
+    services: state.services.map((s) => {
+      const first = after.get(s.name);
+      return first && first.length > 0 ? { ...s, bootsAfter: [...new Set([...(s.bootsAfter ?? []), ...first])] } : s;
+    }),
+  };
+}
+
+/** Each compose service's healthy-first dependencies as the fleet names them (a compose key → its seat). */
+function withBootOrder(state: FleetState, r: NonNullable<FleetState["composes"]>[number]): FleetState {
+  const seatOf = new Map(r.deploys.map((d) => [d.composeService, d.service]));
+  const after = new Map(r.deploys.map((d) => [d.service, (d.healthyFirst ?? []).map((k) => seatOf.get(k) ?? k)]));
+  if (![...after.values()].some((l) => l.length > 0)) return state;
+  return {
+    ...state,
+    services: state.services.map((s) => {
+      const first = after.get(s.name);
+      return first && first.length > 0 ? { ...s, bootsAfter: [...new Set([...(s.bootsAfter ?? []), ...first])] } : s;
+    }),
+  };
+}
+
+/** The Kubernetes seats as one deploy file: each replica placed on its cards (src/load/kubernetes.ts). */
+function kubernetesDeployFile(k: KubernetesFleet): DeployFile {
+  return { path: "kubernetes", kind: "kubernetes", deploys: k.seats, problems: [], files: k.reads.flatMap((r) => r.files) };
+}
+
+function isK8sDeploy(d: DeployFile["deploys"][number]): d is K8sDeploy {
+  return "kubernetes" in d;
 }
 
 export function isComposeDeploy(d: DeployFile["deploys"][number]): d is ComposeDeploy {

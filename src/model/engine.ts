@@ -4,7 +4,8 @@
 import type { Policy } from "../config/policy.js";
 import type { EngineSpec, KvSizing, SettingSpec } from "../rules/engines.js";
 import type { RulesPack } from "../rules/pack.js";
-import type { EngineRecognition, ParsedEnv, Service } from "./types.js";
+import type { EngineRecognition, Origin, ParsedEnv, Service } from "./types.js";
+import { lastFlag } from "./settings.js";
 import { recogniseFrom } from "./recognise.js";
 
 /** The rules pack's entry for the service's engine; undefined for none or an engine it does not know. */
@@ -53,7 +54,7 @@ export function settingDefault(spec: SettingSpec, policy: Policy): unknown {
 }
 
 /**
- * The engine a service runs when ENGINE is not set (contract §12): recognised from its image, its
+ * The engine a service runs when ENGINE is not set (docs/engines.md): recognised from its image, its
  * command line, a command word, the flags only one engine has, or `serve MODEL`, by the `recognise`
  * traits of rules/engines.yaml; the strongest kind of evidence decides. null engine when nothing
  * names one, or when one kind of evidence names two engines (`candidates` then lists them).
@@ -70,4 +71,34 @@ export function isGenericEngine(policy: Policy, engine: string | null): boolean 
 /** Engine names of the rules pack, in its order. */
 export function knownEngines(pack: RulesPack): string[] {
   return Object.keys(pack.engines.engines);
+}
+
+/** The keys that give a service cards (docs/engines.md). `none`/`void` hide every card. */
+const GPU_KEYS = ["GPU", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"];
+
+/** Why the service needs an engine: the first GPU key or sizing setting it sets, with its place. */
+export function needsEngine(s: Service, pack: RulesPack): { what: string; origin: Origin } | null {
+  for (const key of GPU_KEYS) {
+    const e = s.env.entries.get(key);
+    if (e && !["", "none", "void"].includes(e.value.trim().toLowerCase()))
+      return {
+        what: `it holds a GPU (${key}=${e.value.trim()})`,
+        origin: { file: e.file ?? s.file, line: e.line, source: "env", name: key },
+      };
+  }
+  for (const spec of Object.values(pack.engines.engines)) {
+    for (const setting of Object.values(spec.settings)) {
+      if (!setting.knob) continue;
+      const e = setting.env ? s.env.entries.get(setting.env) : undefined;
+      if (e)
+        return { what: `it sets ${e.key}, a sizing setting`, origin: { file: e.file ?? s.file, line: e.line, source: "env", name: e.key } };
+      const f = lastFlag(s.env, [...(setting.flags ?? []), ...(setting.aliases ?? [])]);
+      if (f)
+        return {
+          what: `it sets ${f.spelled}, a sizing setting`,
+          origin: { file: f.file ?? s.file, line: f.line, source: "flag", name: f.spelled },
+        };
+    }
+  }
+  return null;
 }

@@ -1,4 +1,4 @@
-// Which engine a service runs when its env file has no ENGINE key (contract §12). Operators write
+// Which engine a service runs when its env file has no ENGINE key (docs/engines.md). Operators write
 // what the container runs (an image, a command line, the engine's own flags) and rarely a label for
 // kvgate; reading only ENGINE left such seats unchecked and the gate said PASS. Each engine's
 // `recognise` traits in rules/engines.yaml say what names it; no engine is named here.
@@ -9,8 +9,15 @@ import type { EngineRecognition, EnvEntry, Origin, ParsedEnv } from "./types.js"
 import { isFlagKey } from "../parse/env.js";
 import { originOfEntry, originOfFlag } from "./settings.js";
 
-/** The env keys that hold the container image a service runs (compose's `image:` is read as IMAGE). */
-const IMAGE_KEYS = ["IMAGE", "DOCKER_IMAGE", "CONTAINER_IMAGE"] as const;
+/** A key that holds the container image a service runs: IMAGE, DOCKER_IMAGE, VLLM_IMAGE, … (compose's
+ *  `image:` is read as IMAGE). Operators name the variable after the engine (`VLLM_IMAGE`) as often as not. */
+const IMAGE_KEY = /(^|_)IMAGE$/;
+
+/** The service's image entries, IMAGE first: what it runs, as far as an env file can say. */
+export function imageEntries(parsed: ParsedEnv): EnvEntry[] {
+  const out = parsed.all.filter((e) => IMAGE_KEY.test(e.key) && e.value.trim() !== "" && parsed.entries.get(e.key) === e);
+  return out.sort((a, b) => Number(b.key === "IMAGE") - Number(a.key === "IMAGE"));
+}
 
 type Evidence = { engine: string; evidence: string; origin: Origin };
 type Kind = Exclude<EngineRecognition["by"], "ENGINE" | "none">;
@@ -56,12 +63,11 @@ const IMAGE_MATCHERS = new Map<string, (s: string) => boolean>();
 
 function byImage(engines: Record<string, EngineSpec>, parsed: ParsedEnv): Evidence[] {
   const out: Evidence[] = [];
-  for (const key of IMAGE_KEYS) {
-    const entry = parsed.entries.get(key);
-    if (!entry || entry.value.trim() === "") continue;
+  for (const entry of imageEntries(parsed)) {
     for (const [name, spec] of Object.entries(engines)) {
       const hit = spec.recognise?.images.find((p) => imageMatches(p, entry.value));
-      if (hit) out.push({ engine: name, evidence: `${key}=${entry.value.trim()} matches ${hit}`, origin: originOfEntry(parsed, entry) });
+      if (hit)
+        out.push({ engine: name, evidence: `${entry.key}=${entry.value.trim()} matches ${hit}`, origin: originOfEntry(parsed, entry) });
     }
   }
   return out;
@@ -143,4 +149,16 @@ export function recogniseFrom(engines: Record<string, EngineSpec>, parsed: Parse
     return { engine: first.engine, by, evidence: first.evidence, origin: first.origin };
   }
   return { engine: null, by: "none", evidence: null, origin: null };
+}
+
+/**
+ * True when a command's words run an engine by its traits (a `recognise.commands` command, or a
+ * `command_words` word followed by `serve`): what picks the server out of a container's `sh -c` script.
+ */
+export function runsEngineCommand(engines: Record<string, EngineSpec>, words: readonly string[]): boolean {
+  return Object.values(engines).some(
+    (spec) =>
+      (spec.recognise?.commands ?? []).some((c) => runsCommand(words, c)) ||
+      words.some((w, i) => (spec.recognise?.command_words ?? []).includes(w.split("/").pop() ?? w) && words[i + 1] === "serve"),
+  );
 }

@@ -4,6 +4,8 @@
 // layer down, and re-exported here so the layers above read the whole model from one module.
 import type { PlaybookRead } from "../playbook/records.js";
 import type { ComposeRead } from "../compose/records.js";
+import type { SystemdRead } from "../systemd/read.js";
+import type { KubernetesFleet } from "../kubernetes/records.js";
 import type { ObservedRead } from "../parse/observed.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
 import type { ParsedEnv } from "../parse/env-types.js";
@@ -11,6 +13,7 @@ import type { Severity } from "../rules/severity.js";
 export type { EnvEntry, EnvFlag, ParsedEnv } from "../parse/env-types.js";
 export type { DeployFile, PlaybookRead } from "../playbook/records.js";
 export type { ComposeDeploy, ComposeRead } from "../compose/records.js";
+export type { K8sDeploy, KubernetesFleet } from "../kubernetes/records.js";
 export type { Severity } from "../rules/severity.js";
 
 type Status = "open" | "exempt" | "allowed" | "waived";
@@ -42,7 +45,7 @@ export interface Setting {
 /** An engine of rules/engines.yaml (or a name it does not know, as written). */
 type EngineName = string;
 
-/** How a service's engine was found (contract §12): the ENGINE key, or recognised from what it runs. */
+/** How a service's engine was found (docs/engines.md): the ENGINE key, or recognised from what it runs. */
 export interface EngineRecognition {
   /** The engine, lowercased; null when nothing names one (or two engines match, see candidates). */
   engine: EngineName | null;
@@ -87,6 +90,17 @@ export interface Service {
   /** Containers of this seat that run (compose `deploy.replicas` / `scale`); absent: one. Each sits
    *  on the seat's cards, so a card counts each one (src/kv/card-usage.ts). */
   replicas?: number;
+  /**
+   * Services this one boots only after they are up (compose `depends_on: { x: { condition:
+   * service_healthy } }`, a systemd unit's `After=` with `Requires=`): its profiler then finds them
+   * resident, never half-booted. Absent: nothing orders its boot.
+   */
+  bootsAfter?: string[];
+  /**
+   * The engine reads the seat's settings from its command line only (a Kubernetes container: vLLM
+   * reads no MAX_MODEL_LEN from its environment), so a setting it lacks is advised as a flag.
+   */
+  flagsOnly?: boolean;
 }
 
 /** Where a finding about the whole service points: its env file's first line, or the deploy that defines it. */
@@ -139,11 +153,20 @@ export interface FleetState {
   ledgerFacts: Record<string, LedgerEntry>;
   /** The paths of this state the policy's fleet globs match (src/load/fleet-globs.ts): what was listed, never the whole tree. */
   paths: string[];
+  /** The services were discovered (the services glob matched no file): src/load/env-files.ts. */
+  discovered?: boolean;
+  /** Every path the loader read for this state, present in it or not (a named file that is missing counts too). */
+  readPaths?: string[];
   /** Every file matching the `playbooks` glob, read (see src/playbook/plays.ts; src/load/ always loads them). */
   playbooks?: PlaybookRead[];
   /** Every compose file matching the `compose` glob, read (src/compose/; src/load/composes.ts), with
    *  only the services that are fleet deploys (see there). */
   composes?: ComposeRead[];
+  /** Every systemd unit under the `systemd` glob that deploys a service (src/systemd/; src/load/systemd.ts). */
+  units?: SystemdRead[];
+  /** The Kubernetes manifests and Helm values under the `kubernetes` globs, read (src/kubernetes/;
+   *  src/load/kubernetes.ts): engine workloads, each replica placed on its pool's cards. */
+  kubernetes?: KubernetesFleet;
   /** kvgate.yaml `observed:`: the file `kvgate observe --write` made, read (gpu/plateau); absent when
    *  the policy names none. `read` is null when the file is not in the repository. */
   observed?: { file: string; read: ObservedRead | null };

@@ -11,9 +11,15 @@ export interface ValueFix {
   key: string;
   /** The value to write, as the engine reads it (plain integers for bytes and tokens). */
   value: string;
+  /**
+   * A flag the file does not set yet, to add inside the value of this key (`VLLM_EXTRA_ARGS`, a
+   * compose `command:`): where the file's other flags live. `line` is that key's line.
+   */
+  into?: string;
 }
 
-/** How a message says the fix: `KEY=value`, or `--flag value`. */
-export function showFix(fix: Pick<ValueFix, "key" | "value">): string {
-  return fix.key.startsWith("-") ? `${fix.key} ${fix.value}` : `${fix.key}=${fix.value}`;
+/** How a message says the fix: `KEY=value`, `--flag value`, `--flag value in VLLM_EXTRA_ARGS`, or a YAML key's `key: value` (a chart's `maxModelLen`, `nvidia.com/gpu`). */
+export function showFix(fix: Pick<ValueFix, "key" | "value" | "into">): string {
+  if (!fix.key.startsWith("-")) return /[a-z]/.test(fix.key) ? `${fix.key}: ${fix.value}` : `${fix.key}=${fix.value}`;
+  return fix.into ? `${fix.key} ${fix.value} in ${fix.into}` : `${fix.key} ${fix.value}`;
 }

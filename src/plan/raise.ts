@@ -10,7 +10,7 @@ import type { Policy } from "../config/policy.js";
 import { cudaTotalOf, type Card, type FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { requiredAt, seatFootprint, vllmSeats, type VllmSeat } from "../kv/seat.js";
-import { settingFix } from "../fix/setting.js";
+import { settingFix } from "../model/setting-fix.js";
 import type { ValueFix } from "../model/value-fix.js";
 import { bootFloor, planInputForHost } from "./host.js";
 import { solvePlan, type PlanLimits } from "./solve.js";

@@ -2,9 +2,10 @@
 // a parameter (the Action passes @actions/core, the CLI a printer of workflow commands, tests fakes),
 // so this file never imports @actions/core and the CLI bundle stays small for the hook.
 import type { CheckResult } from "../engine/result.js";
+import { coverageText } from "./text.js";
 import type { Finding, Severity } from "../model/types.js";
 import { formatBytes } from "../units/bytes.js";
-import { ruleHelpUri } from "./sarif.js";
+import { ruleDocUrl } from "./rules-doc.js";
 
 /** GitHub shows at most 10 annotations of each severity per step; the rest go to the summary. */
 const ANNOTATIONS_PER_SEVERITY = 10;
@@ -100,10 +101,10 @@ export function verdictLine(result: CheckResult): string {
     .filter((k) => c[k] > 0)
     .map((k) => `, ${c[k]} ${k}`)
     .join("");
-  return `kvgate ${result.mode}: ${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s)${extra} — ${result.verdict === "pass" ? "PASS" : "REFUSED"}`;
+  return `kvgate ${result.mode}: ${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s)${extra}${coverageText(result.coverage)} — ${result.verdict === "pass" ? "PASS" : "REFUSED"}`;
 }
 
-/** One card's memory, as the card usage reports it (contract section 10's `gpu/fits` data). */
+/** One card's memory, as the card usage reports it (docs/cli.md's `gpu/fits` data). */
 export interface CardRow {
   host: string;
   index: number;
@@ -140,9 +141,9 @@ const SHORT_SHA = 10;
 
 const SEVERITY_RANK: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
 
-/** The rule id linked to its row in the README's rule list (the anchor SARIF's helpUri uses). */
+/** The rule id linked to its page (the page SARIF's helpUri names). */
 function ruleLink(id: string): string {
-  return `[\`${id}\`](${ruleHelpUri(id)})`;
+  return `[\`${id}\`](${ruleDocUrl(id)})`;
 }
 
 /** The job summary: the verdict, every finding (errors first), and the per-card memory table when given. */
@@ -156,6 +157,7 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
   out.push(
     `${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s); ${c.exempt} exempt, ${c.allowed} allowed, ${c.waived} waived — ${units}, ${result.filesChecked} file(s) changed, failing at \`${result.failOn}\`.`,
   );
+  if (result.coverage) out.push("", `Coverage: ${cell(coverageText(result.coverage).slice(2))}.`);
   out.push("");
   if (result.findings.length === 0) {
     out.push("No findings.");

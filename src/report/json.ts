@@ -1,4 +1,4 @@
-// JSON output, contract section 10. Findings keep the contract's keys in its order; `reason` is added
+// JSON output, docs/cli.md. Findings keep the contract's keys in its order; `reason` is added
 // for exempt / allowed / waived findings (who owns the exception, which placeholder, the waiver's why).
 import type { CheckResult } from "../engine/result.js";
 
@@ -9,6 +9,7 @@ export function formatJson(result: CheckResult): string {
     mode: result.mode,
     verdict: result.verdict,
     counts: result.counts,
+    ...(result.coverage ? { coverage: result.coverage } : {}),
     findings: result.findings.map((f) => ({
       rule: f.rule,
       severity: f.severity,

@@ -11,6 +11,7 @@ import type { ReportContext } from "./reporter.js";
 import { fixListOf } from "../fix/collect.js";
 import { fixReplacement } from "../fix/replacement.js";
 import { showFix } from "../model/value-fix.js";
+import { ruleDocUrl } from "./rules-doc.js";
 
 const SARIF_SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json";
 const INFORMATION_URI = "https://github.com/kvgate/kvgate";
@@ -20,16 +21,18 @@ export const NO_FILE_URI = "kvgate.yaml";
 
 const LEVEL: Record<Severity, "error" | "warning" | "note"> = { error: "error", warning: "warning", notice: "note" };
 
-/** The README's rule section anchor: `kv/covers-context` → `#rule-kv-covers-context`. */
-export function ruleHelpUri(id: string): string {
-  return `${INFORMATION_URI}#rule-${id.replaceAll("/", "-")}`;
-}
-
+// helpUri is the rule's page (docs/rules/): what it checks, why, a failing and a passing example, the
+// fix. `help` says the same in one line, since code scanning shows a rule's help text, not its helpUri.
 function descriptor(rule: RuleMeta): Sarif.ReportingDescriptor {
+  const page = ruleDocUrl(rule.id);
   return {
     id: rule.id,
     shortDescription: { text: rule.description },
-    helpUri: ruleHelpUri(rule.id),
+    helpUri: page,
+    help: {
+      text: `${rule.description} What it checks, why, examples and the fix: ${page}`,
+      markdown: `${rule.description}\n\n[What it checks, why, examples and the fix](${page})`,
+    },
     defaultConfiguration: { level: LEVEL[rule.severity] },
   };
 }
@@ -132,7 +135,13 @@ export function sarifLog(result: CheckResult, rules: readonly RuleMeta[] = RULES
         },
         originalUriBaseIds: { "%SRCROOT%": { description: { text: "the root of the repository kvgate checked" } } },
         results: result.findings.map((f) => resultOf(f, index, files)),
-        properties: { verdict: result.verdict, mode: result.mode, units: result.units, counts: result.counts },
+        properties: {
+          verdict: result.verdict,
+          mode: result.mode,
+          units: result.units,
+          counts: result.counts,
+          ...(result.coverage ? { coverage: result.coverage } : {}),
+        },
       },
     ],
   };

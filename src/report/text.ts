@@ -3,6 +3,7 @@
 // and the verdict.
 import type { CheckResult } from "../engine/result.js";
 import type { Finding } from "../model/types.js";
+import type { Coverage } from "../kv/coverage.js";
 import { COLORS, PLAIN, type Paint } from "./color.js";
 import type { ReportContext } from "./reporter.js";
 
@@ -20,19 +21,27 @@ function summaryLine(result: CheckResult, p: Paint): string {
   const parts = [plural(c.error, "error"), plural(c.warning, "warning"), plural(c.notice, "notice")];
   for (const k of ["exempt", "allowed", "waived"] as const) if (c[k] > 0) parts.push(`${c[k]} ${k}`);
   const verdict = result.verdict === "pass" ? p.green(p.bold("PASS")) : p.red(p.bold("REFUSED"));
-  return `kvgate ${result.mode}: ${parts.join(", ")} — ${verdict}`;
+  return `kvgate ${result.mode}: ${parts.join(", ")}${coverageText(result.coverage)} — ${verdict}`;
+}
+
+/** `; 3 seats sized on 2 cards; 1 service not an engine (open-webui); 0 unsized`, when the run covered the fleet. */
+export function coverageText(c: Coverage | undefined): string {
+  if (!c) return "";
+  const others = c.not_engines.length > 0 ? `; ${plural(c.not_engines.length, "service")} not an engine (${c.not_engines.join(", ")})` : "";
+  const unsized = c.unsized.length > 0 ? `${c.unsized.length} unsized (${c.unsized.join(", ")})` : "0 unsized";
+  return `; ${plural(c.sized, "seat")} sized on ${plural(c.cards, "card")}${others}; ${unsized}`;
 }
 
 /** The whole text of a run without findings (the hook's fast path prints it too, byte for byte). */
-export function cleanPassText(mode: string, filesChecked: number, color: boolean): string {
+export function cleanPassText(mode: string, filesChecked: number, color: boolean, coverage?: Coverage): string {
   const p = color ? COLORS : PLAIN;
-  return `kvgate ${mode}: ${p.green("pass")} (${plural(filesChecked, "file")} checked, no findings)\n`;
+  return `kvgate ${mode}: ${p.green("pass")} (${plural(filesChecked, "file")} checked, no findings)${coverageText(coverage)}\n`;
 }
 
 export function formatText(result: CheckResult, opts: ReportContext): string {
   const p = opts.color ? COLORS : PLAIN;
   if (result.findings.length === 0) {
-    return cleanPassText(result.mode, result.filesChecked, opts.color);
+    return cleanPassText(result.mode, result.filesChecked, opts.color, result.coverage);
   }
   const lines: string[] = [];
   const byFile = new Map<string, Finding[]>();

@@ -38,6 +38,8 @@ const DetectorSpec = z.strictObject({
   max_length: z.number().int().positive().optional(),
   entropy: z.number().positive().optional(),
   ignore: z.array(regexSource).optional(),
+  word_ignore: z.array(regexSource).optional(),
+  check: z.enum(["jwt"]).optional(),
   name_ignore: z.array(regexSource).optional(),
   file_context: z
     .array(
@@ -53,7 +55,45 @@ const DetectorSpec = z.strictObject({
 });
 type DetectorSpec = z.infer<typeof DetectorSpec>;
 
-export const SecretsFile = z.strictObject({
+/** `{NAME}` in a detector's regex: the fragment NAME's source (fragments are upper-case names). */
+const FRAGMENT = /\{([A-Z][A-Z0-9_]*)\}/g;
+
+/**
+ * The file with every detector's fragments spliced in, so what the bundles embed (and the fast path
+ * compiles) is the regex the scan runs. Expanding expanded data changes nothing.
+ */
+function spliceFragments(file: z.infer<typeof SecretsFileShape>, ctx: z.RefinementCtx): z.infer<typeof SecretsFileShape> {
+  const fragments = file.fragments ?? {};
+  const detectors = file.detectors.map((d, k) => {
+    const regex = d.regex.replace(FRAGMENT, (whole, name: string) => {
+      const f = fragments[name];
+      if (f === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["detectors", k, "regex"],
+          message: `names fragment {${name}}, which fragments does not define`,
+        });
+        return whole;
+      }
+      return f;
+    });
+    try {
+      new RegExp(regex);
+    } catch {
+      ctx.addIssue({
+        code: "custom",
+        path: ["detectors", k, "regex"],
+        message: "is not a valid regular expression once its fragments are spliced in",
+      });
+    }
+    return { ...d, regex };
+  });
+  return { ...file, detectors };
+}
+
+const SecretsFileShape = z.strictObject({
+  /** Named regex sources detectors share, spliced in where a regex says `{NAME}`. */
+  fragments: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string().min(1)).optional(),
   detectors: z.array(DetectorSpec).min(1),
   references: z.strictObject({
     prefixes: z.array(z.string().min(1)),
@@ -62,9 +102,11 @@ export const SecretsFile = z.strictObject({
   placeholders: z.strictObject({
     values: z.array(z.string().min(1)),
     patterns: z.array(regexSource),
+    jwt_signing_keys: z.array(z.string().min(1)).optional(),
   }),
 });
-type SecretsFile = z.infer<typeof SecretsFile>;
+
+export const SecretsFile = SecretsFileShape.transform(spliceFragments);
 
 export interface Detector {
   id: string;
@@ -83,6 +125,10 @@ export interface Detector {
   maxLength: number;
   entropy: number | null;
   ignore: RegExp[];
+  /** Values made of words: skipped unless their letters read as random (src/secrets/words.ts). */
+  wordIgnore: RegExp[];
+  /** A decoding check of the whole value (`jwt`: its header must decode to JSON naming an alg). */
+  check: "jwt" | null;
   /** Tested on the whole lowercased key name before a generic value (`max_new_tokens`, `tokenizer`). */
   nameIgnore: RegExp[];
   /** The detector runs on a file only when one of its scanned lines holds one of these (lowercase). */
@@ -96,7 +142,7 @@ export interface DetectorSet {
   /** `vault:`-style prefixes; Jinja calls whose string arguments name a vault path, not a value. */
   references: { prefixes: string[]; lookups: string[] };
   /** Built-in placeholders of rules/secrets.yaml (kvgate.yaml's are in the policy). */
-  placeholders: { values: string[]; patterns: string[] };
+  placeholders: { values: string[]; patterns: string[]; jwtSigningKeys: string[] };
 }
 
 function charsetTable(body: string, file: string, id: string): Uint8Array {
@@ -128,6 +174,8 @@ function compile(spec: DetectorSpec, file: string): Detector {
     maxLength: spec.max_length ?? MAX_VALUE_LENGTH,
     entropy: spec.entropy ?? null,
     ignore: (spec.ignore ?? []).map((s) => new RegExp(s)),
+    wordIgnore: (spec.word_ignore ?? []).map((s) => new RegExp(s)),
+    check: spec.check ?? null,
     nameIgnore: (spec.name_ignore ?? []).map((s) => new RegExp(s)),
     fileContext: spec.file_context ?? null,
     blockEnd: spec.block_end ?? null,
@@ -150,7 +198,11 @@ function detectorSetOf(data: z.infer<typeof SecretsFile>, file: string): Detecto
   return {
     detectors: data.detectors.map((d) => compile(d, file)),
     references: { prefixes: data.references.prefixes, lookups: data.references.lookups },
-    placeholders: { values: data.placeholders.values, patterns: data.placeholders.patterns },
+    placeholders: {
+      values: data.placeholders.values,
+      patterns: data.placeholders.patterns,
+      jwtSigningKeys: data.placeholders.jwt_signing_keys ?? [],
+    },
   };
 }
 

@@ -6,12 +6,13 @@
 // JavaScript regexes over values no longer than a detector's maximum); kvgate.yaml's patterns come
 // from a repository anyone can send a pull request to, so they run in RE2 semantics (linear time).
 import { compileLinear } from "./user-pattern.js";
+import { jwtExampleKey } from "./jwt.js";
 
 export interface PlaceholderHit {
   /** Where the placeholder is listed. */
   source: "rules/secrets.yaml" | "kvgate.yaml";
-  kind: "value" | "pattern";
-  /** The pattern that matched (kind `pattern`). */
+  kind: "value" | "pattern" | "example-signature";
+  /** The pattern that matched (kind `pattern`), the published key a JWT verifies with (`example-signature`). */
   pattern?: string;
 }
 
@@ -22,6 +23,8 @@ export interface PlaceholderFilter {
 export interface PlaceholderLists {
   values: readonly string[];
   patterns: readonly string[];
+  /** Published JWT signing keys (rules/secrets.yaml only): a token they verify is an example. */
+  jwtSigningKeys?: readonly string[];
 }
 
 function anchored(pattern: string, where: string): RegExp {
@@ -66,11 +69,14 @@ function compileFilter(builtin: PlaceholderLists, policy: PlaceholderLists): Pla
         return { test: (v: string) => re.fullMatch(v), source: "kvgate.yaml" as const, pattern: p };
       }),
   ];
+  const signingKeys = builtin.jwtSigningKeys ?? [];
   return {
     match(value) {
       const source = values.get(value);
       if (source) return { source, kind: "value" };
       for (const p of patterns) if (p.test(value)) return { source: p.source, kind: "pattern", pattern: p.pattern };
+      const key = value.startsWith("eyJ") && signingKeys.length > 0 ? jwtExampleKey(value, signingKeys) : null;
+      if (key !== null) return { source: "rules/secrets.yaml", kind: "example-signature", pattern: key };
       return null;
     },
   };

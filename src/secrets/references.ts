@@ -61,8 +61,9 @@ export function referenceKind(text: string, start: number, end: number, refs: De
   const jinja = innermostOpen(text, start, "{{", "}}");
   if (jinja >= 0 && closedAfter(text, end, "}}")) {
     const at = jinjaPosition(text.slice(jinja + 2, start));
-    // Outside quotes a Jinja expression holds names, filters and numbers: a variable, not a value.
-    if (!at.inString) return "name";
+    // Outside quotes a Jinja (or GitHub Actions) expression holds names, filters and numbers: a
+    // variable, not a value. A value no name can spell (`secrets.pypi-AgEI…/…`) was pasted in.
+    if (!at.inString) return /^[A-Za-z0-9_.]*$/.test(text.slice(start, end)) ? "name" : "literal";
     return at.calls.some((c) => refs.lookups.includes(c)) ? "lookup-arg" : "literal";
   }
 

@@ -5,6 +5,9 @@
 import type { Detector, DetectorSet } from "../rules/detectors.js";
 import { meetsEntropyFloor } from "./entropy.js";
 import { referenceKind } from "./references.js";
+import { readsAsRandom } from "./words.js";
+import { jwtHeaderOk } from "./jwt.js";
+import { continuedUnit, DECODE_HINT, decodedUnits, lineUnit, unescapedUnit, type ScanUnit } from "./units.js";
 import type { LineSieve } from "../git/types.js";
 
 export interface NumberedLine {
@@ -19,12 +22,16 @@ export interface SecretMatch {
   line: number;
   /** 1-based column where the value (or a private key's header) starts. */
   column: number;
+  /** How the value was read when not as the line stands (joined to the line before, decoded). */
+  via?: string;
 }
 
 /** A private key block longer than this many lines is cut (real keys are < 60 lines). */
 const BLOCK_MAX_LINES = 200;
 /** How far back a generic match's key name is read (`SERVICE_API_KEY_PROD`, `mySecretString`). */
 const NAME_MAX = 64;
+/** The longest placeholder-with-glued-characters run reported (the whole run is one value). */
+const MAX_GLUED = 4096;
 
 function inSet(table: Uint8Array, code: number): boolean {
   return code < 128 && table[code] === 1;
@@ -36,20 +43,56 @@ function isNameChar(code: number): boolean {
   );
 }
 
-/** The whole key name a generic match's keyword sits in: walked back from the keyword, forward in the match. */
+/**
+ * The whole key name a generic match's keyword sits in: walked back from the keyword, forward in the
+ * match; camelCase split at its capitals and lowercased (credentialsId is credentials_id).
+ */
 function keyName(text: string, m: RegExpExecArray): string {
   let s = m.index;
   while (s > 0 && m.index - s < NAME_MAX && isNameChar(text.charCodeAt(s - 1))) s--;
   let e = m.index;
   while (e < text.length && e - m.index < NAME_MAX && isNameChar(text.charCodeAt(e))) e++;
-  return text.slice(s, e).toLowerCase();
+  return text
+    .slice(s, e)
+    .replace(/([a-z0-9])(?=[A-Z])/g, "$1_")
+    .toLowerCase();
 }
 
-function accepts(d: Detector, value: string): boolean {
-  if (value.length < d.minLength) return false;
-  if (d.shape && !d.shape.test(value)) return false;
+/** `matched`: how much of the value the regex matched (the rest is the run it was extended by). */
+function accepts(d: Detector, value: string, set: DetectorSet, matched = value.length): boolean {
+  if (value.length < d.minLength || (d.shape && !d.shape.test(value))) {
+    // A listed example the format check rejects (AKIA0000000000000EXAMPLE is not base32) is still
+    // reported, as exempt: a listed placeholder is never dropped silently; nor is one with key
+    // characters glued on (AKIAIOSFODNN7EXAMPLEQ3), which is not inert.
+    return set.placeholders.values.includes(value) || gluedPlaceholder(value, matched, d, set);
+  }
   if (d.entropy !== null && !meetsEntropyFloor(value, d.entropy, d.generic)) return false;
-  return !d.ignore.some((re) => re.test(value));
+  if (d.check === "jwt" && !jwtHeaderOk(value)) return false;
+  if (d.ignore.some((re) => re.test(value))) return false;
+  return !d.wordIgnore.some((re) => re.test(value)) || readsAsRandom(value);
+}
+
+/**
+ * Whether a run longer than its format begins with a listed placeholder: a placeholder with key
+ * characters glued on is not inert (a longer run that holds one is not exempt), so it is reported
+ * instead of being passed over as "not this format".
+ */
+function gluedPlaceholder(run: string, matched: number, d: Detector, set: DetectorSet): boolean {
+  const filter = builtinPlaceholders(set);
+  if (filter.some((re) => re.test(run))) return false;
+  if (set.placeholders.values.some((v) => run.length > v.length && run.startsWith(v))) return true;
+  return [matched, d.maxLength].some((n) => n < run.length && filter.some((re) => re.test(run.slice(0, n))));
+}
+
+const builtinFilters = new WeakMap<DetectorSet, RegExp[]>();
+
+function builtinPlaceholders(set: DetectorSet): RegExp[] {
+  let res = builtinFilters.get(set);
+  if (!res) {
+    res = set.placeholders.patterns.map((p) => new RegExp(`^(?:${p})$`));
+    builtinFilters.set(set, res);
+  }
+  return res;
 }
 
 /** The body of a private key block starting after `from` on line `i`, over the following lines. */
@@ -214,10 +257,15 @@ function wordAt(bytes: Uint8Array, at: number, end: number, codes: Uint8Array): 
   return true;
 }
 
+/**
+ * The detectors' matches on numbered lines. A line is also read joined to the line before it when
+ * that line is among them too (the hook's fast path sees the same lines, src/cli/fast-path.ts).
+ */
 export function scanLines(lines: readonly NumberedLine[], set: DetectorSet): SecretMatch[] {
   // Lines without a keyword (most of a history's) find nothing: the detectors are not even chosen.
+  // A pull secret's base64 holds its keywords only once decoded.
   const prefilter = keywordPrefilter(set);
-  if (!lines.some((l) => prefilter.test(l.text))) return [];
+  if (!lines.some((l) => prefilter.test(l.text) || DECODE_HINT.test(l.text))) return [];
   return scanSome(lines, lines.length, activeDetectors(lines, set), set);
 }
 
@@ -251,67 +299,124 @@ export function* scanStream(lines: Iterable<NumberedLine>, set: DetectorSet): Ge
 function scanSome(lines: readonly NumberedLine[], upto: number, detectors: readonly Detector[], set: DetectorSet): SecretMatch[] {
   const out: SecretMatch[] = [];
   const prefilter = keywordPrefilter(set);
+  let lastHit = false;
   for (let i = 0; i < upto; i++) {
     const cur = lines[i];
     if (!cur) continue;
     const { text } = cur;
-    if (!prefilter.test(text)) continue;
-    let lower: string | null = null;
-    const claimed: [number, number][] = [];
-    const found: SecretMatch[] = [];
-    for (const d of detectors) {
-      lower ??= text.toLowerCase();
-      const l = lower;
-      if (!d.keywords.some((k) => l.includes(k))) continue;
-      const re = d.regex;
-      re.lastIndex = 0;
-      let m: RegExpExecArray | null;
-      while ((m = re.exec(text)) !== null) {
-        const matchStart = m.index;
-        const matchEnd = matchStart + m[0].length;
-        if (d.blockEnd !== null) {
-          const { body, resumeAt } = blockBody(d, lines, i, matchEnd);
-          re.lastIndex = Number.isFinite(resumeAt) ? Math.max(resumeAt, matchEnd) : text.length;
-          if (accepts(d, body) && !claimed.some(([a, b]) => matchStart < b && a < matchEnd)) {
-            claimed.push([matchStart, matchEnd]);
-            found.push({ detector: d, value: body, line: cur.line, column: m.index + 1 });
-          }
-          continue;
-        }
-        const span = m.indices?.groups?.["value"] ?? m.indices?.[0] ?? [m.index, matchEnd];
-        const [s] = span;
-        let [, e] = span;
-        // The value runs on to the end of the detector's character set, so a placeholder is judged
-        // whole (AKIA0000000000000EXAMPLE as 24 characters). It never grows to the left: the regex's
-        // left boundary decides where a key starts (after `%3D`, `\u003d` or `key`, where glued).
-        const limit = Math.min(text.length, s + d.maxLength + 1);
-        while (e < limit && inSet(d.charset, text.charCodeAt(e))) e++;
-        if (e - s > d.maxLength) {
-          // Longer than the family's format allows: not this token. Skip the whole run.
-          while (e < text.length && inSet(d.charset, text.charCodeAt(e))) e++;
-          re.lastIndex = Math.max(e, m.index + 1);
-          continue;
-        }
-        re.lastIndex = Math.max(e, m.index + 1);
-        const value = text.slice(s, e);
-        if (!accepts(d, value)) continue;
-        if (d.nameIgnore.length > 0) {
-          const name = keyName(text, m);
-          if (d.nameIgnore.some((re) => re.test(name))) continue;
-        }
-        const ref = referenceKind(text, s, e, set.references);
-        // A lookup's terms name a vault path (`secret=kv/app`), so the generic name=value reading does
-        // not apply inside them; a key of a specific format there is still a key.
-        if (ref === "name" || (ref === "lookup-arg" && d.generic)) continue;
-        if (claimed.some(([a, b]) => s < b && a < e)) continue;
-        claimed.push([s, e]);
-        found.push({ detector: d, value, line: cur.line, column: s + 1 });
-      }
+    const hit = prefilter.test(text);
+    // The line before, when it is scanned too and holds a keyword: it may open a value this line holds.
+    const prev = i > 0 && lastHit && lines[i - 1]?.line === cur.line - 1 ? lines[i - 1] : undefined;
+    lastHit = hit;
+    const joined = prev ? continuedUnit(prev.text, text) : null;
+    const decoded = hit || text.includes("docker") ? decodedUnits(text) : [];
+    const extra: ScanUnit[] = joined ? [joined, ...decoded] : decoded;
+    if (!hit && extra.length === 0) continue;
+    const found: SecretMatch[] = hit ? scanUnit(unescapedUnit(text) ?? lineUnit(text), cur, lines, i, detectors, set) : [];
+    for (const u of extra) {
+      // A joined reading adds only a name: the detectors it gives a keyword to are the ones it can help.
+      const prefix = u.prefix?.toLowerCase();
+      const ds = prefix === undefined ? detectors : detectors.filter((d) => d.keywords.some((k) => prefix.includes(k)));
+      if (ds.length > 0 && prefilter.test(u.text)) found.push(...scanUnit(u, cur, lines, i, ds, set));
     }
-    found.sort((a, b) => a.column - b.column);
-    out.push(...found);
+    if (found.length > 0) out.push(...settle(found));
   }
   return out;
+}
+
+/**
+ * One finding a value: the same value read two ways (a line and its joined or decoded reading) once,
+ * and a generic finding gives way to a specific one at the same column (a docker `auth` blob is a
+ * generic high-entropy value; the token decoded from it is a GitHub token).
+ */
+function settle(found: SecretMatch[]): SecretMatch[] {
+  if (found.length < 2) return found;
+  const specific = new Set(found.filter((f) => !f.detector.generic).map((f) => f.column));
+  const seen = new Set<string>();
+  return found
+    .filter((f) => !(f.detector.generic && specific.has(f.column)))
+    .filter((f) => {
+      const key = `${f.column}\0${f.value}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => a.column - b.column);
+}
+
+/** The detectors over one reading of line `i`; private key blocks only on the line as written. */
+function scanUnit(
+  unit: ScanUnit,
+  cur: NumberedLine,
+  lines: readonly NumberedLine[],
+  i: number,
+  detectors: readonly Detector[],
+  set: DetectorSet,
+): SecretMatch[] {
+  const text = unit.text;
+  const lower = text.toLowerCase();
+  const claimed: [number, number][] = [];
+  const found: SecretMatch[] = [];
+  const report = (d: Detector, value: string, offset: number): void => {
+    const column = unit.column(offset);
+    if (column < 0) return;
+    found.push({ detector: d, value, line: cur.line, column: column + 1, ...(unit.via ? { via: unit.via } : {}) });
+  };
+  for (const d of detectors) {
+    if (!d.keywords.some((k) => lower.includes(k))) continue;
+    if (d.blockEnd !== null && unit.via !== null) continue;
+    const re = d.regex;
+    re.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(text)) !== null) {
+      const matchStart = m.index;
+      const matchEnd = matchStart + m[0].length;
+      if (d.blockEnd !== null) {
+        const { body, resumeAt } = blockBody(d, lines, i, unit.column(matchEnd));
+        re.lastIndex = Number.isFinite(resumeAt) ? Math.max(resumeAt, matchEnd) : text.length;
+        if (accepts(d, body, set) && !claimed.some(([a, b]) => matchStart < b && a < matchEnd)) {
+          claimed.push([matchStart, matchEnd]);
+          report(d, body, matchStart);
+        }
+        continue;
+      }
+      const span = m.indices?.groups?.["value"] ?? m.indices?.[0] ?? [m.index, matchEnd];
+      const [s] = span;
+      let [, e] = span;
+      // The value runs on to the end of the detector's character set, so a placeholder is judged
+      // whole (AKIA0000000000000EXAMPLE as 24 characters). It never grows to the left: the regex's
+      // left boundary decides where a key starts (after `%3D`, `\u003d` or `key`, where glued).
+      const limit = Math.min(text.length, s + d.maxLength + 1);
+      while (e < limit && inSet(d.charset, text.charCodeAt(e))) e++;
+      if (e - s > d.maxLength) {
+        // Longer than the family's format allows: not this token, unless it is a placeholder with
+        // key characters glued on. Skip the whole run.
+        while (e < text.length && inSet(d.charset, text.charCodeAt(e))) e++;
+        re.lastIndex = Math.max(e, m.index + 1);
+        const run = text.slice(s, Math.min(e, s + MAX_GLUED));
+        if (gluedPlaceholder(run, span[1] - s, d, set) && !claimed.some(([a, b]) => s < b && a < e)) {
+          claimed.push([s, e]);
+          report(d, run, s);
+        }
+        continue;
+      }
+      re.lastIndex = Math.max(e, m.index + 1);
+      const value = text.slice(s, e);
+      if (!accepts(d, value, set, span[1] - s)) continue;
+      if (d.nameIgnore.length > 0) {
+        const name = keyName(text, m);
+        if (d.nameIgnore.some((re) => re.test(name))) continue;
+      }
+      const ref = referenceKind(text, s, e, set.references);
+      // A lookup's terms name a vault path (`secret=kv/app`), so the generic name=value reading does
+      // not apply inside them; a key of a specific format there is still a key.
+      if (ref === "name" || (ref === "lookup-arg" && d.generic)) continue;
+      if (claimed.some(([a, b]) => s < b && a < e)) continue;
+      claimed.push([s, e]);
+      report(d, value, s);
+    }
+  }
+  return found;
 }
 
 /** Every line of a text as a numbered line (for `--all` and tests). */

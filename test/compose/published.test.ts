@@ -5,12 +5,12 @@
 // first TP; CUDA_VISIBLE_DEVICES picks among the cards given. And docker compose loads each one, so
 // none is refused.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { contextOf, runCase } from "../helpers/rule-tester.js";
-import { ROOT } from "../helpers/cli.js";
 
-const DIR = join(ROOT, "test", "fixtures", "compose-published");
+const DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "compose-published");
 const KVGATE = [
   "version: 1",
   "fleet:",

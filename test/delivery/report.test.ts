@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { formatSarif, ruleHelpUri, pathToUri, NO_FILE_URI } from "../../src/report/sarif.js";
+import { formatSarif, pathToUri, NO_FILE_URI } from "../../src/report/sarif.js";
+import { ruleDocUrl } from "../../src/report/rules-doc.js";
 import { formatGithub, formatGithubCommands, summaryMarkdown, workflowCommand, type AnnotationProps } from "../../src/report/github.js";
 import { formatResult } from "../../src/report/reporters.js";
 import { RULES } from "../../src/checks/registry.js";
@@ -70,17 +71,20 @@ describe("SARIF", () => {
     broken.runs[0].results[1].level = "fatal";
     expect(sarifErrors(broken).length).toBeGreaterThanOrEqual(2);
   });
-  test("the driver lists every registered rule with its README anchor and level", () => {
+  test("the driver lists every registered rule with its page (helpUri and help) and level", () => {
     expect(run.tool.driver.name).toBe("kvgate");
     expect(run.tool.driver.version).toBe("0.1.0");
     expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toEqual(RULES.map((r) => r.id));
     const flag = run.tool.driver.rules.find((r: { id: string }) => r.id === "engine/removed-flag");
-    expect(flag.helpUri).toBe("https://github.com/kvgate/kvgate#rule-engine-removed-flag");
+    expect(flag.helpUri).toBe("https://github.com/kvgate/kvgate/blob/main/docs/rules/engine-removed-flag.md");
+    expect(flag.help.markdown).toContain("(https://github.com/kvgate/kvgate/blob/main/docs/rules/engine-removed-flag.md)");
     expect(flag.defaultConfiguration.level).toBe("error");
     expect(flag.shortDescription.text).toBe(RULES.find((r) => r.id === "engine/removed-flag")?.description);
     const dup = run.tool.driver.rules.find((r: { id: string }) => r.id === "env/duplicate-key");
     expect(dup.defaultConfiguration.level).toBe("warning");
-    expect(ruleHelpUri("secret/aws-access-key-id")).toBe("https://github.com/kvgate/kvgate#rule-secret-aws-access-key-id");
+    expect(ruleDocUrl("secret/aws-access-key-id")).toBe(
+      "https://github.com/kvgate/kvgate/blob/main/docs/rules/secret-aws-access-key-id.md",
+    );
   });
   test("results: rule, index, level, message, location, fingerprint", () => {
     const rows = run.results.map((r: any) => [
@@ -195,10 +199,10 @@ describe("job summary", () => {
     );
     expect(md.split("\n").filter((l) => l.startsWith("| error") || l.startsWith("| warning") || l.startsWith("| notice"))).toHaveLength(7);
     expect(md).toContain(
-      "| error (exempt) | [`kv/covers-context`](https://github.com/kvgate/kvgate#rule-kv-covers-context) | `scripts/voices.env:5` | voices: pin 6 GiB < required 7.5 GiB — _owner Prime pinned it_ | — |",
+      "| error (exempt) | [`kv/covers-context`](https://github.com/kvgate/kvgate/blob/main/docs/rules/kv-covers-context.md) | `scripts/voices.env:5` | voices: pin 6 GiB < required 7.5 GiB — _owner Prime pinned it_ | — |",
     );
     expect(md).toContain(
-      "| error (waived) | [`knob/one-per-deploy`](https://github.com/kvgate/kvgate#rule-knob-one-per-deploy) | — | A twice".replace(
+      "| error (waived) | [`knob/one-per-deploy`](https://github.com/kvgate/kvgate/blob/main/docs/rules/knob-one-per-deploy.md) | — | A twice".replace(
         "A twice",
         "voices: pin 6 GiB < required 7.5 GiB",
       ),
@@ -223,7 +227,7 @@ describe("job summary", () => {
     ]);
     for (const l of rows) {
       const rule = /`([^`]+)`/.exec(l)?.[1] ?? "";
-      expect(l.split(" | ")[1]).toBe(`[\`${rule}\`](${ruleHelpUri(rule)})`);
+      expect(l.split(" | ")[1]).toBe(`[\`${rule}\`](${ruleDocUrl(rule)})`);
     }
     expect(md).toContain("unit `0123456789..f123456789`");
     expect(md).not.toContain(sha);

@@ -1,4 +1,6 @@
-// The README documents every rule the registry has, and nothing else; the SARIF helpUri anchors exist.
+// The README documents every rule the registry has, and nothing else, each row keeping the anchor older
+// SARIF logs link to (helpUri now names the rule's page: test/docs/rule-pages.test.ts). The reference
+// moved to docs/ and the contributor's notes to CONTRIBUTING.md; the README links both.
 // (That every rule is raised by a test is test/rules/rules.test.ts's guard.)
 import { describe, expect, test } from "vitest";
 import { readFileSync } from "node:fs";
@@ -31,6 +33,11 @@ describe("README", () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual(ids);
     for (const c of CHECKS) expect(c.description.length).toBeGreaterThan(20);
+  });
+  test("the README sends readers to the reference and contributors to CONTRIBUTING.md", () => {
+    expect(readme).toContain("](docs/README.md)");
+    expect(readme).toContain("](CONTRIBUTING.md)");
+    for (const r of RULES) expect(readme).toContain(`](docs/rules/${r.id.replaceAll("/", "-")}.md)`);
   });
   test("the quick start's two commands are the ones package.json runs", () => {
     const pkg = JSON.parse(readFileSync("package.json", "utf8"));

@@ -63,6 +63,30 @@ describe("applyFixes", () => {
       fix("--override-generation-config", '{"max_new_tokens":40960}', 1, "hosts/h/compose.yaml"),
       `      --override-generation-config '{"max_new_tokens":40960}'\n`,
     ],
+    [
+      "a flag in a YAML flow list (a Kubernetes args line): the list's quotes kept",
+      `          args: ["Qwen/Qwen3-8B", "--max-model-len", "65536"]\n`,
+      fix("--max-model-len", "40960", 1, "k8s/chat.yaml"),
+      `          args: ["Qwen/Qwen3-8B", "--max-model-len", "40960"]\n`,
+    ],
+    [
+      "a flag alone on a YAML block list item: its value is the next item",
+      `          args:\n            - --gpu-memory-utilization\n            # the L4's share\n            - "0.9"\n`,
+      fix("--gpu-memory-utilization", "0.45", 2, "k8s/chat.yaml"),
+      `          args:\n            - --gpu-memory-utilization\n            # the L4's share\n            - "0.45"\n`,
+    ],
+    [
+      "a chart values key (vllmConfig.maxModelLen)",
+      "    vllmConfig:\n      maxModelLen: 16384\n",
+      fix("maxModelLen", "8192", 2, "charts/stack/values.yaml"),
+      "    vllmConfig:\n      maxModelLen: 8192\n",
+    ],
+    [
+      "a GPU limit key with a dot and a slash",
+      '            limits:\n              nvidia.com/gpu: "2"\n',
+      fix("nvidia.com/gpu", "4", 2, "k8s/chat.yaml"),
+      '            limits:\n              nvidia.com/gpu: "4"\n',
+    ],
   ])("%s", (_name, before, f, after) => {
     const r = applyFixes(before, f.file, [f]);
     expect(r.failed).toEqual([]);
@@ -96,6 +120,7 @@ describe("applyFixes", () => {
   test.each([
     ["a Jinja variable", '        line: "MAX_MODEL_LEN={{ coder_ctx | int }}"\n'],
     ["a compose variable", "      - --max-model-len=${CTX:-40960}\n"],
+    ["a container variable", '            - "--max-model-len=$(CTX)"\n'],
   ])("a value written through %s is not overwritten: reported, text unchanged", (_name, text) => {
     const key = text.includes("--max-model-len") ? "--max-model-len" : "MAX_MODEL_LEN";
     const r = applyFixes(text, "playbooks/p.yml", [fix(key, "32768", 1, "playbooks/p.yml")]);
@@ -134,5 +159,72 @@ describe("fixesOf", () => {
       ["ttm/ledger", "TTM_MIN_MIB", "1"],
       ["ttm/ledger", "TTM_TARGET_MIB", "2"],
     ]);
+  });
+});
+
+describe("a flag added inside the key that holds the file's flags (into)", () => {
+  const into = (key: string, value: string, at: number | null, holder = "VLLM_EXTRA_ARGS") => ({
+    file: "deploy/chat.env",
+    line: at,
+    key,
+    value,
+    into: holder,
+  });
+  test("appended inside a double-quoted VLLM_EXTRA_ARGS, the rest of the line kept", () => {
+    const text = 'VLLM_IMAGE=vllm/vllm-openai:v0.8.5\nVLLM_EXTRA_ARGS="--model Qwen/Qwen3-8B --max-model-len 32768" # ctx\n';
+    const e = applyFixes(text, "deploy/chat.env", [into("--gpu-memory-utilization", "0.62", 2)]);
+    expect(e.text).toBe(
+      'VLLM_IMAGE=vllm/vllm-openai:v0.8.5\nVLLM_EXTRA_ARGS="--model Qwen/Qwen3-8B --max-model-len 32768 --gpu-memory-utilization 0.62" # ctx\n',
+    );
+    expect(e.applied.map((a) => [a.line, a.from, a.to])).toEqual([[2, null, "0.62"]]);
+    expect(e.failed).toEqual([]);
+  });
+  test("a JSON value is escaped for the double quotes it goes into; single quotes keep it literal", () => {
+    const json = '{"max_new_tokens":4096}';
+    const dq = applyFixes('ARGS="--model m"\n', "x.env", [into("--override-generation-config", json, null, "ARGS")]);
+    expect(dq.text).toBe('ARGS="--model m --override-generation-config {\\"max_new_tokens\\":4096}"\n');
+    const sq = applyFixes("ARGS='--model m'\n", "x.env", [into("--override-generation-config", json, null, "ARGS")]);
+    expect(sq.text).toBe(`ARGS='--model m --override-generation-config ${json}'\n`);
+  });
+  test("a bare one-word value is quoted; a flag already there is changed in place, not added twice", () => {
+    expect(applyFixes("ARGS=--foo\n", "x.env", [into("--max-model-len", "8192", 1, "ARGS")]).text).toBe(
+      'ARGS="--foo --max-model-len 8192"\n',
+    );
+    const set = applyFixes('ARGS="--max-model-len 32768"\n', "x.env", [into("--max-model-len", "8192", 1, "ARGS")]);
+    expect(set.text).toBe('ARGS="--max-model-len 8192"\n');
+    expect(set.applied.map((a) => a.from)).toEqual(["32768"]);
+  });
+  test("no line sets the key: the fix fails, nothing is written", () => {
+    const e = applyFixes("A=1\n", "x.env", [into("--max-model-len", "8192", null, "ARGS")]);
+    expect(e.text).toBe("A=1\n");
+    expect(e.failed.map((f) => f.why)).toEqual(["x.env does not set --max-model-len any more"]);
+  });
+});
+
+describe("a flag added to a systemd unit's ExecStart (into: ExecStart)", () => {
+  const unit = [
+    "[Service]",
+    "ExecStart=/usr/bin/docker run --rm --gpus device=0 vllm/vllm-openai:v0.8.5 \\",
+    "  --model Qwen/Qwen3-8B --max-model-len 32768",
+    "Restart=always",
+    "",
+  ].join("\n");
+  test("at the end of the command's last continued line, shell-quoted when the value needs it", () => {
+    const e = applyFixes(unit, "units/chat.service", [
+      { file: "units/chat.service", line: 2, key: "--gpu-memory-utilization", value: "0.62", into: "ExecStart" },
+      { file: "units/chat.service", line: 2, key: "--override-generation-config", value: '{"max_new_tokens":4096}', into: "ExecStart" },
+    ]);
+    expect(e.text.split("\n")[2]).toBe(
+      `  --model Qwen/Qwen3-8B --max-model-len 32768 --gpu-memory-utilization 0.62 --override-generation-config '{"max_new_tokens":4096}'`,
+    );
+    expect(e.applied.map((a) => a.line)).toEqual([3, 3]);
+    expect(e.text.split("\n")[3]).toBe("Restart=always");
+  });
+  test("a flag the command has is changed in place", () => {
+    const e = applyFixes(unit, "units/chat.service", [
+      { file: "units/chat.service", line: 3, key: "--max-model-len", value: "8192", into: "ExecStart" },
+    ]);
+    expect(e.text).toContain("--max-model-len 8192\nRestart");
+    expect(e.applied.map((a) => [a.line, a.from])).toEqual([[3, "32768"]]);
   });
 });

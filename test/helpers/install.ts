@@ -5,8 +5,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GIT_ENV, type TempRepo } from "./repo.js";
-import { ROOT } from "./cli.js";
+import { GIT_ENV, makeRepo, type TempRepo } from "./repo.js";
+import { kvgate, ROOT } from "./cli.js";
 
 export interface Commit {
   code: number | null;
@@ -23,6 +23,24 @@ export function gitCommit(r: TempRepo, message: string, env: Record<string, stri
     encoding: "utf8",
   });
   return { code: res.status, out: res.stdout + res.stderr };
+}
+
+/** A repository with a README and `kvgate init`'s hooks committed (with --no-verify): the next commit runs them. */
+export async function hookedRepo(): Promise<TempRepo> {
+  const repo = await makeRepo();
+  repo.write("README.md", "fleet\n");
+  const init = kvgate(["init"], { cwd: repo.dir });
+  if (init.code !== 0) throw new Error(`kvgate init failed: ${init.stdout}${init.stderr}`);
+  repo.stage();
+  const c = gitCommit(repo, "kvgate init", {}, ["--no-verify"]);
+  if (c.code !== 0) throw new Error(`the first commit failed: ${c.out}`);
+  return repo;
+}
+
+/** After a refused commit: what it staged and wrote, gone from the index and the tree. */
+export function discardChanges(repo: TempRepo): void {
+  repo.git("reset", "-q", "--hard", "HEAD");
+  repo.git("clean", "-qfd");
 }
 
 export function commitCount(r: TempRepo): number {

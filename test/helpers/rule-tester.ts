@@ -19,9 +19,8 @@ import { CHECKS } from "../../src/checks/registry.js";
 import { checkFleets, unitDrafts } from "../../src/engine/run.js";
 import { auditCommitDrafts } from "../../src/engine/audit.js";
 import { runPhase, type Draft } from "../../src/engine/pipeline.js";
-import { resolvePolicy } from "../../src/config/policy.js";
 import { loadPack } from "../../src/rules/load.js";
-import { DEFAULTS } from "./policy-defaults.js";
+import { policyFrom } from "./fixture-source.js";
 import { loadFleet } from "../../src/load/fleet.js";
 import { policyOf } from "../../src/load/config.js";
 import { diffFiles, memorySnapshot } from "./memory.js";
@@ -29,6 +28,8 @@ import { diffFiles, memorySnapshot } from "./memory.js";
 export interface Case {
   /** What the case shows, as the test's title. */
   name: string;
+  /** The case the rule's page (docs/rules/, npm run docs:rules) shows as its example; default: the first it can show. */
+  example?: boolean;
   fleet?: FleetState;
   before?: FleetState | null;
   /** The unit's changed files (a path is a modified file with no added lines). */
@@ -91,7 +92,7 @@ export function exact(value: unknown): unknown {
 }
 
 export const pack = loadPack();
-export const defaultPolicy = (): Policy => resolvePolicy(DEFAULTS, {});
+export const defaultPolicy = (): Policy => policyFrom({});
 const SHA = "c0ffee0000000000000000000000000000000000";
 
 function commitOf(c: Case): CommitInfo | null {
@@ -196,14 +197,20 @@ export function idsOf(rule: AnyRule): string[] {
   return [rule.id, ...(isCheck(rule) ? (rule.family ?? []).map((r) => r.id) : [])];
 }
 
-/** The findings of the table's rules for a case. */
-async function findingsOf(table: RuleTable, c: Case): Promise<Actual[]> {
+/** The findings of the table's rules for a case (each carries the message id its report named). */
+export async function findingsOf(table: RuleTable, c: Case): Promise<Actual[]> {
   const ids = new Set(idsOf(table.rule));
   return (await runCase(c, [table.rule])).filter((f) => ids.has(f.rule));
 }
 
+/** A case `npm run new:rule` scaffolded and nobody wrote yet: it fails, whatever the rule does. */
+function refuseScaffold(table: RuleTable, c: Case): void {
+  if (/^TODO\b/.test(c.name)) throw new Error(`${table.rule.id}: "${c.name}" is a scaffold of npm run new:rule: write the case`);
+}
+
 /** Asserts one invalid case: the same number of findings, each matching its expectation in order. */
 export async function assertInvalid(table: RuleTable, c: InvalidCase): Promise<void> {
+  refuseScaffold(table, c);
   const actual = await findingsOf(table, c);
   const family = isCheck(table.rule) && (table.rule.family ?? []).length > 0;
   const expected = c.findings.map((e) => (e.rule !== undefined || family ? e : { ...e, rule: table.rule.id }));
@@ -219,5 +226,6 @@ export async function assertInvalid(table: RuleTable, c: InvalidCase): Promise<v
 }
 
 export async function assertValid(table: RuleTable, c: Case): Promise<void> {
+  refuseScaffold(table, c);
   expect(await findingsOf(table, c)).toEqual([]);
 }

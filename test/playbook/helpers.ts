@@ -7,6 +7,7 @@ import type { UnitKind } from "../../src/git/types.js";
 import { readPlaybook } from "../../src/playbook/plays.js";
 import { parseEnv } from "../../src/parse/env.js";
 import { serviceNameOf } from "../../src/model/build.js";
+import { readFrom, standsFor } from "../helpers/fixture-source.js";
 
 /** Lines joined with newlines; line 1 is the first argument. */
 export const lines = (...l: string[]): string => l.join("\n") + "\n";
@@ -14,7 +15,7 @@ export const lines = (...l: string[]): string => l.join("\n") + "\n";
 export const PB = "playbooks/p.yaml";
 
 export function read(files: Record<string, string>, path = PB, opts?: ReadOptions): PlaybookRead {
-  return readPlaybook(path, new Map(Object.entries(files)), opts);
+  return readFrom(readPlaybook(path, new Map(Object.entries(files)), opts), files);
 }
 
 /** The edits of one service as compact tuples: [kind, key, value, line, file?]. */
@@ -37,20 +38,23 @@ export function problems(r: PlaybookRead): [string, string, number][] {
 /** A Service with just what the playbook checks read (name, file, engine, env). */
 export function service(file: string, text: string): Service {
   const env = parseEnv(text, file);
-  return {
-    name: serviceNameOf(file),
-    file,
-    engine: env.entries.get("ENGINE")?.value ?? null,
-    host: null,
-    gpus: [],
-    model: null,
-    tp: 1,
-    settings: {},
-    env,
-    origins: {},
-    invalid: [],
-    conflicts: [],
-  };
+  return standsFor(
+    {
+      name: serviceNameOf(file),
+      file,
+      engine: env.entries.get("ENGINE")?.value ?? null,
+      host: null,
+      gpus: [],
+      model: null,
+      tp: 1,
+      settings: {},
+      env,
+      origins: {},
+      invalid: [],
+      conflicts: [],
+    },
+    text,
+  );
 }
 
 /** A rule-tester case: the services and the playbooks read, the playbooks (or `changed`) in the unit. */

@@ -1,19 +1,19 @@
-// Hand-built services and fleet states for the radiance, ttm and knob rule tables.
-// Settings are typed through the real unit readers (readValue), so `24K` and `24576` compare as the
-// settings pipeline would make them; everything else is plain data.
+// Hand-built services and fleet states for the radiance, ttm and knob rule tables
+// (test/helpers/hand-built-service.ts types their settings as the settings pipeline does, so `24K` and
+// `24576` compare equal); everything else is plain data.
 import type { Config } from "../../src/config/schema.js";
-import { DEFAULTS } from "../helpers/policy-defaults.js";
-import { resolvePolicy, type Policy } from "../../src/config/policy.js";
+import type { Policy } from "../../src/config/policy.js";
+import { policyFrom, standsFor } from "../helpers/fixture-source.js";
+import { handBuiltService } from "../helpers/hand-built-service.js";
 import type { Case } from "../helpers/rule-tester.js";
-import type { FleetState, ParsedEnv, Service, Setting } from "../../src/model/types.js";
-import { readValue } from "../../src/model/settings.js";
+import type { FleetState, Service } from "../../src/model/types.js";
 import { loadPack } from "../../src/rules/load.js";
 import { ledgerEntryOf, type LedgerEntry } from "../../src/parse/ledger-facts.js";
 
 export const pack = loadPack();
 
 export function policyOf(user: Config = {}): Policy {
-  return resolvePolicy(DEFAULTS, user);
+  return policyFrom(user);
 }
 
 /** The contract's ledger facts (section 6) as card 0, and a second, larger card (26.68 GiB). */
@@ -34,7 +34,7 @@ file_tier_staging_mib: ${over.file_tier_staging_mib ?? 0}
 }
 
 export function ledgerOf(name: string, text = factsYaml()): LedgerEntry {
-  return ledgerEntryOf(text, `scripts/${name}.ledger.yaml`);
+  return standsFor(ledgerEntryOf(text, `scripts/${name}.ledger.yaml`), text);
 }
 
 export function factsOf(text = factsYaml()) {
@@ -70,68 +70,7 @@ export interface ServiceOptions {
 
 /** A service from env keys (in order: the line is the key's position) and optional flags. */
 export function service(name: string, env: Record<string, string | undefined>, options: ServiceOptions = {}): Service {
-  const file = options.file ?? `scripts/${name}.env`;
-  const keys = Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined);
-  const lineOfKey = new Map(keys.map(([k], i) => [k, i + 1]));
-  const engine = env.ENGINE ?? null;
-  const spec = engine ? pack.engines.engines[engine] : undefined;
-  const settings: Record<string, Setting> = {};
-  const flagLine = keys.length + 1;
-  for (const [sname, s] of Object.entries(spec?.settings ?? {})) {
-    const flagName = (s.flags ?? []).find((f) => options.flags?.[f] !== undefined);
-    if (flagName) {
-      const raw = options.flags?.[flagName] as string;
-      const r = readValue(s, raw, true);
-      if (!r.ok) throw new Error(r.message);
-      settings[sname] = {
-        name: sname,
-        raw,
-        value: r.value,
-        origin: { file, line: flagLine, source: "flag", name: flagName },
-        shadowed: [],
-      };
-      continue;
-    }
-    const raw = s.env ? env[s.env] : undefined;
-    if (raw === undefined || !s.env) continue;
-    const r = readValue(s, raw, false);
-    if (!r.ok) throw new Error(r.message);
-    settings[sname] = {
-      name: sname,
-      raw,
-      value: r.value,
-      origin: { file, line: lineOfKey.get(s.env) ?? 0, source: "env", name: s.env },
-      shadowed: [],
-    };
-  }
-  const parsed: ParsedEnv = { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
-  const origin = (key: string) =>
-    lineOfKey.has(key) ? { file, line: lineOfKey.get(key) as number, source: "env" as const, name: key } : undefined;
-  const origins: Service["origins"] = {};
-  for (const [k, key] of [
-    ["engine", "ENGINE"],
-    ["host", "HOST"],
-    ["gpus", "GPU"],
-    ["tp", "TP"],
-    ["model", "MODEL"],
-  ] as const) {
-    const o = origin(key);
-    if (o) origins[k] = o;
-  }
-  return {
-    name,
-    file,
-    engine,
-    host: env.HOST ?? null,
-    gpus: env.GPU ? env.GPU.split(",").map(Number) : [],
-    model: env.MODEL ?? null,
-    tp: env.TP ? Number(env.TP) : 1,
-    settings,
-    env: parsed,
-    origins,
-    invalid: [],
-    conflicts: [],
-  };
+  return handBuiltService(pack, name, env, options.flags, options.file);
 }
 
 export function frank(over: Record<string, string | undefined> = {}, options: ServiceOptions = {}): Service {

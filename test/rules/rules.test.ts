@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { RULES, RULE_MODULES_BY_ID } from "../../src/checks/registry.js";
 import { isCheck } from "../../src/checks/define.js";
-import { assertInvalid, assertValid, idsOf, type RuleTable } from "../helpers/rule-tester.js";
+import { assertInvalid, assertValid, findingsOf, idsOf, type RuleTable } from "../helpers/rule-tester.js";
 
 const tables = Object.entries(import.meta.glob<RuleTable>("./tables/*.ts", { eager: true, import: "default" })).map(([path, table]) => ({
   file: path.replace(/^\.\/tables\//, "").replace(/\.ts$/, ""),
@@ -53,5 +53,21 @@ describe("every rule is tested", () => {
   const familyHeads = new Set(RULE_MODULES_BY_ID.filter((r) => isCheck(r) && (r.family ?? []).length > 0).map((r) => r.id));
   test.each(RULES.map((r) => r.id).filter((id) => !familyHeads.has(id)))("%s is raised by an invalid case", (id) => {
     expect(raisedByTables(tables.map((t) => t.table)).has(id), `no invalid case of test/rules/tables/ raises ${id}`).toBe(true);
+  });
+});
+
+// A message a rule can say but no case makes it say is text nobody has read: its data may not be
+// what the builder reads, and its advice was never applied. Every message id of every rule module is
+// named by a finding some invalid case of its own table raises (the tester records the id a report
+// named on each finding: Actual.messageId).
+describe("every message is said", () => {
+  test("each message id of each rule module is raised by an invalid case of its table", async () => {
+    const unsaid: string[] = [];
+    for (const { table } of tables) {
+      const said = new Set<string>();
+      for (const c of table.invalid) for (const f of await findingsOf(table, c)) said.add(f.messageId);
+      for (const id of Object.keys(table.rule.messages)) if (!said.has(id)) unsaid.push(`${table.rule.id}: ${id}`);
+    }
+    expect(unsaid, "message ids no invalid case of test/rules/tables/ raises").toEqual([]);
   });
 });

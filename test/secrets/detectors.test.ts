@@ -213,7 +213,7 @@ describe("rules/secrets.yaml", () => {
       "generic-secret",
     ])
       expect(ids).toContain(id);
-    expect(ids).toHaveLength(56);
+    expect(ids).toHaveLength(66);
     // Every detector blocks: the specific formats and, above its entropy floor, the generic one.
     expect(set.detectors.filter((d) => d.severity !== "error").map((d) => d.id)).toEqual([]);
     expect(ids.at(-1)).toBe("generic-secret");

@@ -62,7 +62,7 @@ export const SAMPLE: Record<string, string> = {
   ),
   "age-secret-key": j("AGE-SECRET", "-KEY-1", rand(ALPHA.bech32, 58)),
   "anthropic-api-key": j("sk-ant", "-api03-", rand(ALPHA.url64, 93), "AA"),
-  "openai-api-key": j("sk-", "proj-", rand(ALPHA.url64, 48)),
+  "openai-api-key": j("sk-", "proj-", rand(ALPHA.url64, 74), "T3Blbk", "FJ", rand(ALPHA.url64, 74)),
   "groq-api-key": j("gsk", "_", rand(ALPHA.alnum, 52)),
   "perplexity-api-key": j("pplx", "-", rand(ALPHA.alnum, 48)),
   "huggingface-token": j("hf", "_", rand(ALPHA.letters, 34)),
@@ -113,6 +113,16 @@ export const SAMPLE: Record<string, string> = {
     rand(ALPHA.url64, 43),
   ),
   "jwt-unsigned": j(b64url('{"alg":"none","typ":"JWT"}'), ".", b64url(`{"sub":"${rand(ALPHA.alnum, 10)}","admin":true}`), "."),
+  "artifactory-api-key": j("AKC", "p", rand(ALPHA.alnum, 69)),
+  "artifactory-reference-token": j("cmVmdGtu", "OjAxOj", rand(ALPHA.alnum, 50)),
+  "tailscale-key": j("tskey", "-auth-", rand(ALPHA.alnum, 11), "CNTRL-", rand(ALPHA.alnum, 33)),
+  "notion-token": j("ntn", "_", rand(ALPHA.digits, 11), rand(ALPHA.alnum, 35)),
+  "mailchimp-api-key": j(rand(ALPHA.hex, 32), "-us", "14"),
+  "aws-bedrock-api-key": j("ABSK", "QmVkcm9ja0FQSUtleS", rand(ALPHA.b64, 120)),
+  "vercel-token": rand(ALPHA.alnum, 24),
+  "square-token": j("EAAA", rand(ALPHA.url64, 60)),
+  "npm-token-legacy": uuid(),
+  "ansible-vault-plaintext": rand(ALPHA.alnum, 20),
   "database-url-password": rand(ALPHA.alnum, 20),
   "basic-auth-url": rand(ALPHA.alnum, 18),
   "generic-secret": j(rand(ALPHA.alnum, 10), "!", rand(ALPHA.alnum, 8)),
@@ -138,4 +148,10 @@ export const lineFor = (id: string, value: string): string =>
                   ? `HEROKU_API_KEY=${value}`
                   : id === "vault-token-legacy"
                     ? `VAULT_TOKEN=${value}`
-                    : `X=${value}`;
+                    : id === "vercel-token"
+                      ? `VERCEL_TOKEN=${value}`
+                      : id === "npm-token-legacy"
+                        ? `//registry.npmjs.org/:_authToken=${value}`
+                        : id === "ansible-vault-plaintext"
+                          ? `db_password: !vault ${value}`
+                          : `X=${value}`;

@@ -108,8 +108,9 @@ describe("item 1: placeholders by shape are exempt, reported, never dropped", ()
     ["one repeated character", `NPM_TOKEN=npm_${x(36, "a")}`, "secret/npm-token"],
     ["a run of zeros", `DO_TOKEN=dop_v1_${x(64, "0")}`, "secret/digitalocean-token"],
     ["your_…_here", "GITLAB_TOKEN=glpat-your-gitlab-token-here", "secret/gitlab-token"],
-    ["REPLACE_ME", "OPENAI_API_KEY=sk-proj-REPLACE_ME_REPLACE_ME_REPLACE_ME", "secret/openai-api-key"],
-    ["a sequential sample", "OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz0123456789", "secret/openai-api-key"],
+    ["REPLACEME", "STRIPE_SECRET_KEY=sk_live_REPLACEME00000000000", "secret/stripe-secret-key"],
+    // Not an OpenAI key (no T3BlbkFJ marker): the generic reading finds it, and exempts it.
+    ["a sequential sample", "OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz0123456789", "secret/generic-secret"],
     ["changeme in a database URL", "DATABASE_URL=postgres://app:changeme@db/app", "secret/database-url-password"],
     ["a default password in a broker URL", "BROKER=amqp://guest:guest@mq:5672//", "secret/database-url-password"],
   ])("%s", async (_case, text, rule) => {

@@ -47,10 +47,17 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
       // The fleet is the one this run checked (the loader keeps it): no second read.
       const fleet = (await loader.load(unit.after, policy, pack)).written;
       const isCompose = picomatch(policy.compose, { dot: true });
-      const fleetGlobs = fleetChangeGlobs(
-        policy,
-        fleet.paths.some((p) => isCompose(p)),
-      );
+      // The globs, and every file this run read outside them (a MODEL_CONFIG beside the env files, a
+      // role's template, an env_file): a staged change to any of them takes the full path.
+      const fleetGlobs = [
+        ...new Set([
+          ...fleetChangeGlobs(
+            policy,
+            fleet.paths.some((p) => isCompose(p)),
+          ),
+          ...(fleet.readPaths ?? []).map(literalGlob),
+        ]),
+      ];
       const compile = (globs: readonly string[]): CompiledGlob[] =>
         globs.map((g) => {
           const re = picomatch.makeRe(g, { dot: true });
@@ -69,4 +76,9 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
       });
     },
   };
+}
+
+/** A path as a glob that matches exactly it (picomatch's special characters escaped). */
+function literalGlob(path: string): string {
+  return path.replace(/[\\*?[\]{}()!+@]/g, "\\$&");
 }

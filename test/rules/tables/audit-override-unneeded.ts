@@ -1,6 +1,5 @@
 import { auditOverrideUnneeded } from "../../../src/checks/audit-override-unneeded.js";
-import { resolvePolicy } from "../../../src/config/policy.js";
-import { DEFAULTS } from "../../helpers/policy-defaults.js";
+import { policyFrom } from "../../helpers/fixture-source.js";
 import { ruleTester } from "../../helpers/rule-tester.js";
 import { addedFile } from "../../secrets/helpers.js";
 
@@ -28,7 +27,7 @@ export default ruleTester(auditOverrideUnneeded, {
     {
       name: "the override was recorded, nothing found; the message names secrets.override",
       message: "Land with KVGATE_ALLOW=1",
-      policy: resolvePolicy(DEFAULTS, { secrets: { override: "KVGATE_ALLOW" } }),
+      policy: policyFrom({ secrets: { override: "KVGATE_ALLOW" } }),
       commit: { files: [] },
       findings: [
         {

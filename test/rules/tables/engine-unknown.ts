@@ -35,6 +35,13 @@ export default ruleTester(engineUnknown, {
       files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=redis\nPORT=6379\n" },
     },
     {
+      name: "a GPU user without an engine that kvgate.yaml declares under fleet.tenants (its memory is the tenant's vram)",
+      files: {
+        "kvgate.yaml": `${FLEET_H}  tenants:\n    - { name: asr, host: h, gpu: 1, vram: 3GiB }\n`,
+        "scripts/asr.env": "ASR_IMAGE=nvcr.io/nvidia/riva/riva-speech:2.19.0\nCUDA_VISIBLE_DEVICES=1\n",
+      },
+    },
+    {
       name: "no engine at all, NVIDIA_VISIBLE_DEVICES=none",
       files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "NVIDIA_VISIBLE_DEVICES=none\nPORT=80\n" },
     },

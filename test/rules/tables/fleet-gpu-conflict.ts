@@ -5,6 +5,13 @@ import { FLEET_H } from "../fixtures.js";
 export default ruleTester(fleetGpuConflict, {
   valid: [
     {
+      name: "a tenant whose env file names the tenant's own card",
+      files: {
+        "kvgate.yaml": `${FLEET_H}  tenants:\n    - { name: asr, host: h, gpu: 1, vram: 3GiB }\n`,
+        "scripts/asr.env": "ASR_IMAGE=nvcr.io/nvidia/riva/riva-speech:2.19.0\nCUDA_VISIBLE_DEVICES=1\n",
+      },
+    },
+    {
       name: "GPU and CUDA_VISIBLE_DEVICES name the same cards (spaces aside)",
       files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=vllm\nHOST=h\nGPU=0,1\nCUDA_VISIBLE_DEVICES=0, 1\n" },
     },
@@ -14,6 +21,22 @@ export default ruleTester(fleetGpuConflict, {
     },
   ],
   invalid: [
+    {
+      name: "a tenant of kvgate.yaml on gpu 0 whose own env file asks CUDA_VISIBLE_DEVICES=1",
+      files: {
+        "kvgate.yaml": `${FLEET_H}  tenants:\n    - { name: asr, host: h, gpu: 0, vram: 3GiB }\n`,
+        "scripts/asr.env": "ASR_IMAGE=nvcr.io/nvidia/riva/riva-speech:2.19.0\nCUDA_VISIBLE_DEVICES=1\n",
+      },
+      findings: [
+        {
+          messageId: "tenant",
+          file: "scripts/asr.env",
+          line: 2,
+          service: "asr",
+          data: { key: "CUDA_VISIBLE_DEVICES", cards: "1", host: "h", gpu: 0 },
+        },
+      ],
+    },
     {
       name: "GPU=0, CUDA_VISIBLE_DEVICES=1",
       files: { "kvgate.yaml": FLEET_H, "scripts/a.env": "ENGINE=vllm\nHOST=h\nGPU=0\nCUDA_VISIBLE_DEVICES=1\n" },

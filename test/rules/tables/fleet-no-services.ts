@@ -13,14 +13,25 @@ export default ruleTester(fleetNoServices, {
   ],
   invalid: [
     {
-      name: "env files under env/ while the glob says scripts/*.env: the fix names env/*.env",
-      files: { "kvgate.yaml": FLEET_H, "env/a.env": "ENGINE=vllm\n" },
+      name: "seats under env/ and hosts/b/ while the glob says scripts/*.env: found by discovery, the fix names both folders",
+      files: { "kvgate.yaml": FLEET_H, "env/a.env": "ENGINE=vllm\n", "hosts/b/c.env": "VLLM_IMAGE=vllm/vllm-openai:v0.11.0\n" },
       findings: [
         {
           severity: "warning",
           file: null,
+          data: { found: "{env/*.env,hosts/b/*.env}" },
           message:
-            'no file matches the services glob "scripts/*.env", so kvgate checked no service; env files live elsewhere: set services: "env/*.env" in kvgate.yaml',
+            'no file matches the services glob "scripts/*.env"; kvgate found the seats by discovery (env/a.env, hosts/b/c.env): set services: "{env/*.env,hosts/b/*.env}" in kvgate.yaml (kvgate init writes it) so the gate reads what you mean',
+        },
+      ],
+    },
+    {
+      name: "env files under env/ that run no engine: the fix names env/*.env, if they are services",
+      files: { "kvgate.yaml": FLEET_H, "env/a.env": "PORT=80\n" },
+      findings: [
+        {
+          message:
+            'no file matches the services glob "scripts/*.env", and no env file of the repository runs an engine kvgate knows or holds a GPU, so kvgate checked no service; if env/*.env are your services, set services: "env/*.env" in kvgate.yaml',
         },
       ],
     },

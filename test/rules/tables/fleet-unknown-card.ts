@@ -59,5 +59,10 @@ export default ruleTester(fleetUnknownCard, {
         },
       ],
     },
+    {
+      name: "no GPU on a host with two cards: which one it holds is not said",
+      files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=h\n" },
+      findings: [{ messageId: "missing", line: 1, message: "r: no GPU, and h has several cards (0, 1); add GPU=<index>" }],
+    },
   ],
 });

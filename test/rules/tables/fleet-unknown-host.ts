@@ -16,5 +16,12 @@ export default ruleTester(fleetUnknownHost, {
       files: { "kvgate.yaml": FLEET_H, "scripts/r.env": "ENGINE=radiance\nHOST=nope\nGPU=0\n" },
       findings: [{ messageId: "unknown", line: 2 }],
     },
+    {
+      name: "no HOST while the inventory has two hosts",
+      files: { "kvgate.yaml": `${FLEET_H}    g: { gpus: [ { index: 0, total: 48GiB } ] }\n`, "scripts/r.env": "ENGINE=radiance\nGPU=0\n" },
+      findings: [
+        { messageId: "missing", line: 1, message: "r: no HOST, and the inventory has several hosts (h, g); add HOST=<one of them>" },
+      ],
+    },
   ],
 });

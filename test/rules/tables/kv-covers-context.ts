@@ -60,6 +60,47 @@ export default ruleTester(kvCoversContext, {
   ],
   invalid: [
     {
+      // vLLM 0.8.5 has no byte pin: the advice is the utilization at which the profiler leaves the KV.
+      // (required + weights + overhead) / total, rounded up to the hundredth, with no CUDA graphs in
+      // the budget before 0.21; the card is the seat's alone, so raising it fits.
+      ...kvCase(
+        "vLLM 0.8.5, unpinned and short: the utilization that leaves the KV, never a pin flag",
+        [llama({ VLLM_VERSION: "0.8.5", GPU_MEMORY_UTILIZATION: "0.5", MAX_MODEL_LEN: "8192" })],
+        { policy: card24 },
+      ),
+      findings: [
+        {
+          messageId: "estimated-no-pin",
+          message: expect.stringMatching(
+            /^llama: no KV pin \(vLLM 0\.8\.5 has none: --kv-cache-memory-bytes came in 0\.10\.2\).*; set GPU_MEMORY_UTILIZATION=0\.\d\d, which leaves the KV it needs$/,
+          ),
+          data: {
+            no_pin_version: "0.8.5",
+            kv_source: "estimated",
+            required_bytes: 1.5 * GiB,
+            fix: { key: "GPU_MEMORY_UTILIZATION", value: "0.79" },
+          },
+        },
+      ],
+    },
+    {
+      name: "the same written the operator's way (VLLM_IMAGE, flags in VLLM_EXTRA_ARGS): the fix is the flag, in place",
+      files: {
+        "kvgate.yaml": "fleet:\n  hosts:\n    box: { gpus: [ { index: 0, total: 24GiB } ] }\n",
+        "deploy/llama.env":
+          'VLLM_IMAGE=vllm/vllm-openai:v0.8.5\nHOST=box\nVLLM_EXTRA_ARGS="--model meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.5"\n',
+      },
+      findings: [
+        {
+          messageId: "estimated-no-pin",
+          file: "deploy/llama.env",
+          line: 3,
+          message: expect.stringContaining("set --gpu-memory-utilization 0.79, which leaves the KV it needs"),
+          data: { fix: { file: "deploy/llama.env", line: 3, key: "--gpu-memory-utilization", value: "0.79" } },
+        },
+      ],
+    },
+    {
       ...kvCase(
         "the same at 20,480 tokens on an L4 whose CUDA total is 23,034 MiB: required 3.5 GiB > the 2.97 GiB estimate",
         [llama({ MAX_MODEL_LEN: "20480" })],
@@ -122,6 +163,7 @@ export default ruleTester(kvCoversContext, {
     },
     {
       ...kvCase("the contract's example, with the arithmetic and what to set", [voices({ KV_CACHE_MEMORY_BYTES: "6442450944" })]),
+      example: true,
       findings: [
         {
           messageId: "short",

@@ -48,7 +48,8 @@ const PER_DETECTOR: [string, string, string][] = [
   ["jwt", `Authorization: Bearer ${FAKE.jwt}`, FAKE.jwt],
   ["openai-api-key", `OPENAI_API_KEY=${FAKE.openai}`, FAKE.openai],
   ["private-key", pem(FAKE.privateKeyBody), FAKE.privateKeyBody],
-  ["slack-token", `SLACK_BOT=${FAKE.slack}`, FAKE.slack],
+  // FAKE.slack's sequential digits read as a placeholder (exempt); the seeded sample is a real-shaped token.
+  ["slack-token", `SLACK_BOT=${SAMPLE["slack-token"]}`, SAMPLE["slack-token"] as string],
   ["stripe-secret-key", `STRIPE_KEY=${FAKE.stripe}`, FAKE.stripe],
 ];
 // Every other family, from its labelled sample, on the line that family is found on.
@@ -62,6 +63,11 @@ export default ruleTester(secretScan, {
   valid: [
     secretCase("only the added lines are scanned", [{ ...addedFile("a.env", `A=${FAKE.awsId}`, { status: "modified" }), addedLines: [] }]),
     secretCase("a deleted file is not scanned", [addedFile("a.env", FAKE.awsId, { status: "deleted" })]),
+    {
+      name: "a reference to a value loaded at deploy time is not a secret",
+      beforeFiles: {},
+      files: { "scripts/a.env": "AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID}\nHF_TOKEN={{ lookup('hashi_vault', 'secret=kv/hf:token') }}\n" },
+    },
   ],
   invalid: [
     // The value-scoped placeholder filter: [case, file, text, expected, values].
@@ -110,9 +116,9 @@ export default ruleTester(secretScan, {
         [
           "a value that merely contains EXAMPLE is found",
           "a.env",
-          "AWS_ACCESS_KEY_ID=AKIAQ3VZ7MXKEXAMPLE1",
+          "AWS_ACCESS_KEY_ID=AKIAQ3VZ7MXKEXAMPLE2",
           ["secret/aws-access-key-id open error a.env:1"],
-          ["AKIAQ3VZ7MXKEXAMPLE1"],
+          ["AKIAQ3VZ7MXKEXAMPLE2"],
         ],
         [
           "a longer run holding a placeholder is not the placeholder",
@@ -136,8 +142,8 @@ export default ruleTester(secretScan, {
     {
       ...secretCase(
         "kvgate.yaml adds exact values and anchored patterns",
-        [addedFile("a.env", `A=${FAKE.awsId}\nB=${FAKE.awsId2}\nC=AKIATEST0000000000FAKE`)],
-        { values: [FAKE.awsId], patterns: ["AKIATEST0+FAKE"] },
+        [addedFile("a.env", `A=${FAKE.awsId}\nB=${FAKE.awsId2}\nC=AKIATEST22222222FAKE`)],
+        { values: [FAKE.awsId], patterns: ["AKIATEST2+FAKE"] },
       ),
       findings: [
         "secret/aws-access-key-id exempt notice a.env:1",
@@ -148,7 +154,7 @@ export default ruleTester(secretScan, {
     {
       ...secretCase(
         "a pattern must match the whole value: a prefix of it is not enough",
-        [addedFile("a.env", `A=${FAKE.awsId}\nB=${FAKE.awsId2}\nC=AKIATEST0000000000FAKE`)],
+        [addedFile("a.env", `A=${FAKE.awsId}\nB=${FAKE.awsId2}\nC=AKIATEST22222222FAKE`)],
         { patterns: ["AKIATEST"] },
       ),
       findings: [
@@ -307,7 +313,14 @@ export default ruleTester(secretScan, {
         "each detector, one file each",
         PER_DETECTOR.map(([id, text]) => addedFile(`keys/${id}.txt`, text)),
       ),
-      findings: PER_DETECTOR.map(([id, , value]) => ({ rule: `secret/${id}`, file: `keys/${id}.txt`, line: 1, secret: value })),
+      example: true,
+      findings: PER_DETECTOR.map(([id, , value]) => ({
+        rule: `secret/${id}`,
+        status: "open",
+        file: `keys/${id}.txt`,
+        line: 1,
+        secret: value,
+      })),
     },
   ],
 });
