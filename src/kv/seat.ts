@@ -212,7 +212,10 @@ function computeSeat(service: Service, policy: Policy, pack: RulesPack, state: P
   // A seat that names its vLLM version gets that version's default (0.9 before 0.92); else the policy's.
   const utilization =
     numSetting(service, "gpu_memory_utilization") ?? (vf.version !== null ? vf.defaultUtilization : policy.vllm.default_utilization);
-  const pinned = numSetting(service, "kv_pin") ?? null;
+  // A version without --kv-cache-memory-bytes (before 0.10.2) refuses the flag at boot (engine/removed-flag):
+  // it is no pin, and the seat is sized as the profiler sizes it once the flag is gone, so no advice
+  // or --fix ever adjusts a pin that version cannot take.
+  const pinned = vf.kvCacheMemoryBytesFlag ? (numSetting(service, "kv_pin") ?? null) : null;
   const graphs = service.settings.enforce_eager?.value !== true;
   let estimate: KvEstimate | null = null;
   if (pinned === null && card && weights !== null) {
