@@ -7,6 +7,7 @@ import { cardUsage, type CardUsage } from "../kv/card-usage.js";
 import { worstBootOrder, type WorstBoot } from "../kv/boot-order.js";
 import { seatFootprint, vllmSeats } from "../kv/seat.js";
 import { yarnOf } from "../kv/yarn.js";
+import { newestVllmVersion, vllmVersionFacts } from "../kv/vllm-versions.js";
 
 interface VllmServiceExplain {
   name: string;
@@ -39,6 +40,8 @@ interface VllmServiceExplain {
   weights_formula: string | null;
   overhead_bytes: number;
   utilization: number;
+  /** The vLLM version sized for; `assumed` when the image or VLLM_VERSION names none (the newest kvgate knows). */
+  vllm_version: { version: string | null; assumed: boolean };
   yarn: { factor: number; original: number | null } | null;
 }
 
@@ -135,6 +138,10 @@ export function explainVllm(state: FleetState, policy: Policy, pack: RulesPack):
       weights_formula: seat.weightsLoaded?.formula ?? null,
       overhead_bytes: seat.overhead,
       utilization: seat.utilization,
+      vllm_version:
+        seat.vf.version !== null
+          ? { version: seat.vf.version, assumed: false }
+          : { version: newestVllmVersion(vllmVersionFacts(pack.engines)), assumed: true },
       yarn: y ? { factor: y.factor, original: y.original } : null,
     };
   });

@@ -35,6 +35,12 @@ export interface VllmFacts {
   cites: Partial<Record<VersionFactName, string>>;
 }
 
+/** The newest version the facts name: what a seat whose image names no version is sized as. */
+export function newestVllmVersion(entries: VersionFact[]): string | null {
+  const named = entries.map((e) => e.since).filter((s): s is string => s !== null);
+  return named.sort(compareVersions).at(-1) ?? null;
+}
+
 /** Dotted versions compared numerically: 0.10.1 > 0.9.2. */
 export function compareVersions(a: string, b: string): number {
   const pa = a.split(".").map((n) => Number.parseInt(n, 10) || 0);
