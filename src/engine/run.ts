@@ -218,7 +218,10 @@ export async function unitDrafts(
   // What the verdict covers: the seats of the fleet after the unit, sized or not (docs/coverage.md),
   // when the unit is about the fleet (the whole tree, or a change to a file the fleet reads). A change
   // to nothing the fleet reads says nothing about it, as the hook's fast path does not.
-  const fleetFiles = picomatch(fleetGlobsOf(policy, after.written), { dot: true });
+  // Every file the fleet read counts too (a compose env_file of any name, a MODEL_CONFIG outside models/).
+  const globbed = picomatch(fleetGlobsOf(policy, after.written), { dot: true });
+  const read = new Set([...(after.written.readPaths ?? []), ...(before?.written.readPaths ?? [])]);
+  const fleetFiles = (p: string): boolean => globbed(p) || read.has(p);
   const coverage =
     unit.tree || unit.kind === "all" || unit.files.some((f) => fleetFiles(f.path) || (f.oldPath !== null && fleetFiles(f.oldPath)))
       ? coverageOf(ctx.after, policy, opts.pack)

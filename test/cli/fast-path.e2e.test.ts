@@ -444,3 +444,20 @@ describe("the fast path trusts nothing it cannot check", () => {
     await r.cleanup();
   });
 });
+
+describe("a change to a file the fleet read outside the globs is about the fleet", () => {
+  test("its verdict line states the coverage, as a change to an env file's does", async () => {
+    const row = ROWS.find((x) => x.name.startsWith("a compose env_file target")) as Row;
+    const r = await prepared(row);
+    try {
+      const run = kvgate(["check", "--staged"], { cwd: r.dir });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("conf/chat.vars:3 error kv/covers-context chat: KV pin 1.5 GiB < required 4.5 GiB");
+      expect(run.stdout.trimEnd().split("\n").at(-1)).toBe(
+        "kvgate staged: 1 error, 0 warnings, 1 notice; 1 seat sized on 1 card; 1 service not an engine (x); 0 unsized — REFUSED",
+      );
+    } finally {
+      await r.cleanup();
+    }
+  });
+});
