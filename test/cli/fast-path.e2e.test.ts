@@ -91,6 +91,14 @@ const OBSERVED = [
 const unit = (pin: number) =>
   `[Service]\nExecStart=/usr/bin/docker run --gpus device=0 vllm/vllm-openai:v0.10.2 --model Qwen/Qwen3-1.7B --max-model-len 8192 --kv-cache-memory-bytes ${pin} ${VLLM_CAP.replace(/\\/g, "")}\n`;
 
+/** A unit that loads its settings from the repository checked out at /opt/fleet on the host. */
+const UNIT_WITH_CONF = [
+  "[Service]",
+  "EnvironmentFile=/opt/fleet/ops/conf/chat.conf",
+  `ExecStart=/usr/bin/docker run --gpus device=0 --env-file /opt/fleet/ops/conf/chat.conf vllm/vllm-openai:v0.10.2 --model Qwen/Qwen3-1.7B --kv-cache-memory-bytes 4831838208 --override-generation-config '{"max_new_tokens":1024}'`,
+  "",
+].join("\n");
+
 interface Row {
   name: string;
   /** What the committed base holds besides README.md, docs/a.md, scripts/x.env and playbooks/site.yml. */
@@ -209,6 +217,17 @@ const ROWS: Row[] = [
     name: "a systemd unit whose pin no longer covers its context",
     base: { "kvgate.yaml": INVENTORY, "ops/vllm-chat.service": unit(1610612736) },
     change: (r) => r.write("ops/vllm-chat.service", unit(536870912)),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "a systemd unit's EnvironmentFile target (a host path, not *.env) raising the context past the pin",
+    base: {
+      "kvgate.yaml": INVENTORY,
+      "ops/vllm-chat.service": UNIT_WITH_CONF,
+      "ops/conf/chat.conf": "MAX_MODEL_LEN=32768\n",
+    },
+    change: (r) => r.write("ops/conf/chat.conf", "MAX_MODEL_LEN=40960\n"),
     fast: false,
     code: 1,
   },
