@@ -10,7 +10,7 @@ import { runToolSync } from "../git/exec.js";
 import type { HostCard } from "./inventory.js";
 import { hostsOf, type FoundService, type Inventory } from "./starter.js";
 
-export interface NamedCard {
+interface NamedCard {
   /** The host the file is about (host_vars/<host>), or null: the seats' host. */
   host: string | null;
   /** The table's name, and what CUDA reports as its total (MiB). */

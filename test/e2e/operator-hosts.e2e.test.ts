@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
-import { kvgate } from "../helpers/cli.js";
+import { kvgate, type JsonFinding } from "../helpers/cli.js";
 import { gitCommit } from "../helpers/install.js";
 import { hostCsv } from "../helpers/init-repo.js";
 import { FAKE } from "../secrets/helpers.js";
@@ -19,16 +19,7 @@ afterAll(async () => {
   for (const r of made.splice(0)) await r.cleanup();
 });
 
-interface Found {
-  rule: string;
-  severity: string;
-  status: string;
-  file: string | null;
-  line: number | null;
-  service: string | null;
-  message: string;
-  data: Record<string, unknown>;
-}
+type Found = JsonFinding;
 interface Doc {
   verdict: string;
   findings: Found[];
