@@ -35,7 +35,8 @@ type Estimated = {
   formula: string;
   fix?: ValueFix;
   fits: number;
-  set: string;
+  /** How to pin it, in the file's spelling; absent on a version without the pin (no advice names one). */
+  set?: string;
   /** The version has no byte pin (before 0.10.2): the utilization that leaves the KV, when the card can hold it. */
   no_pin_version?: string;
   /** The pin the seat needs fits beside its neighbours (then it is the fix). */
@@ -58,8 +59,8 @@ const messages = {
   estimated: (d: Estimated) =>
     `${d.name}: no KV pin, so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${
       d.pin_fits
-        ? `pin it: set ${d.set}${d.context_fix ? `, or set ${showFix(d.context_fix)}, the longest the estimate holds` : ""}`
-        : `${d.context_fix ? `set ${showFix(d.context_fix)}, the longest the estimate holds, or ` : ""}pin ${d.set} where the card has room`
+        ? `pin it: set ${d.set ?? ""}${d.context_fix ? `, or set ${showFix(d.context_fix)}, the longest the estimate holds` : ""}`
+        : `${d.context_fix ? `set ${showFix(d.context_fix)}, the longest the estimate holds, or ` : ""}pin ${d.set ?? ""} where the card has room`
     }${d.versions_note ?? ""}`,
   "estimated-no-pin": (d: Estimated) =>
     `${d.name}: no KV pin (vLLM ${d.no_pin_version} has none: --kv-cache-memory-bytes came in 0.10.2), so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${
@@ -167,7 +168,7 @@ export const kvCoversContext = defineCheck({
             utilization: e.utilization,
             fits,
             fits_text: formatInt(fits),
-            set: setPin(seat, seat.required, ctx.pack),
+            ...(noPin ? {} : { set: setPin(seat, seat.required, ctx.pack) }),
             ...(fix ? { fix } : {}),
             ...(context ? { context_fix: context } : {}),
             ...(noPin

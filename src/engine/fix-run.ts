@@ -10,12 +10,15 @@ import { fixesOf, type RuledFix } from "../fix/collect.js";
 import type { CheckResult } from "./result.js";
 import type { ChangedFile, DeployUnit, Selection } from "../git/types.js";
 import type { Source } from "./source.js";
+import type { Repo } from "../git/index.js";
 import { readWorkingFile, writeWorkingFile } from "../load/worktree.js";
 
 export interface FixRun {
   result: CheckResult;
   applied: (AppliedFix & { rule: string })[];
   failed: (FailedFix & { rule: string })[];
+  /** Files --fix wrote whose staged version still holds the old (refused) value: the commit takes the index. */
+  staleInIndex: string[];
 }
 
 const ROUNDS = 3;
@@ -91,7 +94,7 @@ export async function fixAndRecheck(opts: {
   first: CheckResult;
   check: (units: DeployUnit[]) => Promise<CheckResult>;
 }): Promise<FixRun> {
-  const run: FixRun = { result: opts.first, applied: [], failed: [] };
+  const run: FixRun = { result: opts.first, applied: [], failed: [], staleInIndex: [] };
   const tried = new Set<string>();
   const texts = new Map<string, string>();
   for (let round = 0; round < ROUNDS; round++) {
@@ -100,5 +103,18 @@ export async function fixAndRecheck(opts: {
     for (const [p, t] of written) texts.set(p, t);
     run.result = await opts.check(await recheckUnits(opts.source, opts.selection, opts.units, texts));
   }
+  if (opts.source.repo && texts.size > 0) run.staleInIndex = await staleInIndex(opts.source.repo, texts);
   return run;
+}
+
+/** The written files the index holds in another version: until `git add`, a commit records the refused value. */
+async function staleInIndex(repo: Repo, texts: Map<string, string>): Promise<string[]> {
+  const staged = await (await repo.snapshot("index")).read([...texts.keys()]);
+  return [...texts]
+    .filter(([p, t]) => {
+      const blob = staged.get(p);
+      return blob != null && blob.toString("utf8") !== t;
+    })
+    .map(([p]) => p)
+    .sort();
 }

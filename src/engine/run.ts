@@ -1,7 +1,7 @@
 // The engine: for each deploy unit, load the fleet before and after, run every check, and turn the
 // reports into findings through the one pipeline (./pipeline.ts). It never prints and never exits;
 // the CLI does both.
-import type { DeployUnit, TreeFiles } from "../git/types.js";
+import type { ChangedFile, DeployUnit, TreeFiles } from "../git/types.js";
 import picomatch from "picomatch";
 import type { DeployFile, FleetState, Service } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
@@ -131,18 +131,47 @@ export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHE
         : () => {
             const beforeCtx: CheckContext = {
               ...ctx,
-              unit: { ...ctx.unit, files: [] },
+              unit: { ...ctx.unit, files: filesBefore(ctx.unit.files) },
               before: null,
               after: before,
               written: { before: null, after: ctx.written.before ?? before },
             };
-            const identified = runPhase("identify", raiseChecks(checks, beforeCtx), {
-              ...pipelineContext(ctx.policy, ctx.pack, before.services),
-            });
+            // The file scans (secrets) are the change's own: nothing the before state held drops a secret.
+            const identified = runPhase(
+              "identify",
+              raiseChecks(
+                checks.filter((c) => !c.scanFiles),
+                beforeCtx,
+              ),
+              {
+                ...pipelineContext(ctx.policy, ctx.pack, before.services),
+              },
+            );
             return new Set(identified.map((d) => findingKey(d.finding)));
           },
   };
   return runUnitPhases(drafts, pctx);
+}
+
+/**
+ * The change's files as they were before it, with no line added: the before run then takes up the same
+ * deploy files (compose files, playbooks, units, manifests) as the after run, so what they already
+ * said is known and a comment-only edit of a broken compose file adds nothing. An added file had no
+ * before.
+ */
+function filesBefore(files: readonly ChangedFile[]): ChangedFile[] {
+  return files
+    .filter((f) => f.before !== null)
+    .map((f) => ({
+      path: f.oldPath ?? f.path,
+      oldPath: null,
+      status: "modified" as const,
+      before: null,
+      after: f.before,
+      binary: false,
+      size: null,
+      addedLines: [],
+    }));
 }
 
 /** One unit's drafts, and how many of its tree's files were read (`--all`; 0 for a change). */
@@ -191,7 +220,10 @@ export async function unitDrafts(
   // What the verdict covers: the seats of the fleet after the unit, sized or not (docs/coverage.md),
   // when the unit is about the fleet (the whole tree, or a change to a file the fleet reads). A change
   // to nothing the fleet reads says nothing about it, as the hook's fast path does not.
-  const fleetFiles = picomatch(fleetGlobsOf(policy, after.written), { dot: true });
+  // Every file the fleet read counts too (a compose env_file of any name, a MODEL_CONFIG outside models/).
+  const globbed = picomatch(fleetGlobsOf(policy, after.written), { dot: true });
+  const read = new Set([...(after.written.readPaths ?? []), ...(before?.written.readPaths ?? [])]);
+  const fleetFiles = (p: string): boolean => globbed(p) || read.has(p);
   const coverage =
     unit.tree || unit.kind === "all" || unit.files.some((f) => fleetFiles(f.path) || (f.oldPath !== null && fleetFiles(f.oldPath)))
       ? coverageOf(ctx.after, policy, opts.pack)

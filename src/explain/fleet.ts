@@ -151,6 +151,13 @@ function engineFrom(s: Service): { by: string; evidence: string | null; file: st
   return { by: r.by, evidence: r.evidence, file: r.origin?.file ?? null, line: r.origin?.line ?? null };
 }
 
+/** The version a seat was sized as; an assumed one says so, since every fact that follows hangs on it. */
+function versionText(version: string | null, assumed: string[] | null): string {
+  if (version !== null) return `vLLM ${version}`;
+  const range = assumed?.length ? `${assumed[0]}–${assumed[assumed.length - 1]}` : "the releases kvgate knows";
+  return `vLLM ${range} (assumed: neither the image's tag nor VLLM_VERSION names one; sized for each)`;
+}
+
 function engineText(s: Service): string {
   const r = s.recognition;
   if (s.engine === null) return r?.candidates ? `no engine (${r.candidates.join(" or ")}?)` : "no engine";
@@ -209,6 +216,7 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
       );
     }
     const seat = sizesKvPerSeat(input.pack, s) ? vllm.services.find((x) => x.name === s.name) : undefined;
+    if (seat) out.push(`  ${p.bold("version")}  ${versionText(seat.vllm_version, seat.assumed_vllm_versions)}`);
     if (seat?.weights_formula) out.push(`  ${p.bold("weights")}  ${seat.weights_formula}`);
     if (seat?.kv) out.push(...kvLines(seat, input.policy.kv.round_bytes).map((l) => `  ${p.bold("kv")}  ${l}`));
     if (sizesKvByLedger(input.pack, s)) {

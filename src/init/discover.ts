@@ -4,7 +4,7 @@
 // and why. The card inventory comes from the host (./inventory.ts); a size is never guessed.
 import { hostname } from "node:os";
 import type { RulesPack } from "../rules/pack.js";
-import type { Service } from "../model/types.js";
+import { definitionOf, type Service } from "../model/types.js";
 import { loadPolicy } from "../config/load.js";
 import { loadView } from "../engine/api.js";
 import { needsEngine, sizesKvPerSeat } from "../model/engine.js";
@@ -28,7 +28,8 @@ function found(s: Service, pack: RulesPack): FoundService {
   const r = s.recognition;
   return {
     name: s.name,
-    file: s.file,
+    // A seat only a compose file or unit defines has no env file: name the deploy that defines it.
+    file: s.definedAt ? `${definitionOf(s).file}:${definitionOf(s).line}` : s.file,
     engine: s.engine,
     recognisedBy: r && r.by !== "ENGINE" && r.engine ? r.by : null,
     perSeat: sizesKvPerSeat(pack, s),

@@ -10,7 +10,8 @@ import { proveHooks } from "./canary.js";
 import { gitOut, husky, plainGit, preCommitFramework, type Context, type ModeResult } from "./modes.js";
 import { huskyState } from "./husky.js";
 import { PRE_COMMIT_CONFIG } from "./precommit.js";
-import { starterConfig } from "./starter.js";
+import { starterConfig, type Inventory } from "./starter.js";
+import { cardNamesIn, inventoriesFrom } from "./card-names.js";
 import { discover, hostFor } from "./discover.js";
 import { hostCards } from "./inventory.js";
 import { loadPack } from "../rules/load.js";
@@ -26,6 +27,10 @@ export interface InitReport {
   live: boolean;
   /** When not live: why, and what to type. */
   notLive: { reason: string; fix: string[]; output?: string } | null;
+}
+
+function cardsText(inv: Inventory): string {
+  return `${inv.cards.length} card${inv.cards.length === 1 ? "" : "s"} of ${inv.host} from ${inv.source}`;
 }
 
 function writeFile(path: string, text: string): void {
@@ -100,7 +105,9 @@ export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env,
     const pack = loadPack();
     const found = await discover(root, pack);
     const inventory = opts.fromHost !== undefined ? { host: hostFor(found.services, opts.host), ...hostCards(opts.fromHost) } : null;
-    const text = starterConfig({ ...found, inventory });
+    // Without the host's own figures: the card the repository names, when rules/cards.yaml knows it.
+    const named = inventory ? null : inventoriesFrom(cardNamesIn(root), found.services, hostFor(found.services, opts.host));
+    const text = starterConfig({ ...found, inventory, ...(named ? { named: named.inventories } : {}) });
     parseConfig(text, "kvgate.yaml", cardLookupOf(pack)); // a starter that does not validate is our bug: fail here, not at the first commit
     writeFile(join(root, "kvgate.yaml"), text);
     changed++;
@@ -108,10 +115,13 @@ export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env,
     lines.push(
       `wrote     kvgate.yaml (${n} seat${n === 1 ? "" : "s"} found${found.servicesGlob ? `, services: "${found.servicesGlob}"` : ""}; ${
         inventory
-          ? `${inventory.cards.length} card${inventory.cards.length === 1 ? "" : "s"} of ${inventory.host} from ${inventory.source}`
-          : "no card inventory: the TODO stanza to fill, every seat refused as unsized until it is"
+          ? cardsText(inventory)
+          : named && named.inventories.length > 0
+            ? named.inventories.map(cardsText).join("; ")
+            : "no card inventory: the TODO stanza to fill, every seat refused as unsized until it is"
       })`,
     );
+    for (const n of named?.notes ?? []) lines.push(`card      ${n}`);
     for (const t of found.notTaken) lines.push(`not taken ${t.path}: ${t.why}`);
   }
   const ignored = ignoreNodeModules(root);

@@ -17,6 +17,13 @@ export interface FoundService {
   gpus: number[];
 }
 
+/** One host's cards for the starter, and where they came from. */
+export interface Inventory {
+  host: string;
+  cards: readonly HostCard[];
+  source: string;
+}
+
 export interface StarterInput {
   services: readonly FoundService[];
   /** The services glob to write; null: the default (scripts/*.env) stays. */
@@ -25,7 +32,9 @@ export interface StarterInput {
   deploys: readonly string[];
   notTaken: readonly { path: string; why: string }[];
   /** The host's cards, from nvidia-smi (`--from-host`); null when not given. */
-  inventory: { host: string; cards: readonly HostCard[]; source: string } | null;
+  inventory: Inventory | null;
+  /** Without --from-host: the hosts whose card the repository names (rules/cards.yaml gives its total). */
+  named?: readonly Inventory[];
 }
 
 /** host → card indexes the seats name, in order. Seats without HOST join the only named host. */
@@ -45,14 +54,17 @@ function yamlKey(s: string): string {
 }
 
 function inventoryLines(input: StarterInput): string[] {
-  const inv = input.inventory;
-  if (inv) {
-    const out = [`fleet:`, `  hosts:`, `    ${yamlKey(inv.host)}:  # from ${inv.source}`, `      gpus:`];
-    for (const c of inv.cards) out.push(`        - { index: ${c.index}, total: ${c.totalMib}MiB }  # ${c.name}`);
+  const hosts = input.inventory ? [input.inventory] : (input.named ?? []);
+  if (hosts.length > 0) {
+    const out = [`fleet:`, `  hosts:`];
+    for (const inv of hosts) {
+      out.push(`    ${yamlKey(inv.host)}:  # from ${inv.source}`, `      gpus:`);
+      for (const c of inv.cards) out.push(`        - { index: ${c.index}, total: ${c.totalMib}MiB }  # ${c.name}`);
+    }
     out.push("  # tenants: GPU users without an env file, e.g.", "  #   - { name: asr, host: <host>, gpu: 0, vram: 3GiB }");
     return out;
   }
-  const hosts = hostsOf(input.services);
+  const seatHosts = hostsOf(input.services);
   const seats = input.services.length > 0;
   const out = [
     "# fleet:   # TODO: the card inventory. Until it is filled in, the check refuses every seat as",
@@ -60,9 +72,9 @@ function inventoryLines(input: StarterInput): string[] {
     "#          # `nvidia-smi --query-gpu=index,name,memory.total --format=csv` and pass --from-host FILE).",
     "#   hosts:",
   ];
-  if (hosts.size === 0)
+  if (seatHosts.size === 0)
     out.push("#     <host>:", "#       gpus:", `#         - { index: 0, total: <GiB> }${seats ? "" : "  # no seat found"}`);
-  for (const [host, gpus] of hosts) {
+  for (const [host, gpus] of seatHosts) {
     out.push(`#     ${yamlKey(host)}:`, "#       gpus:");
     for (const g of gpus) out.push(`#         - { index: ${g}, total: <GiB> }`);
   }

@@ -296,7 +296,10 @@ function computeSeat(
   const utilization =
     numSetting(service, "gpu_memory_utilization") ??
     (v.deployed === null && policy.vllm.default_utilization_set ? policy.vllm.default_utilization : vf.defaultUtilization);
-  const pinned = numSetting(service, "kv_pin") ?? null;
+  // A version without --kv-cache-memory-bytes (before 0.10.2) refuses the flag at boot (engine/removed-flag):
+  // it is no pin, and the seat is sized as the profiler sizes it once the flag is gone, so no advice
+  // or --fix ever adjusts a pin that version cannot take.
+  const pinned = vf.kvCacheMemoryBytesFlag ? (numSetting(service, "kv_pin") ?? null) : null;
   const graphs = service.settings.enforce_eager?.value !== true;
   const graphMemoryOf =
     graphs && facts && stageLayers !== null

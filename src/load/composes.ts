@@ -6,6 +6,7 @@ import type { ComposeRead, FleetState } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { readComposeFiles, type ComposeDeploy } from "../compose/index.js";
+import { envFileTargets } from "../compose/env-file-targets.js";
 import { deployedEnv } from "../playbook/overlay.js";
 import { recogniseEngine } from "../model/engine.js";
 import type { DecodedFile } from "./decode.js";
@@ -102,6 +103,14 @@ function readComposes(files: ReadonlyMap<string, DecodedFile>, fleet: FleetState
 export const composes: FleetInput = {
   kind: "compose files",
   paths: ({ listing, policy }) => composePaths(listing, policy.compose),
+  // An env_file of any name (`conf/chat.vars`): the listing holds only the globs' files.
+  morePaths(files, { policy }) {
+    const isCompose = isComposeOf(policy.compose);
+    const out: string[] = [];
+    for (const [path, d] of files)
+      if (d.text !== null && (isCompose(path) || /\.ya?ml$/.test(path))) out.push(...envFileTargets(path, d.text));
+    return out;
+  },
   add(fleet, files, { policy, pack }) {
     fleet.composes = readComposes(files, fleet, policy, pack);
   },

@@ -25,3 +25,13 @@ export function describeFixes(run: FixRun): string {
   );
   return out.join("\n") + "\n";
 }
+
+/**
+ * The line --fix ends with when the index still holds the old values: the hook and `git commit` take
+ * what is staged, so the fixes count once they are added. Empty when nothing it wrote is staged.
+ */
+export function describeStaleIndex(run: FixRun): string {
+  if (run.staleInIndex.length === 0) return "";
+  const files = run.staleInIndex.join(" ");
+  return `kvgate --fix: the index still holds the refused value${run.applied.length === 1 ? "" : "s"} of ${run.staleInIndex.join(", ")}: a commit records what is staged, so run git add ${files}\n`;
+}

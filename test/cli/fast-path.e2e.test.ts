@@ -27,6 +27,78 @@ const PULL_SECRET = [
   "",
 ].join("\n");
 
+// Files the fleet reads that no fleet glob matches (issue 24 item 8): the key lists each one it read,
+// so a change to any takes the full path, which refuses what the fast path would have passed.
+const INVENTORY = "version: 1\nfleet:\n  hosts:\n    gpu-box: { gpus: [ { index: 0, total: 24564MiB } ] }\n";
+const VLLM_CAP = `--override-generation-config '{\\"max_new_tokens\\":1024}'`;
+/** A local model the env file describes by MODEL_CONFIG, outside models/: 8 KV heads × 128 × 28 layers. */
+const modelConfig = (maxLen: number) =>
+  JSON.stringify({
+    architectures: ["Qwen3ForCausalLM"],
+    model_type: "qwen3",
+    hidden_size: 2048,
+    intermediate_size: 6144,
+    num_hidden_layers: 28,
+    num_attention_heads: 16,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    max_position_embeddings: maxLen,
+    vocab_size: 151936,
+    torch_dtype: "bfloat16",
+  });
+const LOCAL_SEAT = {
+  "kvgate.yaml": INVENTORY,
+  "scripts/local.env": `VLLM_IMAGE=vllm/vllm-openai:v0.10.2\nCUDA_VISIBLE_DEVICES=0\nMODEL_CONFIG=weights/acme/config.json\nVLLM_EXTRA_ARGS="--model /weights/acme --max-model-len 8192 --kv-cache-memory-bytes 1610612736 ${VLLM_CAP}"\n`,
+  "weights/acme/config.json": modelConfig(40960),
+  "weights/acme/model.safetensors.index.json": '{"metadata":{"total_size":4000000000},"weight_map":{}}\n',
+};
+/** A compose file whose seat lives in an included file and loads its settings from an env_file target. */
+const stack = (len: number) =>
+  [
+    "services:",
+    "  chat:",
+    "    image: vllm/vllm-openai:v0.10.2",
+    `    command: ["--model", "Qwen/Qwen3-1.7B", "--max-model-len", "${len}", "--kv-cache-memory-bytes", "1610612736", "--override-generation-config", '{"max_new_tokens":1024}']`,
+    '    deploy: { resources: { reservations: { devices: [ { driver: nvidia, device_ids: ["0"], capabilities: [gpu] } ] } } }',
+    "",
+  ].join("\n");
+const INCLUDED = { "kvgate.yaml": INVENTORY, "compose.yaml": "include:\n  - stack/vllm.yml\n", "stack/vllm.yml": stack(8192) };
+const ENV_FILE_TARGET = {
+  "kvgate.yaml": INVENTORY,
+  "compose.yaml": [
+    "services:",
+    "  chat:",
+    "    image: vllm/vllm-openai:v0.10.2",
+    "    env_file: conf/chat.vars",
+    '    deploy: { resources: { reservations: { devices: [ { driver: nvidia, device_ids: ["0"], capabilities: [gpu] } ] } } }',
+    "",
+  ].join("\n"),
+  "conf/chat.vars": `MODEL=Qwen/Qwen3-1.7B\nMAX_MODEL_LEN=8192\nKV_CACHE_MEMORY_BYTES=1610612736\nSERVE_ARGS="${VLLM_CAP}"\n`,
+};
+const OBSERVED = [
+  "version: 1",
+  'from: "2026-10-05T00:00:00Z"',
+  'until: "2026-10-07T00:00:00Z"',
+  "sources:",
+  '  - "gpu.csv"',
+  "cards:",
+  '  - host: "gpu-box"',
+  "    index: 0",
+  "    plateau_free_bytes: 12884901888",
+  '    plateau_at: "2026-10-06T10:00:00Z"',
+  "",
+].join("\n");
+const unit = (pin: number) =>
+  `[Service]\nExecStart=/usr/bin/docker run --gpus device=0 vllm/vllm-openai:v0.10.2 --model Qwen/Qwen3-1.7B --max-model-len 8192 --kv-cache-memory-bytes ${pin} ${VLLM_CAP.replace(/\\/g, "")}\n`;
+
+/** A unit that loads its settings from the repository checked out at /opt/fleet on the host. */
+const UNIT_WITH_CONF = [
+  "[Service]",
+  "EnvironmentFile=/opt/fleet/ops/conf/chat.conf",
+  `ExecStart=/usr/bin/docker run --gpus device=0 --env-file /opt/fleet/ops/conf/chat.conf vllm/vllm-openai:v0.10.2 --model Qwen/Qwen3-1.7B --kv-cache-memory-bytes 4831838208 --override-generation-config '{"max_new_tokens":1024}'`,
+  "",
+].join("\n");
+
 interface Row {
   name: string;
   /** What the committed base holds besides README.md, docs/a.md, scripts/x.env and playbooks/site.yml. */
@@ -113,6 +185,52 @@ const ROWS: Row[] = [
     code: 0,
   },
   { name: "a symlink", change: (r) => r.symlink("README.md", "link.md"), fast: false, code: 0 },
+  {
+    name: "a MODEL_CONFIG outside models/ whose model now ends below the context",
+    base: LOCAL_SEAT,
+    change: (r) => r.write("weights/acme/config.json", modelConfig(4096)),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "a compose include target (no compose glob matches it) raising the context past the pin",
+    base: INCLUDED,
+    change: (r) => r.write("stack/vllm.yml", stack(32768)),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "a compose env_file target (not *.env) raising the context past the pin",
+    base: ENV_FILE_TARGET,
+    change: (r) => r.write("conf/chat.vars", ENV_FILE_TARGET["conf/chat.vars"].replace("8192", "32768")),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "the observed file, now malformed",
+    base: { ...LOCAL_SEAT, "kvgate.yaml": `${INVENTORY}observed: obs/plateau.yaml\n`, "obs/plateau.yaml": OBSERVED },
+    change: (r) => r.write("obs/plateau.yaml", OBSERVED.replace("plateau_free_bytes: 12884901888", "plateau_free_bytes: [")),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "a systemd unit whose pin no longer covers its context",
+    base: { "kvgate.yaml": INVENTORY, "ops/vllm-chat.service": unit(1610612736) },
+    change: (r) => r.write("ops/vllm-chat.service", unit(536870912)),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "a systemd unit's EnvironmentFile target (a host path, not *.env) raising the context past the pin",
+    base: {
+      "kvgate.yaml": INVENTORY,
+      "ops/vllm-chat.service": UNIT_WITH_CONF,
+      "ops/conf/chat.conf": "MAX_MODEL_LEN=32768\n",
+    },
+    change: (r) => r.write("ops/conf/chat.conf", "MAX_MODEL_LEN=40960\n"),
+    fast: false,
+    code: 1,
+  },
   { name: "a Kubernetes manifest", change: (r) => r.write("k8s/svc.yaml", "kind: Service\n"), fast: false, code: 0 },
   {
     // The token is base64 inside base64: no keyword of it is in the added lines, only the full scan decodes it.
@@ -343,5 +461,22 @@ describe("the fast path trusts nothing it cannot check", () => {
       stderr: fast.stderr.replace(/^kvgate: (fast path|compile cache): .*\n/gm, ""),
     });
     await r.cleanup();
+  });
+});
+
+describe("a change to a file the fleet read outside the globs is about the fleet", () => {
+  test("its verdict line states the coverage, as a change to an env file's does", async () => {
+    const row = ROWS.find((x) => x.name.startsWith("a compose env_file target")) as Row;
+    const r = await prepared(row);
+    try {
+      const run = kvgate(["check", "--staged"], { cwd: r.dir });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("conf/chat.vars:3 error kv/covers-context chat: KV pin 1.5 GiB < required 4.5 GiB");
+      expect(run.stdout.trimEnd().split("\n").at(-1)).toBe(
+        "kvgate staged: 1 error, 0 warnings, 1 notice; 1 seat sized on 1 card; 1 service not an engine (x); 0 unsized — REFUSED",
+      );
+    } finally {
+      await r.cleanup();
+    }
   });
 });

@@ -93,3 +93,41 @@ describe("a compose deploy through the gate", () => {
     expect(rules(found)).not.toContain("compose/unresolved");
   });
 });
+
+// Issue 24 item 10: a compose file gets "new issues only" as an env file does. The committed file
+// already holds errors of several kinds: a seat short of KV, drift from the env file it loads, a
+// variable nobody defines in a sizing flag. A comment-only edit adds none of them; an edit of one
+// service answers for that service only.
+describe("a compose file already broken at HEAD: a change answers for what it adds", () => {
+  const broken = (extra = "", len = 32768) => ({
+    "kvgate.yaml": config,
+    "scripts/coder.env": env,
+    [CF]:
+      compose(len, 1).replace("services:\n", `services:\n${extra}`) +
+      lines(
+        "  chat:",
+        "    image: vllm/vllm-openai:v0.10.2",
+        '    command: ["Qwen/Qwen3-0.6B", "--max-model-len", "${CHAT_LEN}", "--override-generation-config", \'{"max_new_tokens":1024}\']',
+        '    deploy: { resources: { reservations: { devices: [ { driver: nvidia, device_ids: ["1"], capabilities: [gpu] } ] } } }',
+      ),
+  });
+  const errorsOf = <F extends { severity: string; status: string }>(fs: F[]) =>
+    fs.filter((f) => f.severity === "error" && f.status === "open");
+
+  test("the whole tree shows the old errors", async () => {
+    const all = await runCase({ name: "all", files: broken() });
+    expect(rules(errorsOf(all))).toEqual(expect.arrayContaining(["kv/covers-context", "gpu/fits", "kv/boot-check"]));
+    expect(rules(all)).toEqual(expect.arrayContaining(["playbook/drift", "compose/unresolved"]));
+  });
+
+  test("a comment-only edit is not refused with the file's old errors", async () => {
+    const found = await runCase({ name: "comment", files: broken("  # the proxy moves next week\n"), beforeFiles: broken() });
+    expect(found).toEqual([]);
+  });
+
+  test("an edit of one service answers for that service only", async () => {
+    const found = await runCase({ name: "one", files: broken("", 40960), beforeFiles: broken() });
+    expect(errorsOf(found).map((f) => [f.rule, f.service])).toEqual([["kv/covers-context", "coder"]]);
+    expect(found.map((f) => f.service)).not.toContain("chat");
+  });
+});

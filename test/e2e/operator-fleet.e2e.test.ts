@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
-import { kvgate } from "../helpers/cli.js";
+import { kvgate, type JsonFinding } from "../helpers/cli.js";
 import { gitCommit } from "../helpers/install.js";
 import { hostCsv } from "../helpers/init-repo.js";
 import { FAKE } from "../secrets/helpers.js";
@@ -50,16 +50,7 @@ const FILES: Record<string, string> = {
   "deploy/up.sh": '#!/bin/sh\nfor s in chat coder embed; do docker run -d --gpus all --env-file "deploy/$s.env" vllm/vllm-openai; done\n',
 };
 
-interface Found {
-  rule: string;
-  severity: string;
-  status: string;
-  file: string | null;
-  line: number | null;
-  service: string | null;
-  message: string;
-  data: Record<string, unknown>;
-}
+type Found = JsonFinding;
 
 async function operatorRepo(): Promise<TempRepo> {
   const r = await makeRepo();

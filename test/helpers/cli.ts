@@ -19,3 +19,15 @@ export function kvgate(args: string[], opts: { cwd: string; env?: Record<string,
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: env, encoding: "utf8", input: opts.input ?? "" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** A finding as `check --format json` prints it: what the end-to-end tests read back. */
+export interface JsonFinding {
+  rule: string;
+  severity: string;
+  status: string;
+  file: string | null;
+  line: number | null;
+  service: string | null;
+  message: string;
+  data: Record<string, unknown>;
+}

@@ -9,7 +9,8 @@ import type { Selection } from "../../git/types.js";
 import { startVerdictRecording } from "./check-hooks.js";
 import { overrideEnv } from "../override-env.js";
 import { useColor } from "../../report/color.js";
-import { describeFixes } from "../../report/fixes.js";
+import { describeFixes, describeStaleIndex } from "../../report/fixes.js";
+import type { FixRun } from "../../engine/fix-run.js";
 import { readFileSync } from "node:fs";
 import { GateError } from "../../errors.js";
 import { parseBaseline } from "../../engine/baseline-file.js";
@@ -91,17 +92,20 @@ export async function checkCommand(argv: string[]): Promise<number> {
   await recording.save(result);
   const staged = run.units[0];
   if (staged && values.config === undefined) await recording.saveFastPathKey(staged, run.loader, pack);
+  let fixed: FixRun | undefined;
+  // Text keeps one stream; a machine format stays parseable on stdout, so the summary goes to stderr.
+  const summary = format === "text" && values.output === undefined ? process.stdout : process.stderr;
   if (values.fix) {
-    const fixed = await run.fix();
+    fixed = await run.fix();
     result = fixed.result;
-    // Text keeps one stream; a machine format stays parseable on stdout, so the summary goes to stderr.
-    (format === "text" && values.output === undefined ? process.stdout : process.stderr).write(describeFixes(fixed));
+    summary.write(describeFixes(fixed));
   }
   const color = useColor(values.output === undefined ? process.stdout : {}, process.env);
   // SARIF's fixes are replacements in the tree that was checked (the newest unit's); after --fix that
   // tree is not what the working tree holds any more, so the fixes left are given without them.
   const files = format === "sarif" && !values.fix ? await run.fixTexts() : undefined;
   emit(formatResult(result, format, { color, overrideName: await run.overrideName(), ...(files ? { files } : {}) }), values.output);
+  if (fixed) summary.write(describeStaleIndex(fixed));
   return result.verdict === "fail" ? 1 : 0;
 }
 
