@@ -4,7 +4,7 @@
 import { split as shellSplit } from "shlex";
 import { isFlagKey, parseEnv } from "../parse/env.js";
 import type { EnvEntry, ParsedEnv } from "../parse/env-types.js";
-import type { EnvEdit, PlaybookDeploy } from "./records.js";
+import type { EnvEdit, FlagFrom, PlaybookDeploy, VarRef } from "./records.js";
 
 function emptyEnv(file: string): ParsedEnv {
   return { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
@@ -34,7 +34,7 @@ export function overlayEnv(base: ParsedEnv, edits: readonly EnvEdit[]): ParsedEn
         env.positionals = [];
         break;
       case "set":
-        setEntry(env, edit.key, edit.value, edit.line, edit.file);
+        setEntry(env, edit.key, edit.value, edit.line, edit.file, { from: edit.from, flagFrom: edit.flagFrom });
         break;
       case "remove":
         removeKey(env, edit.key);
@@ -42,10 +42,14 @@ export function overlayEnv(base: ParsedEnv, edits: readonly EnvEdit[]): ParsedEn
       case "flags":
         // A container's command is the whole command line: the env file's flag keys are not run.
         for (const key of [...env.entries.keys()]) if (isFlagKey(key)) removeKey(env, key);
-        setEntry(env, edit.key, edit.value, edit.line, edit.file, edit.wordLines);
+        setEntry(env, edit.key, edit.value, edit.line, edit.file, { wordLines: edit.wordLines, flagFrom: edit.flagFrom });
         break;
       case "gpus":
-        setEntry(env, gpuKeyOf(env), edit.value, edit.line, edit.file);
+        setEntry(env, gpuKeyOf(env), edit.value, edit.line, edit.file, { from: edit.from });
+        break;
+      case "host":
+        // The play's host, for a file that names none (docs/playbooks.md#hosts).
+        if (!env.entries.has("HOST")) setEntry(env, "HOST", edit.value, edit.line, edit.file, {});
         break;
       default:
         edit satisfies never;
@@ -66,9 +70,31 @@ function removeKey(env: ParsedEnv, key: string): void {
   env.positionals = env.positionals.filter((p) => p.fromKey !== key);
 }
 
-/** Like lineinfile with a regexp: the key's line is replaced where it was, or appended. */
-function setEntry(env: ParsedEnv, key: string, value: string, line: number, file: string, wordLines?: readonly number[]): void {
-  const entry: EnvEntry = { key, value, line, exported: false, quoted: false, file };
+/** Where a value is written when a variable holds it, and the lines of a command's words. */
+interface Written {
+  from?: VarRef | undefined;
+  flagFrom?: readonly FlagFrom[] | undefined;
+  wordLines?: readonly number[] | undefined;
+}
+
+/**
+ * Like lineinfile with a regexp: the key's line is replaced where it was, or appended. A value a
+ * variable holds is the variable's (its file, line and name), so a finding and its fix go there.
+ */
+function setEntry(env: ParsedEnv, key: string, value: string, line: number, file: string, written: Written): void {
+  const { from, flagFrom, wordLines } = written;
+  const entry: EnvEntry = from
+    ? {
+        key,
+        value,
+        line: from.line,
+        exported: false,
+        quoted: false,
+        file: from.file,
+        variable: from.name,
+        ...(from.yaml ? { yaml: true } : {}),
+      }
+    : { key, value, line, exported: false, quoted: false, file };
   const at = env.all.findIndex((e) => e.key === key);
   const rest = env.all.filter((e) => e.key !== key);
   if (at < 0) rest.push(entry);
@@ -82,7 +108,17 @@ function setEntry(env: ParsedEnv, key: string, value: string, line: number, file
   // A deployed command that cannot be split is an error, not an empty command line (fail closed).
   for (const prob of parsed.problems) env.problems.push({ ...prob, line, message: `${file}:${line}: ${prob.message}` });
   const lineOfWord = wordLinesOf(value, wordLines);
-  for (const f of parsed.flags) env.flags.push({ ...f, line: lineOfWord(f.spelled, f.value) ?? line, file });
+  const unused = [...(flagFrom ?? [])];
+  for (const f of parsed.flags) {
+    const i = unused.findIndex((x) => x.flag === f.spelled && x.value === f.value);
+    const v = i < 0 ? null : (unused.splice(i, 1)[0] as FlagFrom).from;
+    env.flags.push(
+      v
+        ? { ...f, line: v.line, file: v.file, variable: v.name, ...(v.yaml ? { yaml: true } : {}) }
+        : // A variable holding the whole command string holds each flag: the flag is edited in it.
+          { ...f, line: lineOfWord(f.spelled, f.value) ?? from?.line ?? line, file: from?.file ?? file },
+    );
+  }
   for (const p of parsed.positionals) env.positionals.push({ ...p, line: lineOfWord(p.word) ?? line });
 }
 
