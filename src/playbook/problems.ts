@@ -20,7 +20,7 @@ export function problemsOf(reads: readonly DeployFile[], kind: PlaybookProblem["
 /** What kvgate could not read and what would let it; long token-like runs are masked (never echo a credential). */
 export function unresolvedMessage(what: string, expr: string, reason: string): string {
   const fix = /is not defined/.test(reason)
-    ? "define it in the repository (play vars, vars_files, group_vars, host_vars, a role's defaults or vars) if kvgate should check it"
+    ? "define it in the repository's vars (play vars, vars_files, group_vars, host_vars, a role's defaults) if kvgate should check it"
     : `kvgate reads variables, literals, {% if %}/{% for %}/{% set %} and the filters ${FILTERS.join(", ")}`;
   return `${what}: ${maskTokens(expr)} cannot be read: ${maskTokens(reason)}; the setting is skipped (${fix})`;
 }

@@ -154,7 +154,7 @@ export function undefFailure(u: Undef): Failed {
 }
 
 export function notDefined(what: string): string {
-  return `\`${what}\` is not defined in the repository's vars (play vars, vars_files, roles, group_vars, host_vars, inventory)`;
+  return `\`${what}\` is not defined in the repository`;
 }
 
 /** Evaluates an expression; an undefined result is a failure (Ansible's undefined variable error). */
