@@ -145,3 +145,15 @@ export function recogniseFrom(engines: Record<string, EngineSpec>, parsed: Parse
   }
   return { engine: null, by: "none", evidence: null, origin: null };
 }
+
+/**
+ * True when a command's words run an engine by its traits (a `recognise.commands` command, or a
+ * `command_words` word followed by `serve`): what picks the server out of a container's `sh -c` script.
+ */
+export function runsEngineCommand(engines: Record<string, EngineSpec>, words: readonly string[]): boolean {
+  return Object.values(engines).some(
+    (spec) =>
+      (spec.recognise?.commands ?? []).some((c) => runsCommand(words, c)) ||
+      words.some((w, i) => (spec.recognise?.command_words ?? []).includes(w.split("/").pop() ?? w) && words[i + 1] === "serve"),
+  );
+}

@@ -14,8 +14,15 @@ export function originOfEntry(parsed: ParsedEnv, e: EnvEntry): Origin {
 
 export function originOfFlag(parsed: ParsedEnv, f: EnvFlag): Origin {
   // A flag is a flag wherever it is written (an env file's *_ARGS, a compose command, a container task):
-  // a fix names it as a flag, in the file the origin names (or the variable that holds its value).
-  return { file: f.file ?? parsed.file, line: f.line, source: "flag", name: f.variable ?? f.spelled, ...(f.yaml ? { yaml: true } : {}) };
+  // a fix names it as a flag, in the file the origin names (or the variable that holds its value, or the
+  // key the file spells it as: a chart's `maxModelLen`).
+  return {
+    file: f.file ?? parsed.file,
+    line: f.line,
+    source: "flag",
+    name: f.variable ?? f.written ?? f.spelled,
+    ...(f.yaml ? { yaml: true } : {}),
+  };
 }
 
 /** The last flag with one of these names (as on a command line, the last one wins). */

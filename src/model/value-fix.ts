@@ -20,9 +20,12 @@ export interface ValueFix {
   yaml?: boolean;
 }
 
-/** How a message says the fix: `KEY=value`, `key: value` (a YAML variable), `--flag value`, or `--flag value in VLLM_EXTRA_ARGS`. */
+/**
+ * How a message says the fix: `KEY=value`, `--flag value`, `--flag value in VLLM_EXTRA_ARGS`, or a YAML
+ * key's `key: value` (an Ansible variable in host_vars, a chart's `maxModelLen`, `nvidia.com/gpu`).
+ */
 export function showFix(fix: Pick<ValueFix, "key" | "value" | "into" | "yaml">): string {
   if (fix.yaml) return `${fix.key}: ${fix.value}`;
-  if (!fix.key.startsWith("-")) return `${fix.key}=${fix.value}`;
+  if (!fix.key.startsWith("-")) return /[a-z]/.test(fix.key) ? `${fix.key}: ${fix.value}` : `${fix.key}=${fix.value}`;
   return fix.into ? `${fix.key} ${fix.value} in ${fix.into}` : `${fix.key} ${fix.value}`;
 }

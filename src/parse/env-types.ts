@@ -34,6 +34,8 @@ export interface EnvFlag {
   variable?: string;
   /** `variable` is written as YAML (`name: value`). */
   yaml?: boolean;
+  /** How that file spells the setting, when not as the flag (a chart values key, `maxModelLen`). */
+  written?: string;
 }
 
 interface EnvProblem {

@@ -42,7 +42,11 @@ export function overlayEnv(base: ParsedEnv, edits: readonly EnvEdit[]): ParsedEn
       case "flags":
         // A container's command is the whole command line: the env file's flag keys are not run.
         for (const key of [...env.entries.keys()]) if (isFlagKey(key)) removeKey(env, key);
-        setEntry(env, edit.key, edit.value, edit.line, edit.file, { wordLines: edit.wordLines, flagFrom: edit.flagFrom });
+        setEntry(env, edit.key, edit.value, edit.line, edit.file, {
+          wordLines: edit.wordLines,
+          wordKeys: edit.wordKeys,
+          flagFrom: edit.flagFrom,
+        });
         break;
       case "gpus":
         setEntry(env, gpuKeyOf(env), edit.value, edit.line, edit.file, { from: edit.from });
@@ -75,6 +79,8 @@ interface Written {
   from?: VarRef | undefined;
   flagFrom?: readonly FlagFrom[] | undefined;
   wordLines?: readonly number[] | undefined;
+  /** How its file spells the setting each word sets, where that is not the flag (a chart's `maxModelLen`). */
+  wordKeys?: readonly (string | null)[] | undefined;
 }
 
 /**
@@ -82,7 +88,7 @@ interface Written {
  * variable holds is the variable's (its file, line and name), so a finding and its fix go there.
  */
 function setEntry(env: ParsedEnv, key: string, value: string, line: number, file: string, written: Written): void {
-  const { from, flagFrom, wordLines } = written;
+  const { from, flagFrom, wordLines, wordKeys } = written;
   const entry: EnvEntry = from
     ? {
         key,
@@ -107,27 +113,27 @@ function setEntry(env: ParsedEnv, key: string, value: string, line: number, file
   const parsed = parseEnv(`${key}="${value.replace(/[\\"$`]/g, (c) => "\\" + c)}"`, file);
   // A deployed command that cannot be split is an error, not an empty command line (fail closed).
   for (const prob of parsed.problems) env.problems.push({ ...prob, line, message: `${file}:${line}: ${prob.message}` });
-  const lineOfWord = wordLinesOf(value, wordLines);
+  const indexOfWord = wordIndexOf(value, wordLines !== undefined);
+  const lineOf = (i: number | undefined) => (i === undefined ? undefined : wordLines?.[i]);
   const unused = [...(flagFrom ?? [])];
   for (const f of parsed.flags) {
-    const i = unused.findIndex((x) => x.flag === f.spelled && x.value === f.value);
-    const v = i < 0 ? null : (unused.splice(i, 1)[0] as FlagFrom).from;
+    const w = indexOfWord(f.spelled, f.value);
+    const k = unused.findIndex((x) => x.flag === f.spelled && x.value === f.value);
+    const v = k < 0 ? null : (unused.splice(k, 1)[0] as FlagFrom).from;
+    const spelled = w === undefined ? null : (wordKeys?.[w] ?? null);
     env.flags.push(
       v
         ? { ...f, line: v.line, file: v.file, variable: v.name, ...(v.yaml ? { yaml: true } : {}) }
         : // A variable holding the whole command string holds each flag: the flag is edited in it.
-          { ...f, line: lineOfWord(f.spelled, f.value) ?? from?.line ?? line, file: from?.file ?? file },
+          { ...f, line: lineOf(w) ?? from?.line ?? line, file: from?.file ?? file, ...(spelled ? { written: spelled } : {}) },
     );
   }
-  for (const p of parsed.positionals) env.positionals.push({ ...p, line: lineOfWord(p.word) ?? line });
+  for (const p of parsed.positionals) env.positionals.push({ ...p, line: lineOf(indexOfWord(p.word)) ?? line });
 }
 
-/** Finds each flag's or positional's word, in order, and answers with that word's line. */
-function wordLinesOf(
-  value: string,
-  wordLines: readonly number[] | undefined,
-): (word: string, flagValue?: string | null) => number | undefined {
-  if (!wordLines) return () => undefined;
+/** Finds each flag's or positional's word, in order, and answers with that word's index. */
+function wordIndexOf(value: string, located: boolean): (word: string, flagValue?: string | null) => number | undefined {
+  if (!located) return () => undefined;
   let words: string[] = [];
   try {
     words = shellSplit(value);
@@ -142,6 +148,6 @@ function wordLinesOf(
     used.add(i);
     // `--flag value` as two words: the value is not a positional.
     if (isFlag && flagValue !== null && words[i] === word) used.add(i + 1);
-    return wordLines[i];
+    return i;
   };
 }

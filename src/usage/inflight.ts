@@ -62,6 +62,14 @@ export class InflightPeak {
     this.tail = new Int32Array(this.ring).fill(NONE);
   }
 
+  /** A copy of the tracker as it stands (the rows so far, swept and waiting), to go on separately. */
+  clone(): InflightPeak {
+    const c = Object.create(InflightPeak.prototype) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(this))
+      c[k] = ArrayBuffer.isView(v) ? (v as Float64Array).slice() : v instanceof EndHeap ? v.clone() : v;
+    return c as unknown as InflightPeak;
+  }
+
   /** False once a row arrived out of order beyond the window: finish() then has no answer. */
   get ordered(): boolean {
     return !this.broken;
