@@ -89,13 +89,12 @@ export function playbookPaths(paths: readonly string[], playbooksGlob: string): 
 }
 
 /**
- * The listing the playbooks need beyond the policy's globs (src/load/fleet.ts lists them in its second,
- * narrow listing): Ansible's folders anywhere, and YAML anywhere when the `playbooks` glob matches nothing.
+ * What the playbooks need listed beyond the policy's globs: Ansible's folders anywhere, and YAML anywhere
+ * for discovery (used only when the `playbooks` glob matches nothing). src/load/fleet.ts adds them to its
+ * first listing: the default compose and systemd globs walk the whole index already, so this costs no
+ * second `git ls-files`; they are not change globs (a YAML edit elsewhere keeps the fast path).
  */
-export function playbookListingGlobs(first: readonly string[], playbooksGlob: string): string[] {
-  const { isPlaybook } = matcherOf(playbooksGlob);
-  return first.some((p) => isPlaybook(p)) ? ANSIBLE_SIDE_GLOBS : [...ANSIBLE_SIDE_GLOBS, ...DISCOVERY_GLOBS];
-}
+export const PLAYBOOK_LISTING_GLOBS: readonly string[] = [...ANSIBLE_SIDE_GLOBS, ...DISCOVERY_GLOBS];
 
 /**
  * Every path whose change can change what the playbooks deploy, beyond the files read (FleetState.readPaths):
