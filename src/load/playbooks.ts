@@ -141,6 +141,7 @@ function readPlaybooks(files: ReadonlyMap<string, DecodedFile>, ctx: LoadContext
     paths: listing,
     hosts: Object.keys(policy.fleet.hosts),
     readUnit: (name: string, text: string) => readUnit(name, text, { paths: listing, services, envOf }),
+    unreadable: (p: string) => files.get(p)?.problem ?? null,
   };
   const out: PlaybookRead[] = [];
   for (const path of playbooksOf(listing, policy.playbooks).paths) {

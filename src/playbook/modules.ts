@@ -5,7 +5,7 @@ import { posix } from "node:path";
 import { loadPack } from "../rules/load.js";
 import { join as shellJoin, split as shellSplit } from "shlex";
 import { parseEnv } from "../parse/env.js";
-import { emit, locate, problem, type PlaybookWalk } from "./walk.js";
+import { emit, locate, problem, unreadable, type PlaybookWalk } from "./walk.js";
 import { contentLineOf, isMapping, isSequence, itemsOf, lineOf, pairsOf, scalarText, toJs, type YamlFile } from "./nodes.js";
 import { asText, render, renderParts, renderValue, type Scope } from "./template.js";
 import { renderTemplate, type OutLine } from "./jinja.js";
@@ -303,7 +303,8 @@ function template(r: PlaybookWalk, call: ModuleCall): void {
  */
 function findSource(r: PlaybookWalk, call: ModuleCall, rel: string, sub: "templates" | "files"): string | null {
   const dirs = call.roleDir ? [`${call.roleDir}/${sub}`, call.roleDir, `${call.roleDir}/tasks`] : [];
-  const fromRole = dirs.map((d) => posix.normalize(posix.join(d, rel))).find((p) => !p.startsWith("../") && r.read(p) !== null);
+  const present = (p: string) => r.read(p) !== null || (r.opts.unreadable?.(p) ?? null) !== null;
+  const fromRole = dirs.map((d) => posix.normalize(posix.join(d, rel))).find((p) => !p.startsWith("../") && present(p));
   return fromRole ?? locate(r, call.file.path, rel, [sub, `../${sub}`, ""]);
 }
 
@@ -312,6 +313,8 @@ function fromRepoFile(r: PlaybookWalk, call: ModuleCall, t: Target, src: Arg, su
   if (rel === null) return;
   const path = rel.startsWith("/") ? null : findSource(r, call, rel, sub);
   const text = path === null ? null : r.read(path);
+  // In the repository but not text: Ansible cannot render it either (a finding, never a skipped seat).
+  if (path !== null && text === null && unreadable(r, path)) return;
   if (path === null || text === null) {
     problem(r, {
       kind: "unresolved",

@@ -91,6 +91,9 @@ export interface ReadOptions {
   paths?: readonly string[];
   /** Reads a systemd unit a template renders (src/systemd/, handed in by the loader: the parsers do not import each other). */
   readUnit?: UnitReader;
+  /** Why a file of the repository cannot be read as text (binary, not UTF-8); null when it can or is absent.
+   *  A template, vars file or task file the walk needs that is unreadable is a parse problem at it, not a skip. */
+  unreadable?: (path: string) => string | null;
   /** The hosts of kvgate.yaml's inventory: without an Ansible inventory, a play's `hosts:` naming one is that host. */
   hosts?: readonly string[];
 }

@@ -4,11 +4,11 @@
 // vars_files < role vars < role params < task vars < loop item. group_vars/ and host_vars/ next to the
 // playbook win over those next to the inventory. This file makes the host's part of that list (the
 // play's and the roles' parts are added by the walk); a Scope lists the most specific layer first.
-import { scalarText, itemsOf, lineOf, isSequence, type YamlFile } from "./nodes.js";
+import { scalarText, itemsOf, lineOf, isMapping, isSequence, type YamlFile } from "./nodes.js";
 import { load, problem, type PlaybookWalk } from "./walk.js";
 import { groupsOf, selectHosts } from "./inventory.js";
 import { varsFilesOf } from "./layout.js";
-import { varsOf } from "./vars.js";
+import { assignPlaced, varsOf } from "./vars.js";
 import type { Vars } from "./template.js";
 
 export type PlayHost = NonNullable<PlaybookWalk["host"]>;
@@ -23,8 +23,26 @@ export function varsFile(r: PlaybookWalk, path: string): Vars | null {
     for (const e of f.errors) problem(r, { kind: "parse", file: path, line: e.line, message: `${path} is not valid YAML: ${e.message}` });
     return null;
   }
+  const top = f.doc.contents;
+  // Ansible takes a mapping of variables, or a list of mappings (merged in order); anything else it refuses.
+  const parts = top === null ? [] : isSequence(f, top) ? itemsOf(f, top) : [top];
+  const bad = parts.find((n) => !isMapping(f, n));
+  if (bad !== undefined) {
+    const line = lineOf(f, bad);
+    problem(r, {
+      kind: "parse",
+      file: path,
+      line,
+      message: `${path}:${line}: a vars file holds variables (name: value), or a list of such mappings; Ansible refuses this one`,
+    });
+    return null;
+  }
   let v = varsCache.get(f);
-  if (!v) varsCache.set(f, (v = varsOf(f, f.doc.contents)));
+  if (!v) {
+    v = {};
+    for (const n of parts) assignPlaced(v, varsOf(f, n));
+    varsCache.set(f, v);
+  }
   return v;
 }
 

@@ -26,10 +26,18 @@ export interface PlaybookWalk {
 export function load(r: PlaybookWalk, path: string): YamlFile | null {
   if (r.cache.has(path)) return r.cache.get(path) ?? null;
   const text = r.read(path);
+  if (text === null) unreadable(r, path);
   const file = text === null ? null : parseYamlFile(path, text);
   r.cache.set(path, file);
   if (file && !r.out.files.includes(path)) r.out.files.push(path);
   return file;
+}
+
+/** A file the walk needs that is in the repository but is not text: a parse problem at it (Ansible fails on it too). */
+export function unreadable(r: PlaybookWalk, path: string): boolean {
+  const why = r.opts.unreadable?.(path) ?? null;
+  if (why !== null) problem(r, { kind: "parse", file: path, line: 1, message: `${path}: ${why}` });
+  return why !== null;
 }
 
 /** Reports a problem once (a play walked for three hosts meets the same one three times). */

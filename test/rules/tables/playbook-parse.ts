@@ -45,6 +45,33 @@ export default ruleTester(playbookParse, {
       ],
     },
     {
+      ...playbookCase("a group_vars file that is not a mapping of variables: an error at its line", {
+        services: [],
+        playbooks: [role({ "ansible/group_vars/gpu.yml": lines("# the GPU hosts", "- gpu_memory_utilization", "- 0.9") })],
+      }),
+      findings: [{ file: "ansible/group_vars/gpu.yml", line: 2, message: expect.stringContaining("Ansible refuses this one") }],
+    },
+    {
+      ...playbookCase("a role's template that is not text (not UTF-8): an error at the template, not a seat skipped", {
+        services: [],
+        playbooks: [
+          read(
+            {
+              [SITE]: lines("- hosts: gpu", "  roles: [vllm]"),
+              "ansible/inventory/hosts": lines("[gpu]", "gpu-a"),
+              "ansible/roles/vllm/tasks/main.yml": lines("- template: { src: vllm.env.j2, dest: /etc/vllm/coder.env }"),
+            },
+            SITE,
+            {
+              unreadable: (p) =>
+                p === "ansible/roles/vllm/templates/vllm.env.j2" ? "the file is not valid UTF-8; save it as UTF-8" : null,
+            },
+          ),
+        ],
+      }),
+      findings: [{ file: "ansible/roles/vllm/templates/vllm.env.j2", line: 1, message: expect.stringContaining("not valid UTF-8") }],
+    },
+    {
       ...playbookCase("an inventory that does not parse: an error at its line", {
         services: [],
         playbooks: [role({ "ansible/inventory/hosts": lines("[gpu]", "gpu-a", "[gpu:vars", "x=1") })],
