@@ -11,7 +11,7 @@ import { gitOut, husky, plainGit, preCommitFramework, type Context, type ModeRes
 import { huskyState } from "./husky.js";
 import { PRE_COMMIT_CONFIG } from "./precommit.js";
 import { starterConfig } from "./starter.js";
-import { discover, hostFor } from "./discover.js";
+import { discover, hostsFor } from "./discover.js";
 import { hostCards } from "./inventory.js";
 import { loadPack } from "../rules/load.js";
 import { workflowYaml } from "./workflow.js";
@@ -61,7 +61,7 @@ function overrideName(root: string): string {
 export interface InitOptions {
   /** `--from-host [FILE]`: the card inventory from nvidia-smi (run here: true; a saved output: its path). */
   fromHost?: string | true;
-  /** `--host NAME`: the host the inventory is for (default: the one the seats name, else this machine's name). */
+  /** `--host NAME[,NAME…]`: the hosts the inventory is for (default: the one the seats name, else this machine's name). */
   host?: string;
 }
 
@@ -98,7 +98,7 @@ export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env,
     lines.push(`kept      ${existing} (never overwritten)`);
   } else {
     const found = await discover(root, loadPack());
-    const inventory = opts.fromHost !== undefined ? { host: hostFor(found.services, opts.host), ...hostCards(opts.fromHost) } : null;
+    const inventory = opts.fromHost !== undefined ? { hosts: hostsFor(found.services, opts.host), ...hostCards(opts.fromHost) } : null;
     const text = starterConfig({ ...found, inventory });
     parseConfig(text, "kvgate.yaml"); // a starter that does not validate is our bug: fail here, not at the first commit
     writeFile(join(root, "kvgate.yaml"), text);
@@ -107,7 +107,7 @@ export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env,
     lines.push(
       `wrote     kvgate.yaml (${n} seat${n === 1 ? "" : "s"} found${found.servicesGlob ? `, services: "${found.servicesGlob}"` : ""}; ${
         inventory
-          ? `${inventory.cards.length} card${inventory.cards.length === 1 ? "" : "s"} of ${inventory.host} from ${inventory.source}`
+          ? `${inventory.cards.length} card${inventory.cards.length === 1 ? "" : "s"} of ${inventory.hosts.join(", ")} from ${inventory.source}`
           : "no card inventory: the TODO stanza to fill, every seat refused as unsized until it is"
       })`,
     );

@@ -24,8 +24,8 @@ export interface StarterInput {
   /** Compose files, units and playbooks that deploy a seat. */
   deploys: readonly string[];
   notTaken: readonly { path: string; why: string }[];
-  /** The host's cards, from nvidia-smi (`--from-host`); null when not given. */
-  inventory: { host: string; cards: readonly HostCard[]; source: string } | null;
+  /** The host's cards, from nvidia-smi (`--from-host`), for each host named (identical machines); null when not given. */
+  inventory: { hosts: readonly string[]; cards: readonly HostCard[]; source: string } | null;
 }
 
 /** host → card indexes the seats name, in order. Seats without HOST join the only named host. */
@@ -47,8 +47,11 @@ function yamlKey(s: string): string {
 function inventoryLines(input: StarterInput): string[] {
   const inv = input.inventory;
   if (inv) {
-    const out = [`fleet:`, `  hosts:`, `    ${yamlKey(inv.host)}:  # from ${inv.source}`, `      gpus:`];
-    for (const c of inv.cards) out.push(`        - { index: ${c.index}, total: ${c.totalMib}MiB }  # ${c.name}`);
+    const out = [`fleet:`, `  hosts:`];
+    for (const host of inv.hosts) {
+      out.push(`    ${yamlKey(host)}:  # from ${inv.source}`, `      gpus:`);
+      for (const c of inv.cards) out.push(`        - { index: ${c.index}, total: ${c.totalMib}MiB }  # ${c.name}`);
+    }
     out.push("  # tenants: GPU users without an env file, e.g.", "  #   - { name: asr, host: <host>, gpu: 0, vram: 3GiB }");
     return out;
   }

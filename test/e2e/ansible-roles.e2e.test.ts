@@ -10,6 +10,8 @@ import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
+import { gitCommit } from "../helpers/install.js";
+import { hostCsv } from "../helpers/init-repo.js";
 import type { JsonReport } from "./fixtures/fleet.js";
 
 const made: TempRepo[] = [];
@@ -69,7 +71,7 @@ const FLEET: Record<string, string> = {
   [ALL]: `hf_token: ${TOKEN}\n`,
 };
 
-async function operatorRepo(playbooksGlob: boolean, over: Record<string, string> = {}): Promise<TempRepo> {
+async function operatorRepo(playbooksGlob: boolean, over: Record<string, string | Buffer> = {}): Promise<TempRepo> {
   const r = await makeRepo();
   made.push(r);
   r.write("README.md", "the inference fleet\n");
@@ -140,15 +142,67 @@ describe.each([
   });
 });
 
+describe("an Ansible-role fleet set up only with kvgate init (the cards from one host's nvidia-smi, for the group's two)", () => {
+  test("the commit that turns the gate on is refused for its context and its token; check --fix, the token moved, git add: it passes", async () => {
+    const r = await makeRepo();
+    made.push(r);
+    for (const [p, t] of Object.entries(FLEET)) r.write(p, t);
+    r.stage();
+    r.commit("the fleet as it runs today");
+    const init = kvgate(["init", "--from-host", hostCsv(1, "NVIDIA GeForce RTX 4090", 24564), "--host", "gpu-a,gpu-b"], { cwd: r.dir });
+    expect(init.code, init.stdout + init.stderr).toBe(0);
+    expect(init.stdout).toContain("wrote     kvgate.yaml (2 seats found; 1 card of gpu-a, gpu-b from");
+    const yaml = readFileSync(join(r.dir, "kvgate.yaml"), "utf8");
+    expect(yaml).toContain("#   chat (no scripts/chat.env): engine vllm (by image), host gpu-b, gpu 0");
+    expect(yaml).toContain("# Deployed by: ansible/site.yml");
+
+    // The gate's first commit is checked as --all: refused for exactly the context and the token.
+    r.stage();
+    const first = gitCommit(r, "turn the gate on");
+    expect(first.code, first.out).not.toBe(0);
+    expect(first.out).not.toContain(TOKEN);
+    const doc = json(r, ["check", "--all"]);
+    expect(errors(doc)).toEqual([
+      ["secret/huggingface-token", ALL, 1],
+      ["kv/covers-context", GPU_B, 4],
+    ]);
+    expect(doc.coverage).toEqual({ sized: 2, cards: 2, not_engines: [], unsized: [] });
+    const finding = doc.findings.find((f) => f.rule === "kv/covers-context");
+    expect(finding?.message).toContain("vLLM 0.8.5 has none: --kv-cache-memory-bytes came in 0.10.2");
+    expect(finding?.message).toMatch(/set max_model_len: \d+, the longest the estimate holds/);
+
+    const fix = kvgate(["check", "--all", "--fix"], { cwd: r.dir });
+    expect(fix.stdout).toMatch(new RegExp(`fixed ${GPU_B}:4 max_model_len 40960 → \\d+ \\(kv/covers-context\\)`));
+    expect(readFileSync(join(r.dir, GPU_B), "utf8")).toMatch(/^ {4}max_model_len: \d+\n$/m);
+    r.write(ALL, "hf_token: \"{{ lookup('env', 'HF_TOKEN') }}\"\n");
+    r.stage();
+    const second = gitCommit(r, "turn the gate on, the fleet sized");
+    expect(second.code, second.out).toBe(0);
+    expect(r.git("log", "-1", "--format=%B")).toContain("Kvgate-Verdict: pass");
+    expect(json(r, ["check", "--all"])).toMatchObject({ verdict: "pass", coverage: { sized: 2, cards: 2, unsized: [] } });
+  });
+});
+
 describe("the fleet as the template renders it", () => {
   test("explain shows the seat as rendered, each value at the variable that holds it", async () => {
     const r = await operatorRepo(true, { [GPU_B]: FLEET[GPU_B]?.replace("40960", "16384") ?? "", [ALL]: "" });
     r.commit("fleet");
     const doc = JSON.parse(kvgate(["explain", "chat", "--format", "json"], { cwd: r.dir }).stdout) as {
-      services: { name: string; host: string; gpus: number[]; settings: Record<string, { value: unknown; file: string; line: number }> }[];
+      services: {
+        name: string;
+        host: string;
+        gpus: number[];
+        deployed_by: unknown[];
+        settings: Record<string, { value: unknown; file: string; line: number }>;
+      }[];
     };
     const chat = doc.services.find((s) => s.name === "chat");
     expect([chat?.host, chat?.gpus]).toEqual(["gpu-b", [0]]);
+    // No env file is committed: the task that renders it (at its loop, one seat per item) is where it comes from.
+    expect(chat?.deployed_by).toEqual([{ file: "ansible/roles/vllm/tasks/main.yml", line: 6, playbook: "ansible/site.yml" }]);
+    const text = kvgate(["explain", "chat"], { cwd: r.dir, env: { NO_COLOR: "1" } }).stdout.split("\n");
+    expect(text[0]).toMatch(/^chat {2}\(no scripts\/chat\.env\) {2}vllm/);
+    expect(text[1]).toBe("  deployed by ansible/roles/vllm/tasks/main.yml:6 (playbook ansible/site.yml): its values below");
     expect(chat?.settings.max_model_len).toMatchObject({ value: 16384, file: GPU_B, line: 4 });
   });
 });
@@ -203,7 +257,7 @@ describe("the hook's fast path never skips a file the role reads (issue 24 item 
 
 describe("malformed inputs of the layout: a finding at the file and line, never a crash", () => {
   const clean = { [GPU_B]: FLEET[GPU_B]?.replace("40960", "16384") ?? "", [ALL]: "" };
-  const cases: [string, Record<string, string>, [string, string, number], 0 | 1][] = [
+  const cases: [string, Record<string, string | Buffer>, [string, string, number], 0 | 1][] = [
     [
       "a role that does not exist (a notice: it may come from ansible-galaxy)",
       { "ansible/site.yml": "- hosts: gpu\n  roles:\n    - vllm\n    - nvidia.gpu_driver\n" },
@@ -239,6 +293,18 @@ describe("malformed inputs of the layout: a finding at the file and line, never 
       },
       ["playbook/unresolved", "ansible/roles/docker/tasks/main.yml", 3],
       0,
+    ],
+    [
+      "a group_vars file that is not a mapping of variables (Ansible refuses it)",
+      { "ansible/group_vars/gpu.yml": "- vllm_gpu_memory_utilization\n- 0.5\n" },
+      ["playbook/parse", "ansible/group_vars/gpu.yml", 1],
+      1,
+    ],
+    [
+      "a role's template that is not UTF-8 (not a seat skipped)",
+      { [J2]: Buffer.from("VLLM_IMAGE={{ vllm_image }}\n# caf\xe9\n", "latin1") },
+      ["playbook/parse", J2, 1],
+      1,
     ],
     ["a host_vars file that is not YAML", { [GPU_B]: "vllm_seats:\n  - name: chat\n   model: x\n" }, ["playbook/parse", GPU_B, 3], 1],
   ];
