@@ -207,6 +207,26 @@ describe("the fleet as the template renders it", () => {
   });
 });
 
+describe("a flag to add goes where the template writes the flags", () => {
+  test("no output cap: the warning is at the template's VLLM_EXTRA_ARGS line (not host_vars' model), and adding the flag there clears it", async () => {
+    const cap = ` --override-generation-config '{\\"max_new_tokens\\":4096}'`;
+    const noCap = (FLEET[J2] ?? "").replace(cap, "");
+    expect(noCap).not.toBe(FLEET[J2]);
+    const r = await operatorRepo(true, { [GPU_B]: FLEET[GPU_B]?.replace("40960", "16384") ?? "", [ALL]: "", [J2]: noCap });
+    const at = (doc: JsonReport) =>
+      doc.findings.filter((f) => f.rule === "gen/output-cap").map((f) => [f.service, f.file, f.line, f.severity]);
+    expect(at(json(r, ["check", "--staged"]))).toEqual([
+      ["coder", J2, 7, "warning"],
+      ["chat", J2, 7, "warning"],
+    ]);
+    r.write(J2, noCap.replace('vllm_gpu_memory_utilization) }}"', `vllm_gpu_memory_utilization) }}${cap}"`));
+    r.stage();
+    const after = json(r, ["check", "--staged"]);
+    expect(at(after)).toEqual([]);
+    expect(after.findings.filter((f) => f.severity !== "notice")).toEqual([]);
+  });
+});
+
 describe("the hook's fast path never skips a file the role reads (issue 24 item 8)", () => {
   const VERDICTS = (r: TempRepo) => join(r.dir, ".git", "kvgate", "verdicts");
   const run = (r: TempRepo, fast: boolean) => {
