@@ -1,7 +1,7 @@
 // k8s/unknown-card: a workload's pods ask for GPUs, but nothing in the repository says which card
 // their nodes carry (no nodeSelector or node affinity on a pool kvgate.yaml lists or on
 // `nvidia.com/gpu.product`, or a product rules/cards.yaml does not know): its seats cannot be sized,
-// and a check that cannot size a seat must not pass it (contract section 17).
+// and a check that cannot size a seat must not pass it (docs/coverage.md).
 import { defineCheck, type Report } from "./define.js";
 import { kubernetesInUnit } from "../model/kubernetes.js";
 

@@ -151,7 +151,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
         skip("binary file", { reason: "binary", size_bytes: file.size });
         continue;
       }
-      // A big file is streamed (contract section 9: no size cliff); a stream that breaks is an error.
+      // A big file is streamed (docs/secrets.md: no size cliff); a stream that breaks is an error.
       let matches: Iterable<SecretMatch>;
       if (file.streamedLines) {
         try {

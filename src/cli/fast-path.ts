@@ -37,7 +37,7 @@ export interface DetectorTrigger extends DetectorSourceSpec {
 declare const __KVGATE_DETECTORS__: DetectorTrigger[] | undefined;
 declare const __KVGATE_BUILD__: string | undefined;
 
-/** The secret scan skips larger files with a notice only the full path prints (contract section 9). */
+/** The secret scan skips larger files with a notice only the full path prints (docs/secrets.md). */
 const SECRET_SCAN_MAX_BYTES = 5 * 1024 * 1024;
 
 interface Trigger {

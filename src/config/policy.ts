@@ -41,11 +41,11 @@ export interface Policy {
   services: string;
   ledgers: string;
   playbooks: string;
-  /** Glob of docker compose files (contract section 14). */
+  /** Glob of docker compose files (docs/compose.md). */
   compose: string;
   /** Glob of systemd unit files (docs/deploys.md#systemd-units). */
   systemd: string;
-  /** Globs of Kubernetes manifests and Helm values files (contract section 18). */
+  /** Globs of Kubernetes manifests and Helm values files (docs/kubernetes.md). */
   kubernetes: string[];
   fleet: {
     hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number; cuda_total_bytes?: number }[] }>;

@@ -1,4 +1,4 @@
-// The kvgate.yaml schema (contract section 3): the one source of truth for validation, for the
+// The kvgate.yaml schema (docs/config.md): the one source of truth for validation, for the
 // types the code uses, and for `kvgate schema` / rules/kvgate.schema.json.
 import * as z from "zod";
 import { RE2JS } from "re2js";
@@ -34,7 +34,7 @@ const GpuSpec = z.strictObject({
   ),
 });
 
-/** A Kubernetes node pool (contract section 18): the card its nodes carry, how many, and what must stay free. */
+/** A Kubernetes node pool (docs/kubernetes.md): the card its nodes carry, how many, and what must stay free. */
 const PoolSpec = z
   .strictObject({
     card: z.string().min(1).optional().describe("The card, by a name or alias of rules/cards.yaml (e.g. NVIDIA-L4, nvidia-h100-80gb)."),
@@ -83,7 +83,7 @@ export const ModelSpec = z.strictObject({
   dtype: z.enum(["bfloat16", "float16", "float32", "fp8"]).optional().describe("Default bfloat16"),
   aliases: z.array(z.string()).optional().describe("Served names and local paths' last parts"),
   note: z.string().optional(),
-  // Per-layer facts (contract section 13). All optional: an entry without them is sized as full
+  // Per-layer facts (docs/vllm-sizing.md#model-facts). All optional: an entry without them is sized as full
   // attention on every layer, as before.
   model_type: z.string().min(1).optional().describe("model_type of the text config (gemma3_text, llama4_text, ...)"),
   layer_pattern: z

@@ -157,7 +157,7 @@ function radianceJson(s: Service, input: ExplainInput): Record<string, unknown> 
   return { ttm: x.ttm, funding: x.funding, ...(x.problems.length ? { problems: x.problems } : {}) };
 }
 
-/** How the engine was found (contract §12): `by` ENGINE, image, command or flag, what said so, and where. */
+/** How the engine was found (docs/engines.md): `by` ENGINE, image, command or flag, what said so, and where. */
 function engineFrom(s: Service): { by: string; evidence: string | null; file: string | null; line: number | null } | null {
   const r = s.recognition;
   if (!r) return null;

@@ -1,4 +1,4 @@
-// The Kubernetes reader's public surface (contract section 18).
+// The Kubernetes reader's public surface (docs/kubernetes.md).
 export type {
   DevicePluginConfigs,
   K8sDeploy,

@@ -1,4 +1,4 @@
-// The Kubernetes reader (contract section 18): every manifest and values file under the
+// The Kubernetes reader (docs/kubernetes.md): every manifest and values file under the
 // `kubernetes` globs, read in two passes: first what the files hold for each other (ConfigMaps,
 // KServe ServingRuntimes, the NVIDIA device plugin's configs), then one deploy per engine workload.
 // It never throws and never touches the disk: files come through a callback over what the caller

@@ -1,4 +1,4 @@
-// What the Kubernetes reader returns (contract section 18): per engine workload (a Deployment,
+// What the Kubernetes reader returns (docs/kubernetes.md): per engine workload (a Deployment,
 // StatefulSet, LeaderWorkerSet, KServe InferenceService, or a vLLM production-stack modelSpec), the
 // settings it deploys as env edits with the file and line that writes each, what it asks of the GPUs,
 // how many pods it runs and where they may land. A K8sDeploy is a PlaybookDeploy, so the overlay
@@ -106,7 +106,7 @@ export interface KubernetesReads {
 export type K8sSource = (path: string) => { text: string | null; problem: string | null } | null;
 
 /**
- * A pool of cards pods land on (contract section 18): a kvgate.yaml `fleet.pools` entry, a card a
+ * A pool of cards pods land on (docs/kubernetes.md): a kvgate.yaml `fleet.pools` entry, a card a
  * `nvidia.com/gpu.product` label names, or a `fleet.hosts` host a nodeName names. Its cards are listed
  * in the fleet under `host`, so every card rule checks them.
  */

@@ -1,7 +1,7 @@
 // What a Kubernetes Secret hides in plain sight: its `data` values are base64 of the secret, so the
 // line scan sees only the encoding. Each value decoded (and a `.dockerconfigjson` or `.dockercfg`
 // pull secret's `auth` decoded again: base64 of `user:password`), for the secret scan to read as
-// text at the manifest line (contract section 18). `stringData` is plain text already: the line scan
+// text at the manifest line (docs/kubernetes.md). `stringData` is plain text already: the line scan
 // reads it as written.
 import { parseYamlDocs } from "./yaml.js";
 import { entriesOf, get, textOf } from "./tree.js";

@@ -1,5 +1,5 @@
-// Which pool of cards a Kubernetes workload's pods land on, and what each card is (contract section
-// 18): a `fleet.pools` entry a nodeSelector or required node-affinity value names (or whose card the
+// Which pool of cards a Kubernetes workload's pods land on, and what each card is (docs/kubernetes.md#pools):
+// a `fleet.pools` entry a nodeSelector or required node-affinity value names (or whose card the
 // `nvidia.com/gpu.product` label names); else the card that label (or GKE's accelerator label) names,
 // from rules/cards.yaml; else the `fleet.hosts` host a nodeName or `kubernetes.io/hostname` names;
 // else the only `fleet.pools` entry. A MIG resource (`nvidia.com/mig-3g.40gb`, or a product label

@@ -1,4 +1,4 @@
-// The Kubernetes manifests and Helm values under the `kubernetes` globs (contract section 18), read
+// The Kubernetes manifests and Helm values under the `kubernetes` globs (docs/kubernetes.md), read
 // into FleetState.kubernetes: each engine workload a deploy, each replica a seat on its pool's cards
 // (listed in the fleet like a host's, so every card rule checks them). The running face
 // (./running.ts) lays the seats over the fleet.

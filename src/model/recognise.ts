@@ -1,4 +1,4 @@
-// Which engine a service runs when its env file has no ENGINE key (contract §12). Operators write
+// Which engine a service runs when its env file has no ENGINE key (docs/engines.md). Operators write
 // what the container runs (an image, a command line, the engine's own flags) and rarely a label for
 // kvgate; reading only ENGINE left such seats unchecked and the gate said PASS. Each engine's
 // `recognise` traits in rules/engines.yaml say what names it; no engine is named here.

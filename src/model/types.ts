@@ -48,7 +48,7 @@ export interface Setting {
 /** An engine of rules/engines.yaml (or a name it does not know, as written). */
 type EngineName = string;
 
-/** How a service's engine was found (contract §12): the ENGINE key, or recognised from what it runs. */
+/** How a service's engine was found (docs/engines.md): the ENGINE key, or recognised from what it runs. */
 export interface EngineRecognition {
   /** The engine, lowercased; null when nothing names one (or two engines match, see candidates). */
   engine: EngineName | null;

@@ -1,4 +1,4 @@
-// rules/cards.yaml: the known-card table (contract sections 17 and 18): a card's name, the other
+// rules/cards.yaml: the known-card table (docs/coverage.md and docs/kubernetes.md): a card's name, the other
 // names it goes by, and what CUDA reports as its total. A name written anywhere (a Kubernetes
 // `nvidia.com/gpu.product` label, GKE's accelerator label, kvgate.yaml `fleet.pools.<pool>.card`) is
 // looked up here; a MIG slice's product label (`…-MIG-3g.40gb`) is the slice, not the card.
