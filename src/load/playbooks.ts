@@ -21,7 +21,7 @@ const INVENTORY_FILE = /(^|\/)(hosts|inventory)(\.(ini|ya?ml))?$/;
 const VENDORED = /(^|\/)(node_modules|vendor|\.git|\.github)\//;
 
 /** What Ansible may read besides the plays: listed whenever the repository is listed for playbooks. */
-export const ANSIBLE_SIDE_GLOBS = [
+const ANSIBLE_SIDE_GLOBS = [
   "**/ansible.cfg",
   "**/{roles,group_vars,host_vars,vars,inventory,inventories,templates}/**",
   "**/{hosts,inventory}",

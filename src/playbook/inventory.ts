@@ -10,7 +10,7 @@ import type { PlaybookProblem } from "./records.js";
 
 type Vars = Record<string, unknown>;
 
-export interface InventoryHost {
+interface InventoryHost {
   name: string;
   /** Where the inventory first names the host. */
   file: string;

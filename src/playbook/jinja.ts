@@ -19,7 +19,7 @@ export interface OutLine {
   unsure: { expr: string; reason: string } | null;
 }
 
-export interface TemplateProblem {
+interface TemplateProblem {
   /** `parse`: Jinja refuses the template (Ansible fails the task). `unresolved`: valid, not evaluated. */
   kind: "parse" | "unresolved";
   line: number;

@@ -12,7 +12,7 @@ import { renderTemplate, type OutLine } from "./jinja.js";
 import { attribution, envFileDeploy, unitFileDeploy, type FileDeploy } from "./render-file.js";
 import { unresolvedMessage } from "./problems.js";
 
-export interface ModuleCall {
+interface ModuleCall {
   /** Short name: `lineinfile`, `docker_container`, ... */
   module: string;
   /** The module's argument node (a mapping, or a free-form `k=v` string). */

@@ -65,7 +65,7 @@ export function readPlaybook(path: string, files: ReadonlyMap<string, string> | 
 }
 
 /** A list holding at least one play (`hosts:`) or `import_playbook:`. A vars file or a tasks file is not. */
-export function isPlayList(file: YamlFile, node: unknown): boolean {
+function isPlayList(file: YamlFile, node: unknown): boolean {
   return itemsOf(file, node).some((item) => pairsOf(file, item).some(([k]) => k === "hosts" || IMPORT_PLAYBOOK.has(shortName(k))));
 }
 

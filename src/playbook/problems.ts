@@ -25,6 +25,6 @@ export function unresolvedMessage(what: string, expr: string, reason: string): s
   return `${what}: ${maskTokens(expr)} cannot be read: ${maskTokens(reason)}; the setting is skipped (${fix})`;
 }
 
-export function maskTokens(s: string): string {
+function maskTokens(s: string): string {
   return s.replace(/[A-Za-z0-9_-]{24,}/g, (run) => (/\d/.test(run) && /[A-Za-z]/.test(run) ? `${run.slice(0, 4)}…${run.slice(-2)}` : run));
 }

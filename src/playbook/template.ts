@@ -149,11 +149,11 @@ export class Undef {
 }
 
 /** The failure of using an undefined value. */
-export function undefFailure(u: Undef): Failed {
+function undefFailure(u: Undef): Failed {
   return new Failed(u.why ?? notDefined(u.what));
 }
 
-export function notDefined(what: string): string {
+function notDefined(what: string): string {
   return `\`${what}\` is not defined in the repository`;
 }
 
@@ -166,7 +166,7 @@ export function evaluate(expr: string, scope: Scope, depth = 0): Val | Failed {
 }
 
 /** Evaluates an expression; undefined stays Undef (for `{% if x is defined %}` and the like). */
-export function evaluateLoose(expr: string, scope: Scope, depth = 0): Val | Failed {
+function evaluateLoose(expr: string, scope: Scope, depth = 0): Val | Failed {
   if (depth > MAX_DEPTH) return new Failed("the variables refer to each other in a loop");
   const tokens = tokenize(expr);
   if (tokens instanceof Failed) return tokens;
