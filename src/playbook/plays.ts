@@ -335,6 +335,23 @@ interface Pass {
   item?: unknown;
 }
 
+/**
+ * `loop: "{{ seats }}"` whose list holds a value kvgate cannot read (`max_model_len: "{{ lookup(...) }}"`
+ * on one seat): Ansible templates each item's values only when the task uses them, so the loop still
+ * runs. Each item is rendered on its own and kept as written where it does not render; the value that
+ * fails then fails where the template uses it (that setting skipped, its seat unsized), not the loop.
+ */
+function lazyItems(raw: string | null, scope: Scope): unknown[] | null {
+  const name = raw === null ? null : (/^\s*\{\{\s*([A-Za-z_]\w*)\s*\}\}\s*$/.exec(raw)?.[1] ?? null);
+  const layer = name === null ? undefined : scope.find((l) => Object.prototype.hasOwnProperty.call(l, name));
+  const list = layer === undefined || name === null ? undefined : layer[name];
+  if (!Array.isArray(list)) return null;
+  return list.map((item: unknown) => {
+    const r = renderValue(item, scope);
+    return r.ok ? r.value : item;
+  });
+}
+
 /** One pass per loop item (`loop`/`with_items`/`with_list`/`with_dict`), each with `item` (or loop_var) bound. */
 function loopPasses(r: PlaybookWalk, file: YamlFile, get: (k: string) => unknown, scope: Scope, mayDeploy: boolean): Pass[] {
   const dict = get("with_dict");
@@ -347,6 +364,7 @@ function loopPasses(r: PlaybookWalk, file: YamlFile, get: (k: string) => unknown
   const rendered = raw === null ? renderValue(located(file, loopNode), scope) : render(raw, scope);
   let items: unknown[] | null = null;
   if (rendered.ok && Array.isArray(rendered.value)) items = rendered.value;
+  else if (!rendered.ok) items = lazyItems(raw, scope);
   else if (rendered.ok && dict !== undefined && rendered.value !== null && typeof rendered.value === "object")
     items = Object.entries(rendered.value as Record<string, unknown>).map(([key, value]) => ({ key, value }));
   if (items === null) {

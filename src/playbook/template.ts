@@ -216,7 +216,7 @@ function evalNode(n: Node, scope: Scope, depth: number): Val | Failed {
     case "name":
       return lookup(n.name, scope, depth);
     case "get": {
-      const base = evalNode(n.base, scope, depth);
+      const base = n.base.t === "name" || n.base.t === "get" ? evalBase(n.base, scope, depth) : evalNode(n.base, scope, depth);
       if (base instanceof Failed || base.v instanceof Undef) return base;
       const key = evalDefined(n.key, scope, depth);
       if (key instanceof Failed) return key;
@@ -285,6 +285,34 @@ function lookup(name: string, scope: Scope, depth: number): Val | Failed {
     if (Object.prototype.hasOwnProperty.call(layer, name)) return resolved(layer[name], placeOf(layer, name), scope, depth);
   }
   return lit(new Undef(name));
+}
+
+/**
+ * The container a member is read from (`item` of `item.ctx`), not rendered as a whole: Ansible templates
+ * a value when it is used, so `item.name` reads while `item.ctx` is a lookup kvgate cannot run. A
+ * string that is a template (`seats: "{{ other }}"`) is rendered, as the member it leads to is.
+ */
+function evalBase(n: Node, scope: Scope, depth: number): Val | Failed {
+  if (n.t === "name") {
+    const layer = scope.find((l) => Object.prototype.hasOwnProperty.call(l, n.name));
+    if (layer === undefined || n.name === "omit") return evalNode(n, scope, depth);
+    const v = layer[n.name];
+    return typeof v === "string" ? resolved(v, placeOf(layer, n.name), scope, depth) : { v, at: placeOf(layer, n.name) };
+  }
+  if (n.t !== "get") return evalNode(n, scope, depth);
+  const base = evalBase(n.base, scope, depth);
+  if (base instanceof Failed || base.v instanceof Undef) return base;
+  const key = evalDefined(n.key, scope, depth);
+  if (key instanceof Failed) return key;
+  const b = base.v;
+  const k = Array.isArray(b) && typeof key.v === "string" && /^\d+$/.test(key.v) ? Number(key.v) : key.v;
+  const own = Array.isArray(b)
+    ? typeof k === "number" && k < b.length
+    : b !== null && typeof b === "object" && Object.prototype.hasOwnProperty.call(b, asText(k));
+  if (!own) return member(b, key.v, textOf(n), scope, depth);
+  const v: unknown = Array.isArray(b) ? (b as unknown[])[k as number] : (b as Record<string, unknown>)[asText(k)];
+  const at = Array.isArray(b) ? null : placeOf(b, asText(k));
+  return typeof v === "string" ? resolved(v, at, scope, depth) : { v, at };
 }
 
 /** A variable's value may itself be a template (`ctx: "{{ base_ctx | int }}"`): then it lives where that one does. */

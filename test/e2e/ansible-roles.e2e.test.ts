@@ -207,6 +207,25 @@ describe("the fleet as the template renders it", () => {
   });
 });
 
+describe("a value only Ansible can compute: the seat is refused as unsized, never passed", () => {
+  test("max_model_len from a lookup in host_vars: that seat refused as unsized (its args line skipped), a notice at the line, the other seat sized", async () => {
+    const r = await operatorRepo(true, { [GPU_B]: FLEET[GPU_B]?.replace("40960", `"{{ lookup('env', 'CHAT_CTX') }}"`) ?? "", [ALL]: "" });
+    const run = kvgate(["check", "--staged", "--format", "json"], { cwd: r.dir });
+    expect(run.code).toBe(1);
+    const doc = JSON.parse(run.stdout) as Report;
+    // The skipped line also held --model: the model is unknown too. Both name the seat; unsized says which line.
+    expect(errors(doc)).toEqual([
+      ["engine/unknown-model", J2, 2],
+      ["fleet/unsized", J2, 2],
+    ]);
+    const unsized = doc.findings.find((f) => f.rule === "fleet/unsized");
+    expect(unsized?.service).toBe("chat");
+    expect(unsized?.message).toContain(`VLLM_EXTRA_ARGS at ${J2}:7 could not be read`);
+    expect(doc.findings.filter((f) => f.rule === "playbook/unresolved").map((f) => [f.file, f.line, f.service])).toEqual([[J2, 7, "chat"]]);
+    expect(doc.coverage).toEqual({ sized: 1, cards: 1, not_engines: [], unsized: ["chat"] });
+  });
+});
+
 describe("a flag to add goes where the template writes the flags", () => {
   test("no output cap: the warning is at the template's VLLM_EXTRA_ARGS line (not host_vars' model), and adding the flag there clears it", async () => {
     const cap = ` --override-generation-config '{\\"max_new_tokens\\":4096}'`;

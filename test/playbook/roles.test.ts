@@ -56,6 +56,26 @@ describe("hosts, inventories and variables", () => {
     ]);
   });
 
+  test("a seat whose value is a lookup: the loop still runs (Ansible templates items lazily); only that value is unresolved", () => {
+    const r = read(
+      {
+        ...files,
+        "ansible/host_vars/gpu-b.yml": lines(
+          "vllm_seats:",
+          "  - name: chat",
+          "    model: Qwen/Qwen3-8B",
+          "    ctx: \"{{ lookup('env', 'CTX') }}\"",
+        ),
+      },
+      SITE,
+    );
+    expect(r.deploys.map((d) => d.service)).toEqual(["coder", "chat"]);
+    // The line that uses it is not guessed: no VLLM_EXTRA_ARGS for chat, and a notice naming its service and key.
+    expect(edits(r, "chat").filter((e) => e[1] === "VLLM_EXTRA_ARGS")).toEqual([]);
+    expect(r.problems.map((p) => [p.kind, p.file, p.line, p.service, p.key])).toEqual([["unresolved", J2, 3, "chat", "VLLM_EXTRA_ARGS"]]);
+    expect(r.problems[0]?.message).toContain("lookups and function calls run only inside Ansible");
+  });
+
   test("each value a variable holds points at the variable's line, in host_vars, group_vars, the inventory or the role's defaults", () => {
     const r = read(files, SITE);
     expect(writtenAt(r, "coder")).toEqual([
