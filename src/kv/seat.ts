@@ -225,7 +225,10 @@ function computeSeat(
   // The catalog's max_context is the length a seat without MAX_MODEL_LEN runs at; a committed config
   // gives vLLM's own derived default (rope scaling, longrope's original length).
   const defaultLen = source?.from === "config.json" && derived ? derived.defaultLen : (model?.max_context ?? null);
-  const maxModelLen = ownLen ?? defaultLen;
+  // A length written but unreadable (`--max-model-len ${LEN}` the container's shell would fill:
+  // engine/bad-value) is not the model's maximum: the seat is not sized by a length it does not run at.
+  const lenUnreadable = ownLen === undefined && service.invalid.some((v) => v.name === "max_model_len");
+  const maxModelLen = lenUnreadable ? null : (ownLen ?? defaultLen);
   const seatPolicy = policy.kv.seats[service.name];
   const factor = seatPolicy?.factor ?? policy.kv.factor;
   const card = tightestCard(service, state.cards);
