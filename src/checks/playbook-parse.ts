@@ -13,7 +13,8 @@ const messages = {
 export const playbookParse = defineCheck({
   id: "playbook/parse",
   severity: "error",
-  description: "A playbook, or a file it reads (tasks, vars, a role's file, the inventory, a template), is not valid YAML, Jinja, inventory or text, or imports itself.",
+  description:
+    "A playbook, or a file it reads (tasks, vars, a role's file, the inventory, a template), is not valid YAML, Jinja, inventory or text, or imports itself.",
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];

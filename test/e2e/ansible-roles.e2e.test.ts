@@ -101,7 +101,7 @@ describe.each([
     expect(text.code).toBe(1);
     expect(text.stdout).not.toContain(TOKEN);
     expect(text.stdout).toContain(
-      `${GPU_B}:4 error kv/covers-context chat: no KV pin (vLLM 0.8.5 has none: --kv-cache-memory-bytes came in 0.10.2), so vLLM's profiler sizes the cache: an estimated 3.99 GiB (0.9 × 24 GiB − weights 15.3 GiB − overhead 2.31 GiB) < required 7.5 GiB = ceil(1.25 × 40,960 tokens × 144 KiB / 0.5 GiB) × 0.5 GiB; the card has no room for more utilization: set max_model_len: 19456, the longest the estimate holds, or free the card (kvgate plan)`,
+      `${GPU_B}:4 error kv/covers-context chat: no KV pin (vLLM 0.8.5 has none: --kv-cache-memory-bytes came in 0.10.2), so vLLM's profiler sizes the cache: an estimated 4.75 GiB (0.9 × 24 GiB − weights 15.3 GiB − overhead 1.55 GiB) < required 7.5 GiB = ceil(1.25 × 40,960 tokens × 144 KiB / 0.5 GiB) × 0.5 GiB; the card has no room for more utilization: set max_model_len: 25600, the longest the estimate holds, or free the card (kvgate plan)`,
     );
     expect(text.stdout).toContain("2 seats sized on 2 cards; 0 unsized — REFUSED");
     const doc = json(r, ["check", "--staged"]);
@@ -113,7 +113,7 @@ describe.each([
       file: GPU_B,
       line: 4,
       key: "max_model_len",
-      value: "19456",
+      value: "25600",
       yaml: true,
     });
     expect(doc.coverage).toEqual({ sized: 2, cards: 2, not_engines: [], unsized: [] });
@@ -122,9 +122,9 @@ describe.each([
   test("kvgate check --fix edits the variable in host_vars; with the token moved to a lookup and git add, it passes", async () => {
     const r = await operatorRepo(glob);
     const fix = kvgate(["check", "--fix"], { cwd: r.dir });
-    expect(fix.stdout).toContain(`fixed ${GPU_B}:4 max_model_len 40960 → 19456 (kv/covers-context)`);
+    expect(fix.stdout).toContain(`fixed ${GPU_B}:4 max_model_len 40960 → 25600 (kv/covers-context)`);
     expect(readFileSync(join(r.dir, GPU_B), "utf8")).toBe(
-      "vllm_seats:\n  - name: chat\n    model: Qwen/Qwen3-8B\n    max_model_len: 19456\n",
+      "vllm_seats:\n  - name: chat\n    model: Qwen/Qwen3-8B\n    max_model_len: 25600\n",
     );
     // Only the index still holds the refused value: the token stays until it is moved by hand.
     expect(fix.code).toBe(1);
