@@ -61,6 +61,9 @@ export const playbookDrift = defineCheck({
         // The env file as committed: the written side (the running side already has the deploy laid over it).
         const committed = ctx.written.after.services.find((s) => s.name === deploy.service);
         if (!committed) {
+          // A file the playbook writes whole (a role's template) defines the seat: it runs as rendered
+          // (docs/deploys.md#the-fleet-as-it-runs), with nothing committed to drift from.
+          if (deploy.edits.some((e) => e.kind === "reset")) continue;
           const first = deploy.edits[0];
           out.push({
             message: "no-env",

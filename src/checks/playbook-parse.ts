@@ -1,5 +1,7 @@
-// playbook/parse: a playbook the change touches (or a file it includes) is not valid YAML, or
-// imports itself. A valid YAML file that holds no play (a vars file, a mapping) is not a finding.
+// playbook/parse: a playbook the change touches, or a file it reads (an included tasks file, a vars
+// file, a role's file, the inventory, a template it renders), is not valid YAML, Jinja, inventory or
+// text, or imports itself (a tasks file, or a role through others); Ansible would refuse to run it.
+// A valid YAML file that holds no play (a vars file, a mapping) is not a finding.
 import { defineCheck, type Report } from "./define.js";
 import { playbooksInUnit } from "../model/playbooks.js";
 import { problemsOf } from "../playbook/problems.js";
@@ -11,7 +13,8 @@ const messages = {
 export const playbookParse = defineCheck({
   id: "playbook/parse",
   severity: "error",
-  description: "A playbook (or a tasks file it includes) is not valid YAML, or imports itself.",
+  description:
+    "A playbook, or a file it reads (tasks, vars, a role's file, the inventory, a template), is not valid YAML, Jinja, inventory or text, or imports itself.",
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];

@@ -1,6 +1,8 @@
 // playbook/unresolved: a value kvgate cannot read without running Ansible (a variable defined
-// outside the repo's vars, a filter or lookup beyond default/int/string/trim). The setting is
-// skipped, so every check that needs it runs on the committed env file's value instead.
+// outside the repository's vars, a lookup, a filter or statement beyond the Jinja subset of
+// docs/playbooks.md#templates, a role not in the repository). The setting is skipped, so every check
+// that needs it runs on the committed env file's value instead (a seat a template writes whole is
+// then unsized, never guessed).
 import { defineCheck, type Report } from "./define.js";
 import { playbooksInUnit } from "../model/playbooks.js";
 import { problemsOf } from "../playbook/problems.js";
@@ -12,7 +14,8 @@ const messages = {
 export const playbookUnresolved = defineCheck({
   id: "playbook/unresolved",
   severity: "notice",
-  description: "A playbook value kvgate cannot resolve from play vars or in-repo vars_files; that setting is skipped.",
+  description:
+    "A playbook value kvgate cannot resolve from the repository's variables (play vars, vars_files, roles, inventory, group_vars, host_vars); that setting is skipped.",
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];

@@ -12,7 +12,7 @@ import { countFindings, verdictOf, type CheckResult, type FailOn, type Mode } fr
 import { findingKey, raise, runPhase, runUnitPhases, type Draft, type PipelineContext } from "./pipeline.js";
 import { waiversOf } from "./waivers.js";
 import { createFleetLoader, loadFleet, type FleetLoader } from "../load/fleet.js";
-import { fleetChangeGlobs } from "../load/fleet-globs.js";
+import { fleetChangeGlobsOf } from "../load/fleet-globs.js";
 import { VERSION } from "../version.js";
 import { composeProfileContexts, playbookContexts } from "./playbook-deploys.js";
 import { createMasker } from "../secrets/mask.js";
@@ -246,11 +246,7 @@ export async function unitDrafts(
 
 /** The paths whose files the fleet checks see under --all: every path that can change the fleet. */
 function fleetGlobsOf(policy: Policy, fleet: FleetState): string[] {
-  const isCompose = picomatch(policy.compose, { dot: true });
-  return fleetChangeGlobs(
-    policy,
-    fleet.paths.some((p) => isCompose(p)),
-  );
+  return fleetChangeGlobsOf(policy, fleet);
 }
 
 export async function checkUnits(units: DeployUnit[], opts: RunOptions): Promise<CheckResult> {

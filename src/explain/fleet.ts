@@ -25,6 +25,8 @@ interface DeployedBy {
   line: number;
   /** A compose service's key. */
   compose_service?: string;
+  /** The playbook whose task (a role's `template:`) writes the seat's env file whole, none committed. */
+  playbook?: string;
   /** A Kubernetes workload: its kind and name, which replica the seat is, and the pool its pod lands on. */
   kind?: string;
   workload?: string;
@@ -33,8 +35,8 @@ interface DeployedBy {
   pool?: string | null;
 }
 
-/** The compose services and Kubernetes workloads that deploy a service (its values shown are theirs). */
-function deployedBy(fleet: FleetState, name: string): DeployedBy[] {
+/** The compose services, Kubernetes workloads and playbook tasks that deploy a service (its values shown are theirs). */
+function deployedBy(fleet: FleetState, name: string, file: string): DeployedBy[] {
   const compose = (fleet.composes ?? []).flatMap((r) =>
     r.deploys.filter((d) => d.service === name).map((d) => ({ file: d.file, line: d.line, compose_service: d.composeService })),
   );
@@ -49,11 +51,22 @@ function deployedBy(fleet: FleetState, name: string): DeployedBy[] {
       replicas: d.replicas.count,
       pool: d.pool,
     }));
-  return [...compose, ...k8s];
+  // A playbook that edits a committed env file deploys that file; one that writes it whole (a role's
+  // template, with no env file committed) is where the seat's values come from.
+  const written = fleet.paths.includes(file)
+    ? []
+    : (fleet.playbooks ?? []).flatMap((r) =>
+        r.deploys.flatMap((d) => {
+          const reset = d.service === name ? d.edits.find((e) => e.kind === "reset") : undefined;
+          return reset ? [{ file: reset.file, line: reset.line, playbook: d.playbook }] : [];
+        }),
+      );
+  return [...compose, ...k8s, ...written];
 }
 
 function deployedByText(d: DeployedBy): string {
   if (d.compose_service !== undefined) return `compose service ${d.compose_service}`;
+  if (d.playbook !== undefined) return `playbook ${d.playbook}`;
   const replica = (d.replicas ?? 1) > 1 ? `, replica ${d.replica ?? 0} of ${d.replicas ?? 1}` : "";
   return `${d.kind ?? "workload"} ${d.workload ?? ""}${replica}, ${d.pool ? `pool ${d.pool}` : "no pool known"}`;
 }
@@ -177,7 +190,7 @@ export function explainJson(input: ExplainInput): { services: Record<string, unk
     gpus_from: s.origins.gpus ?? null,
     model: s.model,
     tp: s.tp,
-    deployed_by: deployedBy(input.fleet, s.name),
+    deployed_by: deployedBy(input.fleet, s.name, s.file),
     settings: settingsJson(s),
     ...radianceJson(s, input),
     ...vllmJson(s.name, vllm.services),
@@ -200,8 +213,8 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
     ]
       .filter(Boolean)
       .join(" · ");
-    const by = deployedBy(input.fleet, s.name);
-    // A compose service or a Kubernetes workload with no env file of its own: its file is all there is.
+    const by = deployedBy(input.fleet, s.name, s.file);
+    // A compose service, a Kubernetes workload or a template with no env file of its own: its file is all there is.
     const file = by.length > 0 && !input.fleet.paths.includes(s.file) ? `(no ${s.file})` : s.file;
     out.push(`${p.bold(s.name)}  ${p.dim(file)}  ${where}`);
     for (const d of by) out.push(`  ${p.dim(`deployed by ${d.file}:${d.line} (${deployedByText(d)}): its values below`)}`);

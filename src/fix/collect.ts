@@ -1,5 +1,5 @@
 // Which value fixes a run's findings ask for: every open finding's `data.fixes` (a fix that needs two
-// values) or `data.fix`, one per file and key (the first finding's, in the report's order: errors
+// values) or `data.fix`, one per file, key and line (the first finding's, in the report's order: errors
 // before warnings on a line), grouped by file.
 import type { Finding } from "../model/types.js";
 import type { ValueFix } from "../model/value-fix.js";
@@ -35,7 +35,8 @@ export function fixesOf(findings: readonly Finding[]): Map<string, RuledFix[]> {
     const list = Array.isArray(f.data.fixes) ? f.data.fixes : f.data.fix !== undefined ? [f.data.fix] : [];
     for (const fix of list) {
       if (!isFix(fix)) continue;
-      const id = `${fix.file}\u0000${fix.key}`;
+      // Per line too: two seats of one host_vars file each set `max_model_len`, each its own fix.
+      const id = `${fix.file}\u0000${fix.key}\u0000${fix.line ?? ""}`;
       if (seen.has(id)) continue;
       seen.add(id);
       const forFile = byFile.get(fix.file) ?? [];

@@ -24,12 +24,13 @@ export interface Discovery {
 /** A services glob no file matches: the loader then discovers every env file that is a seat. */
 const DISCOVER_ALL = 'services: ".kvgate-init/discover/*.env"\n';
 
-function found(s: Service, pack: RulesPack): FoundService {
+function found(s: Service, pack: RulesPack, paths: readonly string[]): FoundService {
   const r = s.recognition;
   return {
     name: s.name,
-    // A seat only a compose file or unit defines has no env file: name the deploy that defines it.
-    file: s.definedAt ? `${definitionOf(s).file}:${definitionOf(s).line}` : s.file,
+    // A seat only a compose file or unit defines has no env file: name the deploy that defines it; one a
+    // role's template deploys with no env file committed: as explain says it.
+    file: s.definedAt ? `${definitionOf(s).file}:${definitionOf(s).line}` : paths.includes(s.file) ? s.file : `no ${s.file}`,
     engine: s.engine,
     recognisedBy: r && r.by !== "ENGINE" && r.engine ? r.by : null,
     perSeat: sizesKvPerSeat(pack, s),
@@ -55,12 +56,16 @@ export async function discover(root: string, pack: RulesPack): Promise<Discovery
     ...(view.written.units ?? []).map((r) => r.path),
     ...(view.written.playbooks ?? []).filter((r) => r.deploys.length > 0).map((r) => r.path),
   ];
-  return { services: seats.map((s) => found(s, pack)), servicesGlob: envGlobFor(envFiles), deploys, notTaken };
+  return { services: seats.map((s) => found(s, pack, view.written.paths)), servicesGlob: envGlobFor(envFiles), deploys, notTaken };
 }
 
-/** The host the seats run on, for the inventory: the one every seat names, else the machine's own name. */
-export function hostFor(services: readonly FoundService[], given: string | undefined): string {
-  if (given) return given;
+/**
+ * The hosts the inventory is for: those `--host` names (`gpu-a,gpu-b`: identical machines, as an Ansible
+ * group often is, each given the same cards), else the one every seat names, else the machine's own name.
+ */
+export function hostsFor(services: readonly FoundService[], given: string | undefined): string[] {
+  const listed = [...new Set((given ?? "").split(",").map((h) => h.trim()))].filter((h) => h !== "");
+  if (listed.length > 0) return listed;
   const named = [...new Set(services.map((s) => s.host).filter((h): h is string => h !== null))];
-  return named.length === 1 ? (named[0] as string) : hostname();
+  return named.length === 1 ? [named[0] as string] : [hostname()];
 }

@@ -12,7 +12,7 @@ import { huskyState } from "./husky.js";
 import { PRE_COMMIT_CONFIG } from "./precommit.js";
 import { starterConfig, type Inventory } from "./starter.js";
 import { cardNamesIn, inventoriesFrom } from "./card-names.js";
-import { discover, hostFor } from "./discover.js";
+import { discover, hostsFor } from "./discover.js";
 import { hostCards } from "./inventory.js";
 import { loadPack } from "../rules/load.js";
 import { workflowYaml } from "./workflow.js";
@@ -66,7 +66,7 @@ function overrideName(root: string): string {
 export interface InitOptions {
   /** `--from-host [FILE]`: the card inventory from nvidia-smi (run here: true; a saved output: its path). */
   fromHost?: string | true;
-  /** `--host NAME`: the host the inventory is for (default: the one the seats name, else this machine's name). */
+  /** `--host NAME[,NAME…]`: the hosts the inventory is for (default: the one the seats name, else this machine's name). */
   host?: string;
 }
 
@@ -104,18 +104,21 @@ export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env,
   } else {
     const pack = loadPack();
     const found = await discover(root, pack);
-    const inventory = opts.fromHost !== undefined ? { host: hostFor(found.services, opts.host), ...hostCards(opts.fromHost) } : null;
+    const hosts = hostsFor(found.services, opts.host);
+    const fromHost = opts.fromHost !== undefined ? hostCards(opts.fromHost) : null;
+    // One nvidia-smi output for each host named (identical machines, such as an Ansible group).
     // Without the host's own figures: the card the repository names, when rules/cards.yaml knows it.
-    const named = inventory ? null : inventoriesFrom(cardNamesIn(root), found.services, hostFor(found.services, opts.host));
-    const text = starterConfig({ ...found, inventory, ...(named ? { named: named.inventories } : {}) });
+    const named = fromHost ? null : inventoriesFrom(cardNamesIn(root), found.services, hosts[0] ?? "");
+    const inventories: Inventory[] = fromHost ? hosts.map((host) => ({ host, ...fromHost })) : (named?.inventories ?? []);
+    const text = starterConfig({ ...found, inventories });
     parseConfig(text, "kvgate.yaml", cardLookupOf(pack)); // a starter that does not validate is our bug: fail here, not at the first commit
     writeFile(join(root, "kvgate.yaml"), text);
     changed++;
     const n = found.services.length;
     lines.push(
       `wrote     kvgate.yaml (${n} seat${n === 1 ? "" : "s"} found${found.servicesGlob ? `, services: "${found.servicesGlob}"` : ""}; ${
-        inventory
-          ? cardsText(inventory)
+        fromHost
+          ? cardsText({ ...fromHost, host: hosts.join(", ") })
           : named && named.inventories.length > 0
             ? named.inventories.map(cardsText).join("; ")
             : "no card inventory: the TODO stanza to fill, every seat refused as unsized until it is"

@@ -31,10 +31,11 @@ export interface StarterInput {
   /** Compose files, units and playbooks that deploy a seat. */
   deploys: readonly string[];
   notTaken: readonly { path: string; why: string }[];
-  /** The host's cards, from nvidia-smi (`--from-host`); null when not given. */
-  inventory: Inventory | null;
-  /** Without --from-host: the hosts whose card the repository names (rules/cards.yaml gives its total). */
-  named?: readonly Inventory[];
+  /**
+   * The hosts' cards: from nvidia-smi (`--from-host`: one output for each host named, identical
+   * machines), else the cards the repository names (rules/cards.yaml gives the total); empty when neither.
+   */
+  inventories: readonly Inventory[];
 }
 
 /** host → card indexes the seats name, in order. Seats without HOST join the only named host. */
@@ -54,7 +55,7 @@ function yamlKey(s: string): string {
 }
 
 function inventoryLines(input: StarterInput): string[] {
-  const hosts = input.inventory ? [input.inventory] : (input.named ?? []);
+  const hosts = input.inventories;
   if (hosts.length > 0) {
     const out = [`fleet:`, `  hosts:`];
     for (const inv of hosts) {

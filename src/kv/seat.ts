@@ -485,8 +485,22 @@ function originOf(seat: VllmSeat, setting: string): Origin | undefined {
 
 /** Where to report about a setting: its origin, else the MODEL line, else line 1 of the service file. */
 export function placeOf(seat: VllmSeat, setting?: string): { file: string; line: number } {
-  const o = (setting ? originOf(seat, setting) : undefined) ?? seat.service.origins.model;
+  const own = setting ? originOf(seat, setting) : undefined;
+  const o = own ?? seat.service.origins.model;
+  // A setting to add, on a seat whose model an Ansible variable names (host_vars): it goes where the
+  // template writes the flags, not into the variable (docs/playbooks.md#variables).
+  if (!own && o?.yaml) {
+    const at = flagsLineOf(seat.service);
+    if (at) return at;
+  }
   return o ? { file: o.file, line: o.line } : { file: seat.service.file, line: 1 };
+}
+
+/** The line of the key that holds the seat's flags (VLLM_EXTRA_ARGS in a role's template). */
+function flagsLineOf(service: Service): { file: string; line: number } | null {
+  const key = service.env.flags.find((f) => f.fromKey)?.fromKey;
+  const e = key === undefined ? undefined : service.env.entries.get(key);
+  return e ? { file: e.file ?? service.env.file, line: e.line } : null;
 }
 
 /** The pin fix in the spelling the file already uses: its flag when a flag sets it, the flag inside the

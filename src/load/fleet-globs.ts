@@ -4,6 +4,9 @@
 import type { Policy } from "../config/policy.js";
 import { CONFIG_NAMES } from "../config/load.js";
 import { COMPOSE_GLOB } from "../compose/records.js";
+import picomatch from "picomatch";
+import type { FleetState } from "../model/types.js";
+import { playbookChangeGlobs } from "./playbooks.js";
 
 /**
  * The ledgers pattern (`ledgers/{service}.yaml`) as a glob: everything under its literal folder, a
@@ -65,4 +68,24 @@ export function fleetChangeGlobs(
     ...(policy.observed ? [policy.observed] : []),
   ];
   return [...new Set(globs)];
+}
+
+/**
+ * fleetChangeGlobs for a fleet as loaded: with other YAML when its tree has a compose file, and what a
+ * new Ansible file may be (a host_vars file, a play beside the roles/ folder).
+ */
+export function fleetChangeGlobsOf(
+  policy: Parameters<typeof fleetChangeGlobs>[0],
+  fleet: Pick<FleetState, "paths" | "playbooks">,
+): string[] {
+  const isCompose = picomatch(policy.compose, { dot: true });
+  return [
+    ...new Set([
+      ...fleetChangeGlobs(
+        policy,
+        fleet.paths.some((p) => isCompose(p)),
+      ),
+      ...playbookChangeGlobs(fleet, policy.playbooks),
+    ]),
+  ];
 }

@@ -14,6 +14,7 @@ import picomatch from "picomatch";
 import { COMPOSE_SIDE_GLOBS, ENV_ANYWHERE_GLOBS, listingGlobs } from "./fleet-globs.js";
 import type { LoadContext } from "./input.js";
 import { runningFleet, serviceBuilder } from "./running.js";
+import { PLAYBOOK_LISTING_GLOBS } from "./playbooks.js";
 
 export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<LoadedFleet> {
   const written = await loadWritten(snapshot, policy, pack);
@@ -24,7 +25,7 @@ export async function loadFleet(snapshot: Snapshot, policy: Policy, pack: RulesP
 async function loadWritten(snapshot: Snapshot, policy: Policy, pack: RulesPack): Promise<FleetState> {
   // Only the paths the policy's globs can match: git lists the folders they start with, so the cost
   // follows the fleet, not the repository (100,000 tracked files cost what 1,000 do).
-  const first = await snapshot.list(listingGlobs(policy));
+  const first = await snapshot.list([...listingGlobs(policy), ...PLAYBOOK_LISTING_GLOBS]);
   const isCompose = picomatch(policy.compose, { dot: true });
   const isService = picomatch(policy.services, { dot: true });
   const isUnit = picomatch(policy.systemd, { dot: true });

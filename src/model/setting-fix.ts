@@ -10,7 +10,7 @@ import type { ValueFix } from "./value-fix.js";
 export function settingFix(pack: RulesPack, service: Service, setting: string, value: string | number): ValueFix | null {
   const v = String(value);
   const origin = service.settings[setting]?.origin;
-  if (origin) return { file: origin.file, line: origin.line, key: origin.name, value: v };
+  if (origin) return { file: origin.file, line: origin.line, key: origin.name, value: v, ...(origin.yaml ? { yaml: true } : {}) };
   const spec = engineSpec(pack, service.engine)?.settings[setting];
   const holder = spec?.flags?.[0] ? flagHolder(pack, service) : null;
   if (holder && spec?.flags?.[0]) return { file: holder.file, line: holder.line, key: spec.flags[0], value: v, into: holder.key };

@@ -7,13 +7,22 @@ import { parseBytes, parseMib, parseTokens, parseVllmInt, type UnitResult } from
 type Read = { ok: true; value: unknown } | { ok: false; message: string };
 
 export function originOfEntry(parsed: ParsedEnv, e: EnvEntry): Origin {
-  return { file: e.file ?? parsed.file, line: e.line, source: e.file && e.file !== parsed.file ? "playbook" : "env", name: e.key };
+  const source = e.file && e.file !== parsed.file ? "playbook" : "env";
+  // A value an Ansible variable holds is written under the variable's name (docs/playbooks.md#variables).
+  return { file: e.file ?? parsed.file, line: e.line, source, name: e.variable ?? e.key, ...(e.yaml ? { yaml: true } : {}) };
 }
 
 export function originOfFlag(parsed: ParsedEnv, f: EnvFlag): Origin {
   // A flag is a flag wherever it is written (an env file's *_ARGS, a compose command, a container task):
-  // a fix names it as a flag, in the file the origin names.
-  return { file: f.file ?? parsed.file, line: f.line, source: "flag", name: f.written ?? f.spelled };
+  // a fix names it as a flag, in the file the origin names (or the variable that holds its value, or the
+  // key the file spells it as: a chart's `maxModelLen`).
+  return {
+    file: f.file ?? parsed.file,
+    line: f.line,
+    source: "flag",
+    name: f.variable ?? f.written ?? f.spelled,
+    ...(f.yaml ? { yaml: true } : {}),
+  };
 }
 
 /** The last flag with one of these names (as on a command line, the last one wins). */

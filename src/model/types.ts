@@ -25,8 +25,11 @@ export interface Origin {
   /** `env` for a KEY=VALUE line, `flag` for a flag (in an *_ARGS-style value, a compose or container
    *  command), `playbook` for a KEY=VALUE a deploy file (playbook task, compose environment) writes. */
   source: "env" | "flag" | "playbook";
-  /** The env key (`MAX_MODEL_LEN`) or the flag as written (`--max_model_len`). */
+  /** The env key (`MAX_MODEL_LEN`) or the flag as written (`--max_model_len`); for a value an Ansible
+   *  variable holds, the variable (`max_model_len` in host_vars/gpu1.yml). */
   name: string;
+  /** `name` is a YAML key (`name: value`), not an env key or a flag. */
+  yaml?: boolean;
 }
 
 /** A value the gate reads, typed by its unit, with where it came from. */

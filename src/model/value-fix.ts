@@ -16,10 +16,16 @@ export interface ValueFix {
    * compose `command:`): where the file's other flags live. `line` is that key's line.
    */
   into?: string;
+  /** `key` is a YAML key (an Ansible variable in host_vars, say): the fix reads `key: value`. */
+  yaml?: boolean;
 }
 
-/** How a message says the fix: `KEY=value`, `--flag value`, `--flag value in VLLM_EXTRA_ARGS`, or a YAML key's `key: value` (a chart's `maxModelLen`, `nvidia.com/gpu`). */
-export function showFix(fix: Pick<ValueFix, "key" | "value" | "into">): string {
+/**
+ * How a message says the fix: `KEY=value`, `--flag value`, `--flag value in VLLM_EXTRA_ARGS`, or a YAML
+ * key's `key: value` (an Ansible variable in host_vars, a chart's `maxModelLen`, `nvidia.com/gpu`).
+ */
+export function showFix(fix: Pick<ValueFix, "key" | "value" | "into" | "yaml">): string {
+  if (fix.yaml) return `${fix.key}: ${fix.value}`;
   if (!fix.key.startsWith("-")) return /[a-z]/.test(fix.key) ? `${fix.key}: ${fix.value}` : `${fix.key}=${fix.value}`;
   return fix.into ? `${fix.key} ${fix.value} in ${fix.into}` : `${fix.key} ${fix.value}`;
 }

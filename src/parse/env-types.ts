@@ -11,6 +11,10 @@ export interface EnvEntry {
   quoted: boolean;
   /** Set when the entry comes from another file than the env file (a playbook's edit). */
   file?: string;
+  /** The variable that holds the value in `file` (an Ansible variable a template renders), when not `key`. */
+  variable?: string;
+  /** `variable` is written as YAML (`name: value`). */
+  yaml?: boolean;
 }
 
 /** One command-line flag found inside an ARGS/CMD/COMMAND/*_ARGS/*_FLAGS/*_OPTS value. */
@@ -26,6 +30,10 @@ export interface EnvFlag {
   line: number;
   /** Set when the flag comes from another file than the env file (a playbook's edit). */
   file?: string;
+  /** The variable that holds the flag's value in `file` (an Ansible variable a template renders). */
+  variable?: string;
+  /** `variable` is written as YAML (`name: value`). */
+  yaml?: boolean;
   /** How that file spells the setting, when not as the flag (a chart values key, `maxModelLen`). */
   written?: string;
 }

@@ -45,13 +45,15 @@ export function settingKeysOf(engine: EngineSpec | undefined): SettingKeys {
 /** The drifts of one deploy against its committed env file. */
 export function driftOf(deploy: PlaybookDeploy, committed: ParsedEnv, keys: SettingKeys = settingKeysOf(undefined)): Drift[] {
   if (deploy.edits.length === 0) return [];
-  const deployed = deployedEnv(deploy, committed);
+  // The host the play ran on is where the file goes, not a line of it: no drift.
+  const deployed = deployedEnv({ ...deploy, edits: deploy.edits.filter((e) => e.kind !== "host") }, committed);
   const keyOfFlag = new Map<string, string>();
   for (const [k, flags] of keys.flagsOf) for (const f of flags) keyOfFlag.set(f, k);
   const lastEdit = new Map<string, EnvEdit>();
   let commandEdit: EnvEdit | null = null;
   let resetEdit: EnvEdit | null = null;
   for (const e of deploy.edits) {
+    if (e.kind === "host") continue;
     if (e.kind === "reset") resetEdit = e;
     else if (e.kind === "gpus") lastEdit.set(gpuKeyOf(committed), e);
     else lastEdit.set(e.key, e);

@@ -1,14 +1,18 @@
 // The modules that write a service's env: lineinfile, blockinfile, copy, template, docker_container.
 // Each turns its arguments into EnvEdits with the line the value is written on. Unknown modules are
 // not handlers and are skipped by the reader.
+import { posix } from "node:path";
 import { loadPack } from "../rules/load.js";
 import { join as shellJoin, split as shellSplit } from "shlex";
 import { parseEnv } from "../parse/env.js";
-import { emit, locate, problem, type PlaybookWalk } from "./walk.js";
+import { emit, locate, problem, unreadable, type PlaybookWalk } from "./walk.js";
 import { contentLineOf, isMapping, isSequence, itemsOf, lineOf, pairsOf, scalarText, toJs, type YamlFile } from "./nodes.js";
-import { asText, render, renderValue, type Scope } from "./template.js";
+import { asText, render, renderParts, renderValue, type Scope } from "./template.js";
+import { renderTemplate, type OutLine } from "./jinja.js";
+import { attribution, envFileDeploy, unitFileDeploy, type FileDeploy } from "./render-file.js";
+import { unresolvedMessage } from "./problems.js";
 
-export interface ModuleCall {
+interface ModuleCall {
   /** Short name: `lineinfile`, `docker_container`, ... */
   module: string;
   /** The module's argument node (a mapping, or a free-form `k=v` string). */
@@ -21,6 +25,10 @@ export interface ModuleCall {
   scope: Scope;
   /** Line of the loop item this call renders, when looping over a literal list. */
   itemLine: number | null;
+  /** The loop item this call renders (its `name` may name the service a template deploys). */
+  item?: unknown;
+  /** The role whose tasks these are: its templates/ and files/ are where `src` is found. */
+  roleDir?: string | undefined;
 }
 
 type Handler = (r: PlaybookWalk, call: ModuleCall) => void;
@@ -80,35 +88,62 @@ function lineFor(call: ModuleCall, arg: Arg | undefined): number {
 interface Target {
   service: string;
   envFile: string;
+  /** The destination is a systemd unit of this name: its service is what the unit runs. */
+  unit?: string;
 }
 
-function targetOfEnvPath(r: PlaybookWalk, path: string): Target | null {
-  const base = path.split("/").pop() ?? path;
-  const m = /^([A-Za-z0-9_.@-]+)\.env$/.exec(base);
-  if (!m) return null;
-  const service = m[1] as string;
+function targetOf(r: PlaybookWalk, service: string): Target {
   return { service, envFile: r.opts.services?.get(service) ?? `scripts/${service}.env` };
 }
 
-/** The service a destination writes: its file name is `<service>.env` (the folder may stay a variable). */
-function destination(r: PlaybookWalk, call: ModuleCall, args: Map<string, Arg>, names: string[]): Target | null {
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The `name` of the loop item this call renders, when it has one. */
+function itemNameOf(call: ModuleCall): string | null {
+  const item = call.item;
+  if (item === null || typeof item !== "object" || Array.isArray(item)) return null;
+  const name = (item as Record<string, unknown>).name;
+  return typeof name === "string" && /^[A-Za-z0-9_.@-]+$/.test(name) ? name : null;
+}
+
+/**
+ * The service a destination writes (docs/playbooks.md#templates): the loop item's name when the path
+ * uses it (`/opt/vllm/{{ item.name }}/vllm.env`), else a file named `<service>.env`, else, for a task
+ * that writes a whole file, a systemd unit (`vllm-<service>.service`: what it runs says the service).
+ * The folder may stay a variable.
+ */
+function destination(r: PlaybookWalk, call: ModuleCall, args: Map<string, Arg>, names: string[], units = false): Target | null {
   const arg = names.map((n) => args.get(n)).find((a) => a !== undefined);
   if (!arg) return null;
   const raw = asText(arg.raw);
   const rendered = render(raw, call.scope);
-  if (rendered.ok) return targetOfEnvPath(r, asText(rendered.value));
+  let path = rendered.ok ? asText(rendered.value) : null;
   // `{{ fleet_root }}/scripts/voices.env` names its service even when the folder is unknown.
-  const base = raw.split("/").pop() ?? raw;
-  if (!base.includes("{{") && !base.includes("{%")) return targetOfEnvPath(r, base);
-  if (/\.env["']?\s*$/.test(raw)) {
-    problem(r, {
-      kind: "unresolved",
-      file: call.file.path,
-      line: lineFor(call, arg),
-      message: `${call.module} destination ${raw}: ${rendered.reason}; kvgate cannot tell which service this task deploys`,
-    });
+  if (path === null) {
+    const base = render(raw.split("/").pop() ?? raw, call.scope);
+    if (base.ok) path = asText(base.value);
   }
-  return null;
+  if (path === null) {
+    if (/\.(env|service)["']?\s*$/.test(raw) || (units && itemNameOf(call) !== null)) {
+      problem(r, {
+        kind: "unresolved",
+        file: call.file.path,
+        line: lineFor(call, arg),
+        message: `${call.module} destination ${raw}: ${rendered.ok ? "" : rendered.reason}; kvgate cannot tell which service this task deploys`,
+      });
+    }
+    return null;
+  }
+  const base = path.split("/").pop() ?? path;
+  const item = raw.includes("{{") ? itemNameOf(call) : null;
+  const byItem =
+    item !== null && (path.split("/").includes(item) || new RegExp(`(^|[-_.@])${escapeRe(item)}([-_.@]|$)`).test(base)) ? item : null;
+  if (units && base.endsWith(".service")) return { ...targetOf(r, byItem ?? ""), unit: base };
+  if (byItem !== null) return targetOf(r, byItem);
+  const m = /^([A-Za-z0-9_.@-]+)\.env$/.exec(base);
+  return m ? targetOf(r, m[1] as string) : null;
 }
 
 /** Renders one argument; an unresolved value is reported (with its service and key) and yields null. */
@@ -127,18 +162,6 @@ function renderArg(r: PlaybookWalk, call: ModuleCall, arg: Arg, t: Target | null
   return null;
 }
 
-/** What kvgate could not read and what would let it; long token-like runs are masked (never echo a credential). */
-function unresolvedMessage(what: string, expr: string, reason: string): string {
-  const fix = /is not defined/.test(reason)
-    ? "define it in the play's vars or an in-repo vars_files if kvgate should check it"
-    : "kvgate reads plain variables, literals and the filters default, int, string and trim";
-  return `${what}: ${maskTokens(expr)} cannot be read: ${maskTokens(reason)}; the setting is skipped (${fix})`;
-}
-
-function maskTokens(s: string): string {
-  return s.replace(/[A-Za-z0-9_-]{24,}/g, (run) => (/\d/.test(run) && /[A-Za-z]/.test(run) ? `${run.slice(0, 4)}…${run.slice(-2)}` : run));
-}
-
 /** The env key a lineinfile regexp matches: `^MAX_MODEL_LEN=`, `^export KV_CACHE_MEMORY_BYTES=`, `^#?GPU=`. */
 export function keyOfRegexp(re: string): string | null {
   const rest = re.replace(/^\^/, "").replace(/^(?:#\?|\\s\*|\s\*|\(\?:export\\s\+\)\?|\(export\\s\+\)\?|export\\s\+|export\s+)+/, "");
@@ -149,52 +172,34 @@ export function keyOfRegexp(re: string): string | null {
   return m[1] as string;
 }
 
-/** `KEY=VALUE` text (one line or many) as set edits; `exact` maps the text's lines onto the file's. */
-function envTextEdits(
-  r: PlaybookWalk,
-  call: ModuleCall,
-  t: Target,
-  text: string,
-  start: number,
-  exact: boolean,
-  file: string,
-  renderIt: boolean,
-): void {
-  const lines = text.split(/\r?\n/);
-  const rendered: string[] = [];
-  let statementsSeen = false;
-  lines.forEach((line, i) => {
-    const at = exact ? start + i : start;
-    if (!renderIt) return void rendered.push(line);
-    if (/^\s*\{%.*%\}\s*$/.test(line)) {
-      statementsSeen = true;
-      return void rendered.push("");
-    }
-    const out = render(line, call.scope);
-    if (out.ok) return void rendered.push(asText(out.value));
-    const key = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=/.exec(line)?.[1];
+/** Text written whole or as a block (copy content, blockinfile): rendered as Ansible templates a module's
+ *  arguments; `exact` maps the text's lines onto the playbook's (a literal block), else all are `start`. */
+function textDeploy(r: PlaybookWalk, call: ModuleCall, t: Target, text: string, start: number, exact: boolean): void {
+  const rendered = renderTemplate(text, call.scope);
+  const at = (n: number): number => (exact ? start + n - 1 : start);
+  if (rendered.error) {
     problem(r, {
-      kind: "unresolved",
-      file,
-      line: at,
-      message: unresolvedMessage(`${key ?? "a line"} for ${t.service}`, out.expr, out.reason),
-      service: t.service,
-      ...(key ? { key } : {}),
+      kind: "parse",
+      file: call.file.path,
+      line: at(rendered.error.line),
+      message: `${call.file.path}:${at(rendered.error.line)}: the ${call.module} text does not render: ${rendered.error.message}`,
     });
-    rendered.push("");
-  });
-  if (statementsSeen) {
-    problem(r, {
-      kind: "unresolved",
-      file,
-      line: start,
-      message: `${file} uses Jinja statements ({% %}); kvgate reads every line as if each branch were taken`,
-      service: t.service,
-    });
+    return;
   }
-  const parsed = parseEnv(rendered.join("\n"), file);
-  for (const e of parsed.all)
-    emit(r, t.service, t.envFile, { kind: "set", key: e.key, value: e.value, line: exact ? start + e.line - 1 : start, file });
+  const lines = rendered.lines.map((l) => ({ ...l, src: at(l.src) }));
+  applyDeploy(r, call, t, envFileDeploy(lines, call.file.path, t.service));
+}
+
+/** A rendered file's edits and problems added to the walk, with the play's host for a seat that names none. */
+function applyDeploy(r: PlaybookWalk, call: ModuleCall, t: Target, d: FileDeploy, resetAt?: number): void {
+  const service = t.unit && t.service === "" ? d.service : t.service;
+  const target = t.unit ? targetOf(r, service) : t;
+  for (const p of d.problems) problem(r, { ...p, ...(p.service !== undefined ? { service } : {}) });
+  for (const f of d.files) if (!r.out.files.includes(f)) r.out.files.push(f);
+  if (resetAt !== undefined) emit(r, service, target.envFile, { kind: "reset", line: resetAt, file: call.file.path });
+  for (const e of d.edits) emit(r, service, target.envFile, e);
+  if (r.host && (resetAt !== undefined || d.edits.length > 0))
+    emit(r, service, target.envFile, { kind: "host", value: r.host.name, line: r.host.line, file: r.host.file });
 }
 
 function lineinfile(r: PlaybookWalk, call: ModuleCall): void {
@@ -231,7 +236,16 @@ function lineinfile(r: PlaybookWalk, call: ModuleCall): void {
   if (!entry) return;
   const line = lineFor(call, lineArg);
   if (reKey !== null && reKey !== entry.key) emit(r, t.service, t.envFile, { kind: "remove", key: reKey, line, file });
-  emit(r, t.service, t.envFile, { kind: "set", key: entry.key, value: entry.value, line, file });
+  emit(r, t.service, t.envFile, { kind: "set", key: entry.key, value: entry.value, line, file, ...writtenBy(call, lineArg, entry) });
+}
+
+/** The variables that wrote a `line:`'s value (`MAX_MODEL_LEN={{ ctx }}`): the finding and fix go to them. */
+function writtenBy(call: ModuleCall, arg: Arg, entry: { key: string; value: string }): ReturnType<typeof attribution> {
+  if (typeof arg.raw !== "string") return {};
+  const parts = renderParts(arg.raw, call.scope);
+  if (!parts.ok) return {};
+  const text = parts.parts.map((p) => p.text).join("");
+  return attribution([{ text, src: arg.line, parts: parts.parts, unsure: null }], entry.key, entry.value);
 }
 
 function keyOfLine(text: string): string | null {
@@ -245,18 +259,19 @@ function blockinfile(r: PlaybookWalk, call: ModuleCall): void {
   const block = args.get("block") ?? args.get("content");
   if (!block) return;
   const at = call.itemLine === null ? contentLineOf(call.file, block.node, block.line) : { line: call.itemLine, exact: false };
-  envTextEdits(r, call, t, asText(block.raw), at.line, at.exact, call.file.path, true);
+  textDeploy(r, call, t, asText(block.raw), at.line, at.exact);
 }
 
 function copy(r: PlaybookWalk, call: ModuleCall): void {
   const args = argsOf(call);
-  const t = destination(r, call, args, ["dest"]);
+  const t = destination(r, call, args, ["dest"], true);
   if (!t) return;
   const content = args.get("content");
   if (content) {
     const at = call.itemLine === null ? contentLineOf(call.file, content.node, content.line) : { line: call.itemLine, exact: false };
+    if (t.unit) return void fileDeploy(r, call, t, call.file.path, asText(content.raw), false, lineFor(call, content));
     emit(r, t.service, t.envFile, { kind: "reset", line: lineFor(call, content), file: call.file.path });
-    envTextEdits(r, call, t, asText(content.raw), at.line, at.exact, call.file.path, true);
+    textDeploy(r, call, t, asText(content.raw), at.line, at.exact);
     return;
   }
   const src = args.get("src");
@@ -266,40 +281,75 @@ function copy(r: PlaybookWalk, call: ModuleCall): void {
       kind: "unresolved",
       file: call.file.path,
       line: lineFor(call, src),
-      message: `copy remote_src to ${t.envFile}: the source is on the host, so what it writes is unknown to kvgate; the committed env file is checked instead`,
-      service: t.service,
+      message: `copy remote_src to ${t.unit ?? t.envFile}: the source is on the host, so what it writes is unknown to kvgate; the committed env file is checked instead`,
+      ...(t.service !== "" ? { service: t.service } : {}),
     });
     return;
   }
   // copy does not template its src: the file is written as it is.
-  fromRepoFile(r, call, t, src, ["files", ""], false);
+  fromRepoFile(r, call, t, src, "files", false);
 }
 
 function template(r: PlaybookWalk, call: ModuleCall): void {
   const args = argsOf(call);
-  const t = destination(r, call, args, ["dest"]);
+  const t = destination(r, call, args, ["dest"], true);
   const src = args.get("src");
-  if (t && src) fromRepoFile(r, call, t, src, ["templates", "../templates", ""], true);
+  if (t && src) fromRepoFile(r, call, t, src, "templates", true);
 }
 
-function fromRepoFile(r: PlaybookWalk, call: ModuleCall, t: Target, src: Arg, subdirs: string[], renderIt: boolean): void {
-  const rel = renderArg(r, call, src, t);
+/**
+ * Where Ansible finds a role's `src`: the role's templates/ (or files/), the role itself, its tasks/;
+ * then next to the task file and the playbook, in their templates/ (files/) folders and beside them.
+ */
+function findSource(r: PlaybookWalk, call: ModuleCall, rel: string, sub: "templates" | "files"): string | null {
+  const dirs = call.roleDir ? [`${call.roleDir}/${sub}`, call.roleDir, `${call.roleDir}/tasks`] : [];
+  const present = (p: string) => r.read(p) !== null || (r.opts.unreadable?.(p) ?? null) !== null;
+  const fromRole = dirs.map((d) => posix.normalize(posix.join(d, rel))).find((p) => !p.startsWith("../") && present(p));
+  return fromRole ?? locate(r, call.file.path, rel, [sub, `../${sub}`, ""]);
+}
+
+function fromRepoFile(r: PlaybookWalk, call: ModuleCall, t: Target, src: Arg, sub: "templates" | "files", renderIt: boolean): void {
+  const rel = renderArg(r, call, src, t.service === "" ? null : t);
   if (rel === null) return;
-  const path = locate(r, call.file.path, rel, subdirs);
+  const path = rel.startsWith("/") ? null : findSource(r, call, rel, sub);
   const text = path === null ? null : r.read(path);
+  // In the repository but not text: Ansible cannot render it either (a finding, never a skipped seat).
+  if (path !== null && text === null && unreadable(r, path)) return;
   if (path === null || text === null) {
     problem(r, {
       kind: "unresolved",
       file: call.file.path,
       line: lineFor(call, src),
-      message: `${call.module} src ${rel} is not in the repository; what it writes to ${t.envFile} is unknown to kvgate`,
-      service: t.service,
+      message: `${call.module} src ${rel} is not in the repository; what it writes to ${t.unit ?? t.envFile} is unknown to kvgate`,
+      ...(t.service !== "" ? { service: t.service } : {}),
+      ...(t.unit ? {} : { key: "COMMAND" }),
     });
     return;
   }
   if (!r.out.files.includes(path)) r.out.files.push(path);
-  emit(r, t.service, t.envFile, { kind: "reset", line: lineFor(call, src), file: call.file.path });
-  envTextEdits(r, call, t, text, 1, true, path, renderIt);
+  fileDeploy(r, call, t, path, text, renderIt, lineFor(call, src));
+}
+
+/** A file written whole (a template, a copied file): rendered, read as an env file or a unit, laid over its seat. */
+function fileDeploy(r: PlaybookWalk, call: ModuleCall, t: Target, path: string, text: string, renderIt: boolean, resetAt: number): void {
+  let lines: OutLine[];
+  if (renderIt) {
+    const rendered = renderTemplate(text, call.scope);
+    if (rendered.error) {
+      problem(r, {
+        kind: "parse",
+        file: path,
+        line: rendered.error.line,
+        message: `${path}:${rendered.error.line}: the template does not render: ${rendered.error.message}`,
+      });
+      return;
+    }
+    lines = rendered.lines;
+  } else lines = text.split(/\r?\n/).map((l, i) => ({ text: l, src: i + 1, parts: [{ text: l, at: null, col: 0 }], unsure: null }));
+  if (t.unit) {
+    if (!r.opts.readUnit) return;
+    applyDeploy(r, call, t, unitFileDeploy(lines, path, t.unit, r.opts.readUnit));
+  } else applyDeploy(r, call, t, envFileDeploy(lines, path, t.service), resetAt);
 }
 
 /** `<engine>-` or `<engine>_` at the start of a container name, for the engines of the rules pack. */
@@ -349,7 +399,9 @@ function dockerContainer(r: PlaybookWalk, call: ModuleCall): void {
       for (const [key, v] of pairsOf(call.file, env.node)) {
         const arg: Arg = { raw: toJs(call.file, v), node: v, line: lineOf(call.file, v, env.line) };
         const value = renderArg(r, call, arg, t, key);
-        if (value !== null) emit(r, t.service, t.envFile, { kind: "set", key, value, line: lineFor(call, arg), file });
+        const held = renderValue(arg.raw, call.scope);
+        const from = held.ok && held.at ? { from: held.at } : {};
+        if (value !== null) emit(r, t.service, t.envFile, { kind: "set", key, value, line: lineFor(call, arg), file, ...from });
       }
     } else {
       const rendered = renderValue(env.raw, call.scope);

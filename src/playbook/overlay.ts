@@ -4,7 +4,7 @@
 import { split as shellSplit } from "shlex";
 import { isFlagKey, parseEnv } from "../parse/env.js";
 import type { EnvEntry, ParsedEnv } from "../parse/env-types.js";
-import type { EnvEdit, PlaybookDeploy } from "./records.js";
+import type { EnvEdit, FlagFrom, PlaybookDeploy, VarRef } from "./records.js";
 
 function emptyEnv(file: string): ParsedEnv {
   return { file, entries: new Map(), all: [], flags: [], positionals: [], problems: [] };
@@ -34,7 +34,7 @@ export function overlayEnv(base: ParsedEnv, edits: readonly EnvEdit[]): ParsedEn
         env.positionals = [];
         break;
       case "set":
-        setEntry(env, edit.key, edit.value, edit.line, edit.file);
+        setEntry(env, edit.key, edit.value, edit.line, edit.file, { from: edit.from, flagFrom: edit.flagFrom });
         break;
       case "remove":
         removeKey(env, edit.key);
@@ -42,10 +42,18 @@ export function overlayEnv(base: ParsedEnv, edits: readonly EnvEdit[]): ParsedEn
       case "flags":
         // A container's command is the whole command line: the env file's flag keys are not run.
         for (const key of [...env.entries.keys()]) if (isFlagKey(key)) removeKey(env, key);
-        setEntry(env, edit.key, edit.value, edit.line, edit.file, edit.wordLines, edit.wordKeys);
+        setEntry(env, edit.key, edit.value, edit.line, edit.file, {
+          wordLines: edit.wordLines,
+          wordKeys: edit.wordKeys,
+          flagFrom: edit.flagFrom,
+        });
         break;
       case "gpus":
-        setEntry(env, gpuKeyOf(env), edit.value, edit.line, edit.file);
+        setEntry(env, gpuKeyOf(env), edit.value, edit.line, edit.file, { from: edit.from });
+        break;
+      case "host":
+        // The play's host, for a file that names none (docs/playbooks.md#hosts).
+        if (!env.entries.has("HOST")) setEntry(env, "HOST", edit.value, edit.line, edit.file, {});
         break;
       default:
         edit satisfies never;
@@ -66,17 +74,33 @@ function removeKey(env: ParsedEnv, key: string): void {
   env.positionals = env.positionals.filter((p) => p.fromKey !== key);
 }
 
-/** Like lineinfile with a regexp: the key's line is replaced where it was, or appended. */
-function setEntry(
-  env: ParsedEnv,
-  key: string,
-  value: string,
-  line: number,
-  file: string,
-  wordLines?: readonly number[],
-  wordKeys?: readonly (string | null)[],
-): void {
-  const entry: EnvEntry = { key, value, line, exported: false, quoted: false, file };
+/** Where a value is written when a variable holds it, and the lines of a command's words. */
+interface Written {
+  from?: VarRef | undefined;
+  flagFrom?: readonly FlagFrom[] | undefined;
+  wordLines?: readonly number[] | undefined;
+  /** How its file spells the setting each word sets, where that is not the flag (a chart's `maxModelLen`). */
+  wordKeys?: readonly (string | null)[] | undefined;
+}
+
+/**
+ * Like lineinfile with a regexp: the key's line is replaced where it was, or appended. A value a
+ * variable holds is the variable's (its file, line and name), so a finding and its fix go there.
+ */
+function setEntry(env: ParsedEnv, key: string, value: string, line: number, file: string, written: Written): void {
+  const { from, flagFrom, wordLines, wordKeys } = written;
+  const entry: EnvEntry = from
+    ? {
+        key,
+        value,
+        line: from.line,
+        exported: false,
+        quoted: false,
+        file: from.file,
+        variable: from.name,
+        ...(from.yaml ? { yaml: true } : {}),
+      }
+    : { key, value, line, exported: false, quoted: false, file };
   const at = env.all.findIndex((e) => e.key === key);
   const rest = env.all.filter((e) => e.key !== key);
   if (at < 0) rest.push(entry);
@@ -90,15 +114,21 @@ function setEntry(
   // A deployed command that cannot be split is an error, not an empty command line (fail closed).
   for (const prob of parsed.problems) env.problems.push({ ...prob, line, message: `${file}:${line}: ${prob.message}` });
   const indexOfWord = wordIndexOf(value, wordLines !== undefined);
+  const lineOf = (i: number | undefined) => (i === undefined ? undefined : wordLines?.[i]);
+  const unused = [...(flagFrom ?? [])];
   for (const f of parsed.flags) {
-    const i = indexOfWord(f.spelled, f.value);
-    const written = i === undefined ? null : (wordKeys?.[i] ?? null);
-    env.flags.push({ ...f, line: (i === undefined ? undefined : wordLines?.[i]) ?? line, file, ...(written ? { written } : {}) });
+    const w = indexOfWord(f.spelled, f.value);
+    const k = unused.findIndex((x) => x.flag === f.spelled && x.value === f.value);
+    const v = k < 0 ? null : (unused.splice(k, 1)[0] as FlagFrom).from;
+    const spelled = w === undefined ? null : (wordKeys?.[w] ?? null);
+    env.flags.push(
+      v
+        ? { ...f, line: v.line, file: v.file, variable: v.name, ...(v.yaml ? { yaml: true } : {}) }
+        : // A variable holding the whole command string holds each flag: the flag is edited in it.
+          { ...f, line: lineOf(w) ?? from?.line ?? line, file: from?.file ?? file, ...(spelled ? { written: spelled } : {}) },
+    );
   }
-  for (const p of parsed.positionals) {
-    const i = indexOfWord(p.word);
-    env.positionals.push({ ...p, line: (i === undefined ? undefined : wordLines?.[i]) ?? line });
-  }
+  for (const p of parsed.positionals) env.positionals.push({ ...p, line: lineOf(indexOfWord(p.word)) ?? line });
 }
 
 /** Finds each flag's or positional's word, in order, and answers with that word's index. */

@@ -1,11 +1,21 @@
 // What the playbook reader returns: per service, the env settings a playbook deploys, each with the
 // file and line that writes it. Plain data: the overlay and the checks are pure functions of it.
+import type { VarRef } from "./vars.js";
+export type { VarRef } from "./vars.js";
+
+/** A flag whose value a variable holds (`--max-model-len {{ item.ctx }}`): the flag as spelled, its value, the variable. */
+export interface FlagFrom {
+  flag: string;
+  value: string;
+  from: VarRef;
+}
 
 /** One change a playbook makes to a service's env, in task order. `file` is the playbook, an
  *  included tasks file, or a template; `line` is 1-based in that file. */
 export type EnvEdit =
-  /** KEY=VALUE (lineinfile, blockinfile, copy content, template, docker_container env). */
-  | { kind: "set"; key: string; value: string; line: number; file: string }
+  /** KEY=VALUE (lineinfile, blockinfile, copy content, template, docker_container env). `from`: the
+   *  variable that holds the whole value; `flagFrom`: the variables that hold flag values inside it. */
+  | { kind: "set"; key: string; value: string; line: number; file: string; from?: VarRef; flagFrom?: FlagFrom[] }
   /** The key's line is deleted (lineinfile `state: absent`, or a lineinfile whose regexp names another key). */
   | { kind: "remove"; key: string; line: number; file: string }
   /** The service's whole command line (a docker_container `command`): it replaces every flag key of the env file. */
@@ -16,12 +26,15 @@ export type EnvEdit =
       line: number;
       file: string;
       /** The line of each shell word (a YAML list command). */ wordLines?: number[];
+      flagFrom?: FlagFrom[];
       /** How its file spells the setting each word sets, where that is not the flag (a values file's
        *  `maxModelLen`, which a chart renders as --max-model-len): what a finding names and a fix edits. */
       wordKeys?: (string | null)[];
     }
   /** The cards the service gets (docker_container `device_requests[].device_ids`), e.g. `0,1`. */
-  | { kind: "gpus"; value: string; line: number; file: string }
+  | { kind: "gpus"; value: string; line: number; file: string; from?: VarRef }
+  /** The host the play deployed it to (the inventory's), for a seat whose file names none: HOST unless set. */
+  | { kind: "host"; value: string; line: number; file: string }
   /** The env file is written whole from here on (copy content/src, template): what it held before is gone. */
   | { kind: "reset"; line: number; file: string };
 
@@ -76,4 +89,20 @@ export interface ReadOptions {
   /** The engine names of rules/engines.yaml: a container named `<engine>-<service>` runs that service.
    *  Default: the shipped rules pack's engines. */
   engines?: readonly string[];
+  /** Every path of the repository: where the reader finds ansible.cfg, inventories and roles_path. Default:
+   *  the paths of the map given to readPlaybook (a read callback alone finds only fixed names). */
+  paths?: readonly string[];
+  /** Reads a systemd unit a template renders (src/systemd/, handed in by the loader: the parsers do not import each other). */
+  readUnit?: UnitReader;
+  /** Why a file of the repository cannot be read as text (binary, not UTF-8); null when it can or is absent.
+   *  A template, vars file or task file the walk needs that is unreadable is a parse problem at it, not a skip. */
+  unreadable?: (path: string) => string | null;
+  /** The hosts of kvgate.yaml's inventory: without an Ansible inventory, a play's `hosts:` naming one is that host. */
+  hosts?: readonly string[];
 }
+
+/** What a systemd unit deploys (src/systemd/read.ts readUnit, bound to the repository's paths and services). */
+export type UnitReader = (
+  name: string,
+  text: string,
+) => { deploys: { service: string; edits: EnvEdit[] }[]; problems: PlaybookProblem[]; files: string[] };

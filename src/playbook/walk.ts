@@ -3,6 +3,8 @@
 import { posix } from "node:path";
 import type { EnvEdit, PlaybookDeploy, PlaybookProblem, PlaybookRead, ReadFile, ReadOptions } from "./records.js";
 import { parseYamlFile, type YamlFile } from "./nodes.js";
+import type { AnsibleLayout } from "./layout.js";
+import type { Inventory } from "./inventory.js";
 
 /** The walk's state for one playbook: where edits go and what was read. */
 export interface PlaybookWalk {
@@ -12,18 +14,35 @@ export interface PlaybookWalk {
   out: PlaybookRead;
   byService: Map<string, PlaybookDeploy>;
   cache: Map<string, YamlFile | null>;
+  /** The inventory host the walk renders for (a play over three hosts is walked three times), with
+   *  where the inventory names it; null when the play's hosts are not known. */
+  host: { name: string; file: string; line: number } | null;
+  /** Every path of the repository, when known (folders of vars files, inventories, roles). */
+  listing: readonly string[] | null;
+  layout: AnsibleLayout;
+  inventory: Inventory;
 }
 
 export function load(r: PlaybookWalk, path: string): YamlFile | null {
   if (r.cache.has(path)) return r.cache.get(path) ?? null;
   const text = r.read(path);
+  if (text === null) unreadable(r, path);
   const file = text === null ? null : parseYamlFile(path, text);
   r.cache.set(path, file);
   if (file && !r.out.files.includes(path)) r.out.files.push(path);
   return file;
 }
 
+/** A file the walk needs that is in the repository but is not text: a parse problem at it (Ansible fails on it too). */
+export function unreadable(r: PlaybookWalk, path: string): boolean {
+  const why = r.opts.unreadable?.(path) ?? null;
+  if (why !== null) problem(r, { kind: "parse", file: path, line: 1, message: `${path}: ${why}` });
+  return why !== null;
+}
+
+/** Reports a problem once (a play walked for three hosts meets the same one three times). */
 export function problem(r: PlaybookWalk, p: PlaybookProblem): void {
+  if (r.out.problems.some((q) => q.file === p.file && q.line === p.line && q.message === p.message && q.service === p.service)) return;
   r.out.problems.push(p);
 }
 

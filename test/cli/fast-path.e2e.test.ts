@@ -387,6 +387,11 @@ describe("the fast path trusts nothing it cannot check", () => {
       ".kvgateignore",
       "kvgate.yaml",
       ".kvgate.yaml",
+      // Ansible's folders anywhere: a new host_vars file or role template changes what a play deploys.
+      "**/ansible.cfg",
+      "**/{roles,group_vars,host_vars,vars,inventory,inventories,templates}/**",
+      "**/{hosts,inventory}",
+      "**/{hosts,inventory}.{ini,yml,yaml}",
       "playbooks/site.yml",
       "scripts/x.env",
     ]);

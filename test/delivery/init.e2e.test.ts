@@ -13,6 +13,7 @@ import { BAD, expectRefused, GOOD, init, markingHook, RUNNER, scratch, setUp, us
 import { parseConfig } from "../../src/config/load.js";
 import { hostsOf, starterConfig, type FoundService, type StarterInput } from "../../src/init/starter.js";
 import { parseNvidiaSmi } from "../../src/init/inventory.js";
+import { hostsFor } from "../../src/init/discover.js";
 
 useInitRepos();
 
@@ -31,7 +32,7 @@ const input = (services: FoundService[], extra: Partial<StarterInput> = {}): Sta
   servicesGlob: null,
   deploys: [],
   notTaken: [],
-  inventory: null,
+  inventories: [],
   ...extra,
 });
 
@@ -60,7 +61,7 @@ describe("starter kvgate.yaml", () => {
       { index: 0, name: "NVIDIA GeForce RTX 4090", totalMib: 24564 },
       { index: 1, name: "NVIDIA GeForce RTX 4090", totalMib: 24564 },
     ];
-    const text = starterConfig(input([found("a", { host: "box" })], { inventory: { host: "box", cards, source: "nvidia-smi.csv" } }));
+    const text = starterConfig(input([found("a", { host: "box" })], { inventories: [{ host: "box", cards, source: "nvidia-smi.csv" }] }));
     const cfg = parseConfig(text, "kvgate.yaml");
     expect(cfg.fleet?.hosts?.box?.gpus).toEqual([
       { index: 0, total: "24564MiB" },
@@ -68,6 +69,20 @@ describe("starter kvgate.yaml", () => {
     ]);
     expect(text).toContain("    box:  # from nvidia-smi.csv");
     expect(text).toContain("- { index: 0, total: 24564MiB }  # NVIDIA GeForce RTX 4090");
+  });
+  test("--host gpu-a,gpu-b: identical machines (an Ansible group), each given the output's cards", () => {
+    const services = [found("coder", { host: "gpu-a" }), found("chat", { host: "gpu-b" })];
+    expect(hostsFor(services, "gpu-a, gpu-b,gpu-a")).toEqual(["gpu-a", "gpu-b"]);
+    expect(hostsFor([found("a", { host: "box" })], undefined)).toEqual(["box"]);
+    const cards = [{ index: 0, name: "NVIDIA GeForce RTX 4090", totalMib: 24564 }];
+    const cfg = parseConfig(
+      starterConfig(input(services, { inventories: ["gpu-a", "gpu-b"].map((host) => ({ host, cards, source: "a.csv" })) })),
+      "kvgate.yaml",
+    );
+    expect(Object.entries(cfg.fleet?.hosts ?? {}).map(([h, v]) => [h, v.gpus])).toEqual([
+      ["gpu-a", [{ index: 0, total: "24564MiB" }]],
+      ["gpu-b", [{ index: 0, total: "24564MiB" }]],
+    ]);
   });
   test("two hosts and no HOST on a service: that service's cards are not guessed", () => {
     const services = [found("a", { host: "h1", gpus: [0] }), found("b", { host: "h2", gpus: [1] }), found("c", { gpus: [3] })];

@@ -24,10 +24,20 @@ export function edits(r: PlaybookRead, service: string): (string | number)[][] {
   return (d?.edits ?? []).map((e: EnvEdit) => {
     const row: (string | number)[] = [e.kind];
     if (e.kind === "set" || e.kind === "remove" || e.kind === "flags") row.push(e.key);
-    if (e.kind === "set" || e.kind === "flags" || e.kind === "gpus") row.push(e.value);
+    if (e.kind === "set" || e.kind === "flags" || e.kind === "gpus" || e.kind === "host") row.push(e.value);
     row.push(e.line);
     if (e.file !== PB) row.push(e.file);
     return row;
+  });
+}
+
+/** Where each value a variable holds is written: [key or flag, file, line, variable]. */
+export function writtenAt(r: PlaybookRead, service: string): (string | number)[][] {
+  const d = r.deploys.find((x) => x.service === service);
+  return (d?.edits ?? []).flatMap((e) => {
+    if (e.kind !== "set" && e.kind !== "flags") return [];
+    const own = e.kind === "set" && e.from ? [[e.key, e.from.file, e.from.line, e.from.name]] : [];
+    return [...own, ...(e.flagFrom ?? []).map((f) => [f.flag, f.from.file, f.from.line, f.from.name])];
   });
 }
 

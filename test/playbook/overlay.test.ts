@@ -97,3 +97,49 @@ describe("overlayEnv", () => {
     expect([out.file, entry(out, "GPU")]).toEqual(["scripts/new.env", ["1", 3, PB]]);
   });
 });
+
+describe("values a variable holds (a role's template rendered from host_vars)", () => {
+  const J2 = "roles/vllm/templates/vllm.env.j2";
+  const HV = "host_vars/gpu-b.yml";
+  const at = (line: number, name: string) => ({ file: HV, line, name, yaml: true });
+
+  test("an entry is the variable's: its file, line and name (the spelling a fix uses)", () => {
+    const out = overlayEnv(committed, [
+      { kind: "set", key: "MAX_MODEL_LEN", value: "40960", line: 3, file: J2, from: at(4, "max_model_len") },
+    ]);
+    const e = out.entries.get("MAX_MODEL_LEN");
+    expect([e?.value, e?.file, e?.line, e?.variable, e?.yaml]).toEqual(["40960", HV, 4, "max_model_len", true]);
+  });
+
+  test("each flag a variable wrote is the variable's; the other flags stay at the template's line", () => {
+    const out = overlayEnv(committed, [
+      {
+        kind: "set",
+        key: "SERVE_ARGS",
+        value: "--model Qwen/Qwen3-8B --max-model-len 40960 --enforce-eager",
+        line: 7,
+        file: J2,
+        flagFrom: [{ flag: "--max-model-len", value: "40960", from: at(4, "max_model_len") }],
+      },
+    ]);
+    expect(out.flags.map((f) => [f.spelled, f.value, f.file, f.line, f.variable ?? null])).toEqual([
+      ["--model", "Qwen/Qwen3-8B", J2, 7, null],
+      ["--max-model-len", "40960", HV, 4, "max_model_len"],
+      ["--enforce-eager", null, J2, 7, null],
+    ]);
+  });
+
+  test("a variable that holds the whole command string holds each of its flags", () => {
+    const out = overlayEnv(committed, [
+      { kind: "set", key: "SERVE_ARGS", value: "--max-model-len 40960", line: 7, file: J2, from: at(9, "vllm_args") },
+    ]);
+    expect(out.flags.map((f) => [f.spelled, f.file, f.line, f.variable ?? null])).toEqual([["--max-model-len", HV, 9, null]]);
+  });
+
+  test("the play's host is HOST unless the file sets one", () => {
+    const host: EnvEdit = { kind: "host", value: "gpu-b", line: 3, file: "inventory/hosts" };
+    expect(entry(overlayEnv(committed, [host]), "HOST")).toEqual(["gpu-b", 3, "inventory/hosts"]);
+    const own = overlayEnv(committed, [{ kind: "set", key: "HOST", value: "fv-ml1", line: 1, file: J2 }, host]);
+    expect(entry(own, "HOST")).toEqual(["fv-ml1", 1, J2]);
+  });
+});

@@ -10,7 +10,7 @@ import type { FleetLoader } from "../../load/fleet.js";
 import type { RulesPack } from "../../rules/pack.js";
 import { CONFIG_NAMES } from "../../config/load.js";
 import picomatch from "picomatch";
-import { fleetChangeGlobs } from "../../load/fleet-globs.js";
+import { fleetChangeGlobsOf } from "../../load/fleet-globs.js";
 import { indexListingsAt } from "../../git/snapshots.js";
 import { configKeyOf, saveFastPathKey, type CompiledGlob } from "../fast-path-key.js";
 
@@ -46,18 +46,9 @@ export function startVerdictRecording(source: Source, selection: Selection): Ver
       const [policy, configs, [, dir]] = await Promise.all([loader.policy(unit.after, pack), unit.after.read([...CONFIG_NAMES]), where]);
       // The fleet is the one this run checked (the loader keeps it): no second read.
       const fleet = (await loader.load(unit.after, policy, pack)).written;
-      const isCompose = picomatch(policy.compose, { dot: true });
       // The globs, and every file this run read outside them (a MODEL_CONFIG beside the env files, a
       // role's template, an env_file): a staged change to any of them takes the full path.
-      const fleetGlobs = [
-        ...new Set([
-          ...fleetChangeGlobs(
-            policy,
-            fleet.paths.some((p) => isCompose(p)),
-          ),
-          ...(fleet.readPaths ?? []).map(literalGlob),
-        ]),
-      ];
+      const fleetGlobs = [...new Set([...fleetChangeGlobsOf(policy, fleet), ...(fleet.readPaths ?? []).map(literalGlob)])];
       const compile = (globs: readonly string[]): CompiledGlob[] =>
         globs.map((g) => {
           const re = picomatch.makeRe(g, { dot: true });

@@ -48,6 +48,16 @@ const included = read(
 
 export default ruleTester(playbookDrift, {
   valid: [
+    playbookCase("a seat a role's template writes whole, with no env file committed: it runs as rendered, nothing drifts", {
+      services: [voices],
+      playbooks: [
+        read({
+          [PB]: lines("- hosts: fv-ml1", "  roles: [vllm]"),
+          "playbooks/roles/vllm/tasks/main.yml": lines("- template: { src: vllm.env.j2, dest: /etc/vllm/coder.env }"),
+          "playbooks/roles/vllm/templates/vllm.env.j2": lines("IMAGE=vllm/vllm-openai:v0.8.5", "MAX_MODEL_LEN=8192"),
+        }),
+      ],
+    }),
     deploys("the same values: no drift", play(li("MAX_MODEL_LEN=40960"), li("KV_CACHE_MEMORY_BYTES=6979321856"), li("GPU= 0"))),
     deploys(
       "the same setting as an env key on one side and a flag on the other",

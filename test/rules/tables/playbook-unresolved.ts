@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { playbookUnresolved } from "../../../src/checks/playbook-unresolved.js";
 import { ruleTester } from "../../helpers/rule-tester.js";
 import { PB, lines, playbookCase, read, service } from "../../playbook/helpers.js";
@@ -27,6 +28,26 @@ export default ruleTester(playbookUnresolved, {
         ],
       }),
       findings: [{ line: 3, service: "voices", severity: "notice", data: { key: "MAX_MODEL_LEN" } }],
+    },
+    {
+      ...playbookCase("a role that is not in the repository: a notice at the reference", {
+        services: [],
+        playbooks: [read({ [PB]: lines("- hosts: all", "  roles:", "    - vllm") })],
+      }),
+      findings: [{ line: 3, message: expect.stringContaining("role vllm is not in the repository") }],
+    },
+    {
+      ...playbookCase("a role's template setting from a variable outside the repository: a notice with its service and key", {
+        services: [],
+        playbooks: [
+          read({
+            [PB]: lines("- hosts: all", "  roles: [vllm]"),
+            "playbooks/roles/vllm/tasks/main.yml": lines("- template: { src: vllm.env.j2, dest: /etc/vllm/coder.env }"),
+            "playbooks/roles/vllm/templates/vllm.env.j2": lines("IMAGE=vllm/vllm-openai:v0.8.5", "MAX_MODEL_LEN={{ vault_ctx }}"),
+          }),
+        ],
+      }),
+      findings: [{ file: "playbooks/roles/vllm/templates/vllm.env.j2", line: 2, service: "coder", data: { key: "MAX_MODEL_LEN" } }],
     },
     {
       ...playbookCase("a tasks file included by two playbooks reports its problem once", {
