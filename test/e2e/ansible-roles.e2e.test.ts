@@ -153,7 +153,7 @@ describe("an Ansible-role fleet set up only with kvgate init (the cards from one
     expect(init.code, init.stdout + init.stderr).toBe(0);
     expect(init.stdout).toContain("wrote     kvgate.yaml (2 seats found; 1 card of gpu-a, gpu-b from");
     const yaml = readFileSync(join(r.dir, "kvgate.yaml"), "utf8");
-    expect(yaml).toContain("#   chat (no scripts/chat.env): engine vllm (by image), host gpu-b, gpu 0");
+    expect(yaml).toContain("#   chat (ansible/roles/vllm/templates/vllm.env.j2:2): engine vllm (by image), host gpu-b, gpu 0");
     expect(yaml).toContain("# Deployed by: ansible/site.yml");
 
     // The gate's first commit is checked as --all: refused for exactly the context and the token.
