@@ -35,10 +35,13 @@ const buildId = createHash("sha256")
   )
   .digest("hex")
   .slice(0, 16);
-// What the fast path needs of each detector to tell "no secret can be here": its keywords, regex,
-// charset (the left boundary), flags and file context.
+// What the fast path needs of each detector to tell "no secret can be here": its prefilter (keywords
+// or gate, assignment, block), regex, charset (the left boundary), flags and file context.
 const detectorTriggers = rules["secrets.yaml"].detectors.map((d) => ({
-  keywords: d.keywords,
+  ...(d.keywords ? { keywords: d.keywords } : {}),
+  ...(d.gate ? { gate: d.gate } : {}),
+  ...(d.assignment ? { assignment: true } : {}),
+  ...(d.block_end ? { block_end: d.block_end } : {}),
   regex: d.regex,
   charset: d.charset,
   ...(d.left_boundary ? { left_boundary: true } : {}),

@@ -18,6 +18,7 @@ import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
 import { parsePatch } from "../git/patch.js";
 import { modeKind, type RawEntry } from "../git/raw.js";
 import { compiledSource, type DetectorSourceSpec } from "../rules/detector-source.js";
+import { Prefilter, type PrefilterSpec } from "../secrets/prefilter.js";
 import { saveVerdict } from "../secrets/verdict.js";
 import { cleanPassText } from "../report/text.js";
 import { useColor } from "../report/color.js";
@@ -28,10 +29,8 @@ import { configEntries, handOffStaged } from "../git/handoff.js";
 import { IGNORE_FILE } from "../secrets/ignore.js";
 
 /** What the build embeds of rules/secrets.yaml: per detector, what the scan needs to even try it. */
-export interface DetectorTrigger extends DetectorSourceSpec {
-  keywords: string[];
+export interface DetectorTrigger extends DetectorSourceSpec, PrefilterSpec {
   flags?: string;
-  file_context?: string[];
 }
 declare const __KVGATE_DETECTORS__: DetectorTrigger[] | undefined;
 declare const __KVGATE_BUILD__: string | undefined;
@@ -39,24 +38,32 @@ declare const __KVGATE_BUILD__: string | undefined;
 /** The secret scan skips larger files with a notice only the full path prints (contract section 9). */
 const SECRET_SCAN_MAX_BYTES = 5 * 1024 * 1024;
 
-interface Trigger {
-  keywords: string[];
-  regex: RegExp;
-  context: string[] | null;
+interface Triggers {
+  prefilter: Prefilter;
+  regexes: RegExp[];
+  context: (readonly string[] | null)[];
 }
 
-function triggers(specs: readonly DetectorTrigger[]): Trigger[] {
-  return specs.map((d) => ({ keywords: d.keywords, regex: new RegExp(compiledSource(d), d.flags ?? ""), context: d.file_context ?? null }));
+function triggers(specs: readonly DetectorTrigger[]): Triggers {
+  return {
+    prefilter: new Prefilter(specs),
+    regexes: specs.map((d) => new RegExp(compiledSource(d), d.flags ?? "")),
+    context: specs.map((d) => d.file_context ?? null),
+  };
 }
 
 /** True when some detector could report on these added lines (the scan's own prefilter, then its regex). */
-export function mayHoldSecret(lines: readonly string[], all: readonly Trigger[]): boolean {
-  const lower = lines.map((l) => l.toLowerCase());
-  for (const t of all) {
-    if (t.context && !t.context.some((c) => lower.some((l) => l.includes(c)))) continue;
-    for (let i = 0; i < lines.length; i++) {
-      const l = lower[i] as string;
-      if (t.keywords.some((k) => l.includes(k)) && t.regex.test(lines[i] as string)) return true;
+export function mayHoldSecret(lines: readonly string[], t: Triggers): boolean {
+  const at = t.prefilter.candidates(lines.length, (i) => lines[i] as string);
+  if (at.length === 0) return false;
+  // A context word is a prefilter word: only the lines with a hit can hold one.
+  const lower = at.map((i) => (lines[i] as string).toLowerCase());
+  for (const i of at) {
+    const line = lines[i] as string;
+    for (const k of t.prefilter.detectorsOn(line)) {
+      const context = t.context[k];
+      if (context && !context.some((c) => lower.some((l) => l.includes(c)))) continue;
+      if ((t.regexes[k] as RegExp).test(line)) return true;
     }
   }
   return false;
@@ -83,7 +90,7 @@ export function fullPathReason(
   patch: string,
   fleet: (path: string) => boolean,
   excluded: (path: string) => boolean,
-  all: readonly Trigger[],
+  all: Triggers,
   sizeOf: (path: string) => number,
 ): string | null {
   const files = parsePatch(patch, { texts: true });

@@ -15,6 +15,8 @@ import { hasTwoPaths, rawMeta, type RawEntry } from "./raw.js";
 import { corruptObject } from "./blobs.js";
 import { firstLine, runGit, streamGit } from "./exec.js";
 import { SPILL_BYTES, SPILL_MARK, SpillWriter } from "./spill.js";
+import { LightPatch, type LightFile } from "./light-patch.js";
+import type { LineSieve } from "./types.js";
 
 export interface DiffRecord {
   /** Toplevel-relative paths, as git printed them. */
@@ -34,6 +36,11 @@ export interface DiffRecord {
 
 export interface LogCommit extends DiffRecord {
   info: CommitInfo;
+  /**
+   * Read with a sieve (streamLog's `sieve`): the files of the patch with only the lines it kept, and
+   * `patch` is empty (./light-patch.ts).
+   */
+  files?: Map<string, LightFile>;
 }
 
 const SENTINEL = Buffer.from("\x01kvgate-commit\x02");
@@ -96,9 +103,13 @@ function failure(cmd: "log" | "diff", parser: DiffParser, stderr: string, code: 
   return new GateError(`git ${cmd} failed: ${firstLine(stderr) || `exit code ${code}`}`, { hint, cause: stderr });
 }
 
-/** Streams `git log` of `revs` (e.g. `base..tip`), one LogCommit per commit, oldest first. */
-export async function* streamLog(cwd: string, revs: string[]): AsyncGenerator<LogCommit> {
-  const parser = new DiffParser("log");
+/**
+ * Streams `git log` of `revs` (e.g. `base..tip`), one LogCommit per commit, oldest first. With a
+ * sieve (the secret scan's, for an audit), each commit's patch is read in place into its files'
+ * kept lines (LogCommit.files), not held as text.
+ */
+export async function* streamLog(cwd: string, revs: string[], sieve?: LineSieve): AsyncGenerator<LogCommit> {
+  const parser = new DiffParser("log", sieve);
   const args = [...LOG_ARGS, ...revs, "--"];
   try {
     for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("log", parser, stderr, code)))
@@ -208,9 +219,22 @@ export class DiffParser {
   /** The current file's hunks go to disk once they pass SPILL_BYTES (./spill.ts). */
   private spill: SpillWriter | null = null;
   private spillFailed = false;
+  /** The first after-side line of the hunk header just read (null: the line was not one). */
+  private hunkStart: number | null = null;
+  /** With a sieve: the commit's patch read in place (./light-patch.ts). */
+  private light: LightPatch | null = null;
+  /** The sieve's hits in the buffer being read (positions, grades), and the next one not yet passed. */
+  private readonly hitAt: number[] = [];
+  private readonly hitGrade: number[] = [];
+  private hitNext = 0;
+  /** The first NUL at or after the line being read (b.length: none; -1: not looked for yet). */
+  private nulAt = -1;
 
-  /** `log`: commits with headers; `diff`: one headerless diff. */
-  constructor(private readonly kind: "log" | "diff" = "log") {
+  /** `log`: commits with headers; `diff`: one headerless diff. A sieve reads a log's patches in place. */
+  constructor(
+    private readonly kind: "log" | "diff" = "log",
+    private readonly sieve?: LineSieve,
+  ) {
     this.state = kind === "log" ? "header" : "raw";
     this.current = kind === "log" ? null : { info: null, raw: [], patch: [] };
   }
@@ -268,6 +292,7 @@ export class DiffParser {
     const b = this.buf;
     let pos = 0;
     this.waitFor = null;
+    if (this.sieve) this.sweep(b, eof);
     for (;;) {
       if (this.state === "header") {
         while (pos < b.length && (b[pos] === 0 || b[pos] === 0x0a)) pos++; // separators
@@ -293,6 +318,7 @@ export class DiffParser {
           throw new GateError(`git log: unexpected commit id ${JSON.stringify(sha.slice(0, 80))}`, { hint: LOG_HINT });
         this.finish(out);
         this.current = { info: commitFromFields(sha, parents, author, message), raw: [], patch: [] };
+        if (this.sieve) this.light = new LightPatch(this.sieve);
         if (b[at] === 0) at++;
         if (b[at] === 0x0a) {
           at++;
@@ -334,7 +360,8 @@ export class DiffParser {
         }
         eol = b.length;
       }
-      this.patchLine(b.subarray(pos, Math.min(eol + 1, b.length)));
+      if (this.sieve) this.lightLine(b, pos, eol);
+      else this.patchLine(b.subarray(pos, Math.min(eol + 1, b.length)));
       pos = eol + 1;
     }
   }
@@ -364,6 +391,44 @@ export class DiffParser {
     cur.raw.push({ oldMode, newMode, oldOid, newOid, status, oldPath: this.pendingFirst ?? token, path: token });
     this.pendingMeta = null;
     this.pendingFirst = null;
+  }
+
+  /**
+   * One sweep of the sieve over the buffer's whole lines (a line cut at its end is swept again with
+   * the next chunk: only that line is read twice).
+   */
+  private sweep(b: Buffer, eof: boolean): void {
+    this.hitAt.length = 0;
+    this.hitGrade.length = 0;
+    this.hitNext = 0;
+    this.nulAt = -1;
+    const end = eof ? b.length : b.lastIndexOf(0x0a) + 1;
+    if (end <= 0) return;
+    this.sieve?.sweep(b, 0, end, (at, grade) => {
+      this.hitAt.push(at);
+      this.hitGrade.push(grade);
+    });
+  }
+
+  /** A patch line read in place: counted, and kept by the light patch when the sieve marked it. */
+  private lightLine(b: Buffer, start: number, eol: number): void {
+    const end = Math.min(eol, b.length);
+    const inHunk = this.oldLeft > 0 || this.newLeft > 0;
+    this.countAt(b, start, end);
+    let grade = 0;
+    // Hits before the line (a commit message's, a raw record's) are passed over.
+    while (this.hitNext < this.hitAt.length && (this.hitAt[this.hitNext] as number) < start) this.hitNext++;
+    while (this.hitNext < this.hitAt.length && (this.hitAt[this.hitNext] as number) < end) {
+      grade = Math.max(grade, this.hitGrade[this.hitNext++] as number);
+    }
+    // A NUL in an added line makes the file binary (a text diff forced on it): one search per buffer
+    // finds the next one (b.length: none left), not one per line.
+    if (this.nulAt < start) {
+      const at = b.indexOf(0, start);
+      this.nulAt = at < 0 ? b.length : at;
+    }
+    const nul = this.nulAt < end;
+    this.light?.line(b, start, end, grade, nul, inHunk ? null : this.hunkStart);
   }
 
   private patchLine(line: Buffer): void {
@@ -406,7 +471,12 @@ export class DiffParser {
 
   /** Keeps the hunk counters: lines still owed by the hunk being read. */
   private count(line: Buffer): void {
-    const first = line[0];
+    this.countAt(line, 0, line.length);
+  }
+
+  private countAt(line: Buffer, start: number, end: number): void {
+    const first = line[start];
+    this.hunkStart = null;
     if (this.oldLeft > 0 || this.newLeft > 0) {
       if (first === 0x2b)
         this.newLeft--; // +
@@ -419,11 +489,12 @@ export class DiffParser {
       // `\ No newline at end of file` owes nothing.
       return;
     }
-    if (first === 0x40 && line[1] === 0x40) {
-      const m = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line.toString("latin1", 0, Math.min(line.length, 200)));
+    if (first === 0x40 && line[start + 1] === 0x40) {
+      const m = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line.toString("latin1", start, Math.min(end, start + 200)));
       if (m) {
         this.oldLeft = m[1] === undefined ? 1 : Number(m[1]);
-        this.newLeft = m[2] === undefined ? 1 : Number(m[2]);
+        this.newLeft = m[3] === undefined ? 1 : Number(m[3]);
+        this.hunkStart = Number(m[2]);
       }
     }
   }
@@ -435,8 +506,13 @@ export class DiffParser {
     this.closeSpill();
     this.hunksAt = -1;
     this.hunkBytes = 0;
-    const patch = Buffer.concat(cur.patch).toString("utf8");
-    out.push(cur.info ? { info: cur.info, raw: cur.raw, patch } : { raw: cur.raw, patch });
+    if (this.light && cur.info) {
+      out.push({ info: cur.info, raw: cur.raw, patch: "", files: this.light.end() });
+      this.light = null;
+    } else {
+      const patch = Buffer.concat(cur.patch).toString("utf8");
+      out.push(cur.info ? { info: cur.info, raw: cur.raw, patch } : { raw: cur.raw, patch });
+    }
     this.lastRaw = cur.raw;
     this.current = null;
     this.state = "header";

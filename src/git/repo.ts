@@ -3,7 +3,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { GateError } from "../errors.js";
-import type { CommitInfo, DeployUnit, Selection, Snapshot } from "./types.js";
+import type { CommitInfo, DeployUnit, LineSieve, Selection, Snapshot } from "./types.js";
 import { gitRunner, type GitRunner } from "./exec.js";
 import { readCommits } from "./commits.js";
 import { fullChanges, type Changes } from "./changes.js";
@@ -61,9 +61,11 @@ export interface Repo {
    * Secrets-only work over a range: per commit its info and changed files with `before`/`after`
    * null, but `path`, `status`, `binary` and `addedLines` set, and `size` (of the after blob) for
    * binary and streamed files only (null for the rest). No blob is read: those few sizes come from
-   * the shared cat-file process, which a history of text changes never starts.
+   * the shared cat-file process, which a history of text changes never starts. With the secret
+   * scan's sieve, `addedLines` holds only the lines it keeps, binary is git's own word (a `Binary
+   * files` line, or a NUL in an added line) and no size is looked up (null).
    */
-  addedLinesInRange(range: string, shard?: Shard): AsyncIterable<RangeCommit>;
+  addedLinesInRange(range: string, shard?: Shard, sieve?: LineSieve): AsyncIterable<RangeCommit>;
   /** `git write-tree` of the index: the key a pre-commit verdict is stored under. */
   writeTree(): Promise<string>;
   /** Absolute `git rev-parse --git-path NAME` (right inside linked worktrees). */
@@ -269,11 +271,11 @@ class GitRepo implements Repo {
     yield* this.streamUnits(base, tip, range);
   }
 
-  async *addedLinesInRange(range: string, shard?: Shard): AsyncGenerator<RangeCommit> {
+  async *addedLinesInRange(range: string, shard?: Shard, sieve?: LineSieve): AsyncGenerator<RangeCommit> {
     const { base, tip } = await this.resolveRange(range);
     if (this.shallow) await this.commitsBetween(base, tip, range);
     if (!shard || shard.count === 1) {
-      yield* this.rangeReader().addedLines([`${base}..${tip}`]);
+      yield* this.rangeReader().addedLines([`${base}..${tip}`], sieve);
       return;
     }
     // A shard is one contiguous block of the range, oldest first: each CI job's git log prints only its
@@ -282,7 +284,7 @@ class GitRepo implements Repo {
     const block = shardBlock(all, shard);
     if (block.length === 0) return;
     // --no-walk=unsorted prints exactly these commits in the order given; the log's --reverse flips it.
-    yield* this.rangeReader().addedLines(["--no-walk=unsorted", ...block.reverse()]);
+    yield* this.rangeReader().addedLines(["--no-walk=unsorted", ...block.reverse()], sieve);
   }
 
   private async *streamUnits(base: string, tip: string, range: string): AsyncGenerator<DeployUnit> {

@@ -5,6 +5,30 @@ import type { Severity } from "./severity.js";
 import { rulesData, validateYamlText } from "./data.js";
 import { compiledSource } from "./detector-source.js";
 
+/** The shortest keyword: two characters (`sk`, `q~`) pass a fifth of the lines of real code. */
+const MIN_KEYWORD = 3;
+
+/**
+ * A gate is swept over raw bytes read as latin1 as well as over decoded text (src/secrets/prefilter.ts):
+ * it must match the same places in both, so it names only ASCII characters, positively.
+ */
+function plainAscii(source: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      if ("sSwWdDbBpP".includes(source[i + 1] ?? "")) return false;
+      i++;
+    } else if (c === "[" && !inClass) {
+      if (source[i + 1] === "^") return false;
+      inClass = true;
+    } else if (c === "]") inClass = false;
+    else if (c === "." && !inClass) return false;
+    else if (source.charCodeAt(i) > 0x7e) return false;
+  }
+  return true;
+}
+
 const regexSource = z
   .string()
   .min(1)
@@ -25,10 +49,14 @@ const DetectorSpec = z.strictObject({
     .array(
       z
         .string()
-        .min(1)
-        .refine((k) => k === k.toLowerCase(), "keywords are lowercase"),
+        .min(MIN_KEYWORD, `a keyword has ${MIN_KEYWORD} characters or more (a shorter one passes most lines: name a gate instead)`)
+        .refine((k) => k === k.toLowerCase(), "keywords are lowercase")
+        .refine((k) => /^[\x20-\x7e]+$/.test(k), "keywords are printable ASCII"),
     )
-    .min(1),
+    .min(1)
+    .optional(),
+  gate: regexSource.refine(plainAscii, "a gate matches ASCII only: no \\s, \\w, \\d, \\b, negated class or . outside a class").optional(),
+  assignment: z.boolean().optional(),
   regex: regexSource,
   flags: z.enum(["i"]).optional(),
   charset: z.string().min(1),
@@ -53,8 +81,13 @@ const DetectorSpec = z.strictObject({
 });
 type DetectorSpec = z.infer<typeof DetectorSpec>;
 
+/** Every detector names keywords or a gate (src/secrets/prefilter.ts): without one it would run on every line. */
+const DetectorEntry = DetectorSpec.refine((d) => (d.keywords !== undefined) !== (d.gate !== undefined), {
+  message: "a detector names keywords or, where no keyword fits, a gate (one of them, not both)",
+}).refine((d) => d.assignment !== true || (d.keywords?.length ?? 0) > 0, { message: "assignment needs keywords" });
+
 export const SecretsFile = z.strictObject({
-  detectors: z.array(DetectorSpec).min(1),
+  detectors: z.array(DetectorEntry).min(1),
   references: z.strictObject({
     prefixes: z.array(z.string().min(1)),
     lookups: z.array(z.string().regex(/^[a-z_]+$/)),
@@ -72,7 +105,12 @@ export interface Detector {
   rule: string;
   title: string;
   severity: Severity;
+  /** Lowercase, 3+ characters; empty when the detector has a gate instead (src/secrets/prefilter.ts). */
   keywords: string[];
+  /** An ASCII regex source every match holds, for a detector without keywords. */
+  gate: string | null;
+  /** Runs only where a keyword is followed by an assignment (the generic detector). */
+  assignment: boolean;
   /** Global, with indices (`d`), so `lastIndex` drives the scan and the `value` group has a span. */
   regex: RegExp;
   /** ASCII lookup: 1 where the character belongs to the value's character set. */
@@ -120,7 +158,9 @@ function compile(spec: DetectorSpec, file: string): Detector {
     rule: `secret/${spec.id}`,
     title: spec.title,
     severity: spec.severity,
-    keywords: spec.keywords,
+    keywords: spec.keywords ?? [],
+    gate: spec.gate ?? null,
+    assignment: spec.assignment ?? false,
     regex: new RegExp(compiledSource(spec), `gd${spec.flags ?? ""}`),
     charset: charsetTable(spec.charset, file, spec.id),
     shape: spec.shape ? new RegExp(spec.shape) : null,

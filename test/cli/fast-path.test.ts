@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
+import { SAMPLE } from "../secrets/families.js";
 
 // An engine kvgate does not size, without a GPU: nothing for engine/unknown or the card checks to say.
 const GOOD_ENV = "ENGINE=tgi\nHOST=fv-ml2\nPORT=8080\n";
@@ -36,6 +37,32 @@ const ROWS: Row[] = [
     change: (r) => r.write("notes/todo.txt", "the token rotation is documented. see https://example.com/docs\n"),
     fast: true,
     code: 0,
+  },
+  {
+    // Lines that passed the prefilter's short keywords before issue 28 (`.`, `sk`, `:a`, `q~`).
+    name: "code with dots, 'sk', ':a' and 'Q~' but no value",
+    change: (r) => r.write("src/app.js", "const task = require('./ask.js'); // at 12:30:AM\nconst p = '~/Q~backup'; obj.a.b.c = x.y;\n"),
+    fast: true,
+    code: 0,
+  },
+  {
+    name: "a generic secret word without an assignment",
+    change: (r) => r.write("src/lex.js", "if (token.type === tt.name) return passwordField.value;\n"),
+    fast: true,
+    code: 0,
+  },
+  {
+    // No keyword names a Discord bot token: its gate (the dotted shape) takes the line to the full path.
+    name: "a Discord bot token in code (a gated detector)",
+    change: (r) => r.write("src/bot.js", `client.login("${SAMPLE["discord-bot-token"] ?? ""}");\n`),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "a password in a URL (a gated detector)",
+    change: (r) => r.write("docs/mirror.md", "pip install -i https://deploy:Xq7Lm2Vz9Kp4Rw8N@pypi.internal/simple x\n"),
+    fast: false,
+    code: 1,
   },
   { name: "a deleted docs file", change: (r) => r.remove("docs/a.md"), fast: true, code: 0 },
   { name: "a renamed docs file", change: (r) => r.git("mv", "docs/a.md", "docs/b.md"), fast: true, code: 0 },

@@ -11,6 +11,7 @@ import { ignoreOf } from "../../engine/run.js";
 import { formatAuditJson, formatAuditText } from "../../report/audit.js";
 import { useColor } from "../../report/color.js";
 import { progress } from "../progress.js";
+import { keywordSieve } from "../../secrets/scan.js";
 
 const AUDIT_USAGE = "usage: kvgate audit --range A..B [--shard I/N] [--repo DIR] [--config FILE] [--format text|json] [--output FILE]";
 
@@ -54,7 +55,8 @@ export async function auditCommand(argv: string[]): Promise<number> {
   // One git log for the whole range; only the added lines are read, never whole blobs. It starts
   // now, so git walks the range and writes the first diffs while the policy below is parsed; its
   // errors (a bad range) are still reported after the policy's, as they were.
-  const commits = repo.addedLinesInRange(range, shard)[Symbol.asyncIterator]();
+  // Read through the secret scan's sieve: only the added lines that may hold a secret are decoded.
+  const commits = repo.addedLinesInRange(range, shard, keywordSieve(pack.detectors()))[Symbol.asyncIterator]();
   const first = commits.next();
   first.catch(() => undefined); // awaited in the loop below
   const rows: AuditRow[] = [];
