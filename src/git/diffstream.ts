@@ -227,6 +227,8 @@ export class DiffParser {
   private readonly hitAt: number[] = [];
   private readonly hitGrade: number[] = [];
   private hitNext = 0;
+  /** Where the last sweep of added lines ended. */
+  private sweptTo = 0;
   /** The first NUL at or after the line being read (b.length: none; -1: not looked for yet). */
   private nulAt = -1;
 
@@ -292,7 +294,7 @@ export class DiffParser {
     const b = this.buf;
     let pos = 0;
     this.waitFor = null;
-    if (this.sieve) this.sweep(b, eof);
+    if (this.sieve) this.newBuffer();
     for (;;) {
       if (this.state === "header") {
         while (pos < b.length && (b[pos] === 0 || b[pos] === 0x0a)) pos++; // separators
@@ -393,21 +395,35 @@ export class DiffParser {
     this.pendingFirst = null;
   }
 
-  /**
-   * One sweep of the sieve over the buffer's whole lines (a line cut at its end is swept again with
-   * the next chunk: only that line is read twice).
-   */
-  private sweep(b: Buffer, eof: boolean): void {
+  /** A new buffer is read: the hits and the NUL found in the last one are of no use. */
+  private newBuffer(): void {
     this.hitAt.length = 0;
     this.hitGrade.length = 0;
     this.hitNext = 0;
+    this.sweptTo = 0;
     this.nulAt = -1;
-    const end = eof ? b.length : b.lastIndexOf(0x0a) + 1;
-    if (end <= 0) return;
-    this.sieve?.sweep(b, 0, end, (at, grade) => {
+  }
+
+  /**
+   * One sweep of the sieve over the run of added lines starting at `start` (the rest of the hunk's
+   * added lines, as far as the buffer holds them whole): only added lines are looked at, each once.
+   */
+  private sweepAdded(b: Buffer, start: number, eol: number): void {
+    let end = eol;
+    // -U0 with no inter-hunk context: the hunk's new side is this line and the `newLeft` after it.
+    for (let k = 0; k < this.newLeft; k++) {
+      const next = b.indexOf(0x0a, end + 1);
+      if (next < 0 || b[end + 1] !== 0x2b) break;
+      end = next;
+    }
+    this.hitAt.length = 0;
+    this.hitGrade.length = 0;
+    this.hitNext = 0;
+    this.sieve?.sweep(b, start, end, (at, grade) => {
       this.hitAt.push(at);
       this.hitGrade.push(grade);
     });
+    this.sweptTo = end;
   }
 
   /** A patch line read in place: counted, and kept by the light patch when the sieve marked it. */
@@ -416,10 +432,12 @@ export class DiffParser {
     const inHunk = this.oldLeft > 0 || this.newLeft > 0;
     this.countAt(b, start, end);
     let grade = 0;
-    // Hits before the line (a commit message's, a raw record's) are passed over.
-    while (this.hitNext < this.hitAt.length && (this.hitAt[this.hitNext] as number) < start) this.hitNext++;
-    while (this.hitNext < this.hitAt.length && (this.hitAt[this.hitNext] as number) < end) {
-      grade = Math.max(grade, this.hitGrade[this.hitNext++] as number);
+    if (inHunk && b[start] === 0x2b) {
+      if (start >= this.sweptTo) this.sweepAdded(b, start, end);
+      while (this.hitNext < this.hitAt.length && (this.hitAt[this.hitNext] as number) < start) this.hitNext++;
+      while (this.hitNext < this.hitAt.length && (this.hitAt[this.hitNext] as number) < end) {
+        grade = Math.max(grade, this.hitGrade[this.hitNext++] as number);
+      }
     }
     // A NUL in an added line makes the file binary (a text diff forced on it): one search per buffer
     // finds the next one (b.length: none left), not one per line.
