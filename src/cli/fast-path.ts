@@ -1,6 +1,6 @@
 // The pre-commit hook's fast path: `kvgate check --staged` on a change that cannot touch the fleet.
-// One `git diff` says what is staged (with `write-tree` for the verdict's key and `ls-files` for the
-// config's identity started beside it). When no staged path can change the fleet or the policy and
+// One `git diff` says what is staged (with `ls-files` for the config's identity started beside it); the
+// verdict's key is HEAD (read from the git dir's files) and that diff, so no `write-tree` runs. When no staged path can change the fleet or the policy and
 // no added line holds the start of a secret (a detector's keyword AND its regex: what the full scan
 // needs before it can report anything), the verdict is the full path's — pass, no findings — and it
 // is recorded and printed here without loading the config schema, YAML, the rules pack or a check.
@@ -14,7 +14,8 @@ import { join } from "node:path";
 import { readDiff } from "../git/diffstream.js";
 import { prefetchGit, runGit } from "../git/exec.js";
 import { REPO_PROBE_ARGS } from "../git/probe.js";
-import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
+import { indexFileAt } from "../git/index-tree.js";
+import { headAt, indexChecksum, stagedKey } from "../git/staged-key.js";
 import { parsePatch } from "../git/patch.js";
 import { modeKind, type RawEntry } from "../git/raw.js";
 import { compiledSource, type DetectorSourceSpec } from "../rules/detector-source.js";
@@ -131,22 +132,18 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
     const fleet = matcher(key.fleet, key.fleetRes);
     const excluded = matcher(key.exclude, key.excludeRes);
     const names = [...key.names, IGNORE_FILE];
-    // Three git processes at once; the diff alone decides most declines, and a decline does not wait
-    // for the other two: they are handed to the full path as they run (write-tree rebuilds the trees
-    // the index's cache lacks, 50–110 ms at 100,000 files, while the CLI loads on the other core).
+    // Two git processes at once; the diff alone decides most declines, and a decline does not wait
+    // for the other: it is handed to the full path as it runs.
     const diffRun = readDiff(cwd, ["--cached"]);
-    const treeRun = writeTreeOf(cwd, indexFileAt(cwd, gitDir, env));
     // .kvgateignore too: the full path reads it, and then needs no lookup of its own.
     const configRun = runGit(cwd, ["ls-files", "-s", "-z", "--full-name", "--", ...names.map((n) => `:(top,literal)${n}`)]).then((r) =>
       r.code === 0 ? configEntries(r.stdout.toString("utf8"), names) : null,
     );
     // Awaited here or by the full path; never an unhandled rejection when the diff fails first.
-    treeRun.catch(() => undefined);
     configRun.catch(() => undefined);
     const diff = await diffRun;
     if (env.KVGATE_TEST_FAULT === "fast-path") throw new Error("injected fault (KVGATE_TEST_FAULT=fast-path)");
-    const handOff = (): void =>
-      handOffStaged({ root: cwd, diff, tree: treeRun, config: configRun.then((entries) => entries ?? new Map()) });
+    const handOff = (): void => handOffStaged({ root: cwd, diff, config: configRun.then((entries) => entries ?? new Map()) });
     // The index's size of a modified file is not in the diff: the worktree's stands in, and a file
     // that is large there takes the full path (which reads the index's and says what it skipped).
     const sizeOf = (p: string): number => {
@@ -171,15 +168,27 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
       }
       return null;
     }
-    const [treeId, entries] = await Promise.all([treeRun, configRun]);
-    if (entries === null) return null;
+    const entries = await configRun;
+    const head = headAt(gitDir);
+    if (entries === null || head === undefined) {
+      handOff();
+      return null;
+    }
     if (configKey(entries, key.names) !== key.config) {
       handOff();
       if (env.KVGATE_DEBUG) process.stderr.write("kvgate: fast path: not taken (the config is not the one the key was recorded from)\n");
       return null;
     }
     if (env.KVGATE_DEBUG) process.stderr.write("kvgate: fast path: taken\n");
-    saveVerdict(stateDir, treeId, { version: 1, tree: treeId, verdict: "pass", at: new Date().toISOString(), allowed: [] });
+    const index = indexChecksum(indexFileAt(cwd, gitDir, env));
+    saveVerdict(stateDir, {
+      version: 2,
+      key: stagedKey(head, diff.raw),
+      index,
+      verdict: "pass",
+      at: new Date().toISOString(),
+      allowed: [],
+    });
     const checked = new Set(diff.raw.map((e) => e.path)).size;
     process.stdout.write(cleanPassText("staged", checked, useColor(process.stdout, env)));
     return 0;

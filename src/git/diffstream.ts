@@ -191,6 +191,20 @@ export async function readDiff(
   return opts.wholeBlobs ? diff : { ...diff, undiffedAbove: UNDIFFED_ABOVE };
 }
 
+/**
+ * The raw entries alone of `git diff` (e.g. `["--cached"]`), whole (no pathspec): what a staged
+ * key is made of (./staged-key.ts), the same entries readDiff prints, without a patch.
+ */
+export async function readRaw(cwd: string, what: string[]): Promise<RawEntry[]> {
+  const parser = new DiffParser("diff");
+  const raw = DIFF_ARGS.filter((a) => a !== "-p" && a !== "-U0" && a !== "--inter-hunk-context=0");
+  const got: DiffRecord[] = [];
+  for await (const chunk of streamGit(cwd, ["diff", ...raw, ...what, "--"], (stderr, code) => failure("diff", parser, stderr, code)))
+    got.push(...parser.feed(chunk));
+  got.push(...parser.end());
+  return got[0]?.raw ?? [];
+}
+
 type State = "header" | "raw" | "patch";
 interface Current {
   info: CommitInfo | null;

@@ -15,6 +15,9 @@ import { folderSnapshot, worktreeSnapshot } from "./disk.js";
 import { PROBED_PATHS, REPO_PROBE_ARGS } from "./probe.js";
 import { takeStagedHandoff, type StagedHandoff } from "./handoff.js";
 import { writeTreeOf } from "./index-tree.js";
+import { readRaw } from "./diffstream.js";
+import { indexChecksum, stagedKey } from "./staged-key.js";
+import type { RawEntry } from "./raw.js";
 import {
   emptySnapshot,
   gitSnapshot,
@@ -66,8 +69,17 @@ export interface Repo {
    * files` line, or a NUL in an added line) and no size is looked up (null).
    */
   addedLinesInRange(range: string, shard?: Shard, sieve?: LineSieve): AsyncIterable<RangeCommit>;
-  /** `git write-tree` of the index: the key a pre-commit verdict is stored under. */
+  /** `git write-tree` of the index: the tree a commit of it records (the Kvgate-Verdict trailer's). */
   writeTree(): Promise<string>;
+  /**
+   * The staged change's key (HEAD and the staged raw diff: ./staged-key.ts), the verdict's name: from
+   * the staged unit's own diff when it was read at the toplevel, else from a raw diff of its own.
+   */
+  stagedKey(): Promise<string>;
+  /** The staged raw diff's unmerged paths (a conflict), which no verdict can be recorded for. */
+  unmergedPaths(): Promise<string[]>;
+  /** The index file's checksum (./staged-key.ts), null when it has none. */
+  indexChecksum(): Promise<string | null>;
   /** Absolute `git rev-parse --git-path NAME` (right inside linked worktrees). */
   gitPath(name: string): Promise<string>;
   /** A file's text at a commit (path relative to the opened folder), or null when absent. */
@@ -230,7 +242,29 @@ class GitRepo implements Repo {
           headSource(index, changes.raw, changes.before, () => treeSource(this.place, head, changes.before)),
         )
       : emptySnapshot();
+    // At the toplevel the diff was of the whole index: its raw entries name the staged change.
+    if (this.prefix === "") this.stagedRaw ??= Promise.resolve(changes.raw);
     return unit("staged", "staged", null, [], before, after, changes);
+  }
+
+  private stagedRaw: Promise<RawEntry[]> | null = null;
+
+  private rawStaged(): Promise<RawEntry[]> {
+    this.stagedRaw ??= this.handoff ? Promise.resolve(this.handoff.diff.raw) : readRaw(this.root, ["--cached"]);
+    return this.stagedRaw;
+  }
+
+  async stagedKey(): Promise<string> {
+    const [head, raw] = await Promise.all([this.headSha(), this.rawStaged()]);
+    return stagedKey(head, raw);
+  }
+
+  async unmergedPaths(): Promise<string[]> {
+    return (await this.rawStaged()).filter((e) => e.status === "U").map((e) => e.path);
+  }
+
+  async indexChecksum(): Promise<string | null> {
+    return indexChecksum(await this.gitPath("index"));
   }
 
   private async commitUnit(info: CommitInfo): Promise<DeployUnit> {
@@ -396,9 +430,7 @@ class GitRepo implements Repo {
   /** `git write-tree` of the index, on a private copy of it (src/git/index-tree.ts). */
   async writeTree(): Promise<string> {
     const own = async (): Promise<string> => writeTreeOf(this.root, await this.gitPath("index"));
-    // The fast path's failure is asked again here: its error is another bundle's, which this one
-    // would report as an internal error rather than as git's own message and fix.
-    return this.handoff ? this.handoff.tree.catch(own) : own();
+    return own();
   }
 
   private readonly gitPaths = new Map<string, string>();

@@ -154,9 +154,14 @@ function run(r: TempRepo, fast: boolean): Outcome {
   rmSync(verdictDir(r), { recursive: true, force: true });
   const env = { KVGATE_DEBUG: "1", KVGATE_FAST_PATH: fast ? "1" : "0" };
   const check = kvgate(["check", "--staged"], { cwd: r.dir, env });
-  const files = readdirSync(verdictDir(r));
-  expect(files).toHaveLength(1);
-  const { at, ...record } = JSON.parse(readFileSync(join(verdictDir(r), files[0] as string), "utf8")) as { at: string };
+  // One record, named by the staged change's key and again by the index file's checksum.
+  const files = readdirSync(verdictDir(r)).sort();
+  expect(files).toHaveLength(2);
+  const [byKey, byIndex] = files.map((f) => readFileSync(join(verdictDir(r), f), "utf8"));
+  expect(byIndex).toBe(byKey);
+  expect(files[1]).toMatch(/^index-[0-9a-f]{40}\.json$/);
+  const { at, ...record } = JSON.parse(byKey as string) as { at: string; key: string };
+  expect(files[0]).toBe(`${record.key}.json`);
   expect(Date.parse(at)).not.toBeNaN();
   const msgFile = join(r.dir, ".git", "MSG_TEST");
   writeFileSync(msgFile, "subject\n\nbody\n");
@@ -196,7 +201,7 @@ describe("the fast path decides as the full path does", () => {
 });
 
 describe("a declined fast path hands its answers to the full path", () => {
-  test("a fleet change asks git once for the diff, the tree and the config entries", async () => {
+  test("a fleet change asks git once for the diff and the config entries, and no write-tree at all", async () => {
     const r = await prepared({
       name: "env",
       change: (x) => x.write("scripts/x.env", GOOD_ENV.replace("8080", "8081")),
@@ -213,11 +218,11 @@ describe("a declined fast path hands its answers to the full path", () => {
       expect(again.stderr).toContain("fast path: started rev-parse and 1 index listing(s) early");
       const lines = readFileSync(trace, "utf8").split("\n");
       const commands = lines.map((l) => /trace: built-in: git (\S+)/.exec(l)?.[1]).filter((c) => c !== undefined);
-      // ...and taken by it (no second run of either): the fast path's diff, write-tree and config
-      // lookup, the two started early, then only the blob reader.
+      // ...and taken by it (no second run of either): the fast path's diff and config lookup, the two
+      // started early, then only the blob reader. The verdict is keyed by HEAD and that diff.
       expect(commands.filter((c) => c === "diff")).toHaveLength(1);
-      expect(commands.filter((c) => c === "write-tree")).toHaveLength(1);
-      expect(commands.sort()).toEqual(["cat-file", "diff", "ls-files", "ls-files", "rev-parse", "write-tree"]);
+      expect(commands.filter((c) => c === "write-tree")).toHaveLength(0);
+      expect(commands.sort()).toEqual(["cat-file", "diff", "ls-files", "ls-files", "rev-parse"]);
       const key = JSON.parse(readFileSync(join(r.dir, ".git", "kvgate", "fast-path.json"), "utf8")) as { listings: string[][] };
       expect(key.listings).toHaveLength(1);
       expect(key.listings[0]?.slice(0, 6)).toEqual(["ls-files", "-s", "-z", "--full-name", "--", ":(top,glob)scripts/*.env"]);
@@ -300,11 +305,11 @@ describe("the fast path trusts nothing it cannot check", () => {
     expect(run1.stderr).not.toContain("fast path: taken");
     expect(run1.code).toBe(0);
     expect(run1.stdout).toBe("kvgate staged: pass (1 file checked, no findings)\n");
-    expect(readdirSync(verdictDir(r))).toHaveLength(1);
+    expect(readdirSync(verdictDir(r))).toHaveLength(2);
     await r.cleanup();
   });
 
-  test("a conflicted index: the write-tree the fast path left running fails, and the full path says git's own error (exit 2)", async () => {
+  test("a conflicted index: the fast path declines, and the full path refuses to record a verdict for it (exit 2)", async () => {
     const r = await prepared(ROWS[0] as Row);
     expect(kvgate(["check", "--staged"], { cwd: r.dir }).code).toBe(0);
     r.commit("docs", { noVerify: true });
@@ -320,7 +325,8 @@ describe("the fast path trusts nothing it cannot check", () => {
     const fast = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } });
     expect(fast.stderr).toContain("fast path: not taken (status U of scripts/x.env)");
     expect(fast.code).toBe(2);
-    expect(fast.stderr).toMatch(/git write-tree failed: scripts\/x\.env: unmerged/);
+    expect(fast.stderr).toMatch(/the index has unmerged paths \(scripts\/x\.env\): no verdict can be recorded/);
+    expect(fast.stderr).toMatch(/resolve the conflict and stage the result/);
     expect(fast.stderr).not.toContain("internal error");
     const full = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_FAST_PATH: "0" } });
     expect({ code: full.code, stdout: full.stdout, stderr: full.stderr }).toEqual({
