@@ -10,6 +10,7 @@
 #   PLAN_SIZES (default "24 40 64": seats × 8 cards for the plan rows; 64 is issue 13 item 8)
 #   REAL_REPO (a git repository whose last REAL_COMMITS, default 2000, are the real-history case of
 #   bench/text.sh, issue 28; unset: left out)   SKIP_TEXT=1 leaves out bench/text.sh
+#   BEFORE_KV (another build's bin/kvgate.js, e.g. main's before a change: its fast and full rows beside)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -67,6 +68,11 @@ for pair in "${nodes[@]}"; do
   bin=${pair#*=}
   (cd "$docs" && "$bin" "$kv" check --staged >/dev/null)
   t "$docs" "fast: kvgate check --staged (node $major)" "$bin" "$kv" check --staged
+  if [ -n "${BEFORE_KV:-}" ]; then
+    (cd "$docs" && "$bin" "$BEFORE_KV" check --staged >/dev/null 2>&1) || true
+    t "$docs" "fast: kvgate before: check --staged (node $major)" "$bin" "$BEFORE_KV" check --staged
+    (cd "$docs" && "$bin" "$kv" check --staged >/dev/null 2>&1) || true
+  fi
   t "$docs" "fast: node -e 0 (node $major)" "$bin" -e 0
 done
 [ $have_gs = 1 ] && t "$docs" "fast: git secrets --pre_commit_hook" git secrets --pre_commit_hook
@@ -76,6 +82,9 @@ t "$repo" "full: kvgate check --staged ($files files)" node "$kv" check --staged
 for pair in "${nodes[@]:1}"; do
   t "$repo" "full: kvgate check --staged ($files files, node ${pair%%=*})" "${pair#*=}" "$kv" check --staged
 done
+if [ -n "${BEFORE_KV:-}" ]; then
+  t "$repo" "full: kvgate before: check --staged ($files files)" node "$BEFORE_KV" check --staged
+fi
 [ $have_gs = 1 ] && t "$repo" "full: git secrets --pre_commit_hook ($files files)" git secrets --pre_commit_hook
 # Every size made first, then `sync`: writing 100,000 new files leaves the kernel flushing them for
 # seconds, which the first timed runs would otherwise share the disk and a core with.

@@ -7,7 +7,7 @@ import type { CommitInfo, DeployUnit, LineSieve, Selection, Snapshot } from "./t
 import { gitRunner, type GitRunner } from "./exec.js";
 import { readCommits } from "./commits.js";
 import { fullChanges, type Changes } from "./changes.js";
-import { readSettledDiff } from "./bigfiles.js";
+import { readSettledDiff, settleDiff } from "./bigfiles.js";
 import { allUnit } from "./all.js";
 import { BlobReader } from "./blobs.js";
 import { RangeReader, type RangeCommit } from "./range.js";
@@ -227,7 +227,11 @@ class GitRepo implements Repo {
     const handed = this.handoff;
     const [head, changes, config] = await Promise.all([
       this.headSha(),
-      handed ? fullChanges(this.prefix, this.place.blobs, handed.diff) : this.changes(["--cached"]),
+      // The fast path's diff left big blobs undiffed: settled here as the full path's own read is
+      // (a big text file taken for binary would go unscanned).
+      handed
+        ? settleDiff(this.root, this.place.blobs, ["--cached"], [], handed.diff).then((d) => fullChanges(this.prefix, this.place.blobs, d))
+        : this.changes(["--cached"]),
       // A lookup that failed only leaves those names to be looked up again.
       handed ? handed.config.catch((): Known => new Map()) : null,
     ]);

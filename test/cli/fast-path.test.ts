@@ -114,6 +114,14 @@ const ROWS: Row[] = [
     code: 0,
   },
   { name: "a symlink", change: (r) => r.symlink("README.md", "link.md"), fast: false, code: 0 },
+  {
+    // Over the 4 MiB git leaves undiffed: the fast path's diff calls it binary, and the full path it
+    // hands that diff to must still read and scan it (it once skipped it as binary).
+    name: "a big text file with a key at its end",
+    change: (r) => r.write("logs/big.log", `${"request served in 12 ms\n".repeat(200_000)}id: ${KEY}\n`),
+    fast: false,
+    code: 1,
+  },
 ];
 
 /** One repository per row, the same base for both paths. */
