@@ -45,16 +45,20 @@ interface Triggers {
   context: (readonly string[] | null)[];
 }
 
-function triggers(specs: readonly DetectorTrigger[]): Triggers {
-  return {
-    prefilter: new Prefilter(specs),
-    regexes: specs.map((d) => new RegExp(compiledSource(d), d.flags ?? "")),
-    context: specs.map((d) => d.file_context ?? null),
-  };
+/** Built on first use: a change the paths decline (a fleet file) never pays for the prefilter. */
+function triggers(specs: readonly DetectorTrigger[]): () => Triggers {
+  let built: Triggers | null = null;
+  return () =>
+    (built ??= {
+      prefilter: new Prefilter(specs),
+      regexes: specs.map((d) => new RegExp(compiledSource(d), d.flags ?? "")),
+      context: specs.map((d) => d.file_context ?? null),
+    });
 }
 
 /** True when some detector could report on these added lines (the scan's own prefilter, then its regex). */
 export function mayHoldSecret(lines: readonly string[], t: Triggers): boolean {
+  if (lines.length === 0) return false;
   const at = t.prefilter.candidates(lines.length, (i) => lines[i] as string);
   if (at.length === 0) return false;
   // A context word is a prefilter word: only the lines with a hit can hold one.
@@ -91,7 +95,7 @@ export function fullPathReason(
   patch: string,
   fleet: (path: string) => boolean,
   excluded: (path: string) => boolean,
-  all: Triggers,
+  all: () => Triggers,
   sizeOf: (path: string) => number,
 ): string | null {
   const files = parsePatch(patch, { texts: true });
@@ -110,7 +114,7 @@ export function fullPathReason(
     const texts = f?.texts ?? [];
     if (f?.binary || texts.some((t) => t.includes("\0"))) return `binary ${e.path}`;
     if (sizeOf(e.path) > SECRET_SCAN_MAX_BYTES) return `large ${e.path}`;
-    if (mayHoldSecret(texts, all)) return `possible secret in ${e.path}`;
+    if (texts.length > 0 && mayHoldSecret(texts, all())) return `possible secret in ${e.path}`;
   }
   return null;
 }

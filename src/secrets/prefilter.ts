@@ -109,18 +109,22 @@ export class Prefilter {
       if (d.gate !== undefined) this.gates.push({ detector: i, re: new RegExp(d.gate, "i") });
     });
     const words = [...this.literals.keys()];
-    for (const w of words) {
-      const inside: Inner[] = [];
-      for (const other of words) {
-        for (let at = w.indexOf(other); at >= 0; at = w.indexOf(other, at + 1)) {
-          inside.push({ word: other, offset: at, literal: this.literals.get(other) as Literal });
-        }
-      }
-      this.inner.set(w, inside);
-    }
     const alternatives = [...(words.length > 0 ? [trieSource(words)] : []), ...this.gates.map((g) => `(?:${g.re.source})`)];
     // No alternative can never match (a regex of none would match everywhere).
     this.combined = new RegExp(alternatives.length > 0 ? alternatives.join("|") : "(?!)", "gi");
+  }
+
+  /** The literals inside one that matched (itself included), worked out on its first match: most never match. */
+  private innerOf(word: string): readonly Inner[] {
+    let inside = this.inner.get(word);
+    if (!inside) {
+      inside = [];
+      for (const [other, literal] of this.literals) {
+        for (let at = word.indexOf(other); at >= 0; at = word.indexOf(other, at + 1)) inside.push({ word: other, offset: at, literal });
+      }
+      this.inner.set(word, inside);
+    }
+    return inside;
   }
 
   private literal(word: string): Literal {
@@ -144,7 +148,7 @@ export class Prefilter {
       const lit = this.literals.get(m[0].toLowerCase());
       let grade: HitGrade = lit?.grade ?? 1;
       // A block keyword inside the longer one that matched still opens its block.
-      if (lit && grade === 1) for (const x of this.inner.get(m[0].toLowerCase()) ?? []) if (x.literal.grade === 2) grade = 2;
+      if (lit && grade === 1) for (const x of this.innerOf(m[0].toLowerCase())) if (x.literal.grade === 2) grade = 2;
       hit(m.index, grade);
       re.lastIndex = m.index + 1;
     }
@@ -185,7 +189,7 @@ export class Prefilter {
     for (let m = re.exec(line); m !== null; m = re.exec(line)) {
       seen = true;
       const matched = m[0].toLowerCase();
-      for (const x of this.inner.get(matched) ?? []) {
+      for (const x of this.literals.has(matched) ? this.innerOf(matched) : []) {
         const { detectors, assigned } = x.literal;
         for (let k = 0; k < detectors.length; k++) {
           const d = detectors[k] as number;
