@@ -27,6 +27,12 @@ import { fleetUnsized } from "./fleet-unsized.js";
 import { genOutputCap } from "./gen-output-cap.js";
 import { gpuFits } from "./gpu-fits.js";
 import { gpuPlateau } from "./gpu-plateau.js";
+import { k8sDrift } from "./k8s-drift.js";
+import { k8sGpuRequest } from "./k8s-gpu-request.js";
+import { k8sParse } from "./k8s-parse.js";
+import { k8sPoolCapacity } from "./k8s-pool-capacity.js";
+import { k8sUnknownCard } from "./k8s-unknown-card.js";
+import { k8sUnresolved } from "./k8s-unresolved.js";
 import { knobKvAndPlacement } from "./knob-kv-and-placement.js";
 import { knobOnePerDeploy } from "./knob-one-per-deploy.js";
 import { kvAutoContext } from "./kv-auto-context.js";
@@ -85,6 +91,12 @@ export const RULE_MODULES: readonly AnyRule[] = [
   genOutputCap,
   gpuFits,
   gpuPlateau,
+  k8sDrift,
+  k8sGpuRequest,
+  k8sParse,
+  k8sPoolCapacity,
+  k8sUnknownCard,
+  k8sUnresolved,
   knobKvAndPlacement,
   knobOnePerDeploy,
   kvAutoContext,

@@ -3,7 +3,7 @@
 // One sweep of the scan's prefilter (a LineSieve) over each chunk marks the lines that may matter;
 // only the added lines it marks (and a private key header's tail) are decoded and kept, with their
 // numbers. Everything else is counted. The same PatchFiles parsePatch makes of a whole patch, holding
-// only those lines: the scan finds in them what it finds in all of them (test/git/light-patch.test.ts).
+// only those lines: the scan finds in them what it finds in all of them (test/git/light-patch.e2e.test.ts).
 import type { AddedLine, LineSieve } from "./types.js";
 import { headerPath, unquote, type PatchFile } from "./patch.js";
 import { keptAfter, SPILL_BYTES } from "./spill.js";

@@ -63,4 +63,3 @@ export function hostFor(services: readonly FoundService[], given: string | undef
   const named = [...new Set(services.map((s) => s.host).filter((h): h is string => h !== null))];
   return named.length === 1 ? (named[0] as string) : hostname();
 }
-

@@ -2,7 +2,7 @@
 // created, updated), as its API lists them (a JSON array, or a list response {"items": [...]}, JSON
 // lines of records) or as its SQLite database exports them (`sqlite3 -json` or `-header -csv`, where
 // `stats` is the JSON column's text). Per GPU, stats.g.<id>: `mu` used memory and `mt` the total, in
-// Beszel's unit: MiB = value × 1.024 (contract §16). The agent's GPUData struct tags both
+// Beszel's unit: MiB = value × 1.024 (docs/usage-observe.md). The agent's GPUData struct tags both
 // `omitempty,omitzero`: a card with nothing loaded (a restart) has no `mu` at all, which is a reading
 // of 0, not a missing one. Records of several `type`s (1m, 10m, 20m, 120m, 480m averages) cover the
 // same time at different grains: the finest present is used, and a note names the others.

@@ -1,4 +1,4 @@
-// Boots and plateaus (contract section 16). A card's series splits into boots: its first sample starts
+// Boots and plateaus (docs/usage-observe.md). A card's series splits into boots: its first sample starts
 // one, and so does each sample whose used memory is below half the previous sample's (the engines let
 // go of their memory when they stop). Per boot:
 // - boot_free_bytes: free memory at the first sample 10 minutes or more after the boot (the engines

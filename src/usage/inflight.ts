@@ -1,4 +1,4 @@
-// The in-flight peak (contract section 16): the largest sum of prompt + completion tokens over the
+// The in-flight peak (docs/usage-observe.md): the largest sum of prompt + completion tokens over the
 // requests in flight at one instant, a request being in flight on [startTime, endTime) — a request that
 // ends at the instant another starts does not overlap it. Two sums are swept at once: every request,
 // and every request but the runaways (what the output cap leaves).

@@ -1,4 +1,4 @@
-// What a seat's settings should be for the traffic it had (contract section 16), by the KV rule of
+// What a seat's settings should be for the traffic it had (docs/usage-observe.md), by the KV rule of
 // section 4 (src/kv/bytes.ts requiredKv: ceil(factor × tokens × bytes per token / round) × round):
 //
 // - output cap: the seat's own, when it has one; else the next power of two (at least 1,024) above the

@@ -1,4 +1,4 @@
-// The `usage` report (contract section 16): per service, calls, token percentiles, the in-flight peak,
+// The `usage` report (docs/usage-observe.md): per service, calls, token percentiles, the in-flight peak,
 // the runaways with their key redacted, failures and cache hits (not calls), and the recommendation —
 // or, below the evidence floor, why there is none. One builder for the file and the database paths.
 // The api_key column is LiteLLM's hash of the key, but a hash that authenticates nothing is still an

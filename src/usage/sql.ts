@@ -8,7 +8,7 @@
 //   and is a context-length refusal when its error_information says so (the same patterns); a cache
 //   hit ("True") is not a call; neither is in flight.
 // - percentiles: percentile_disc, the first value whose cumulative share reaches q, which is the
-//   nearest rank ⌈q·n⌉ of contract section 16 (PostgreSQL computes ceil(q × n) in double precision;
+//   nearest rank ⌈q·n⌉ of docs/usage-observe.md (PostgreSQL computes ceil(q × n) in double precision;
 //   for q = 0.5 and 0.99 that equals the exact ⌈q·n⌉ for every n up to 2·10^7, checked in the tests).
 // - in-flight peak: each request is a start event (+tokens) and an end event (−tokens); a running sum
 //   over the events ordered by time, ends before starts at the same instant ([start, end) intervals),

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
 import { utimesSync } from "node:fs";
-import { makeFolder, type TempFolder } from "../helpers/repo.js";
+import { makeFolder, type TempFolder } from "../helpers/folder.js";
 import { sniffMetrics } from "../../src/observe/read.js";
 import { collectMetrics } from "../../src/observe/collect.js";
 import { mergeWindows } from "../../src/observe/engine.js";

@@ -2,7 +2,7 @@
 // path (sniff → read → per-card tracks); and observed.yaml.
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
-import { makeFolder, type TempFolder } from "../helpers/repo.js";
+import { makeFolder, type TempFolder } from "../helpers/folder.js";
 import { sniffMetrics, readMetrics } from "../../src/observe/read.js";
 import { collectMetrics, type CollectOptions } from "../../src/observe/collect.js";
 import { parsePromLine } from "../../src/observe/prom-text.js";

@@ -3,7 +3,7 @@
 // time (newest first) gets the same in-flight peak through the sorted second pass.
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
-import { makeFolder, type TempFolder } from "../helpers/repo.js";
+import { makeFolder, type TempFolder } from "../helpers/folder.js";
 import { usageFromFiles, type FileUsage } from "../../src/usage/files.js";
 import { ServiceMap } from "../../src/usage/services.js";
 import { GateError } from "../../src/errors.js";

@@ -1,6 +1,6 @@
 // kvgate observe --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg]
 //                [--output FILE] [--write FILE]
-// GPU memory per card from monitoring (contract section 16): boots, free at boot and at plateau, creep,
+// GPU memory per card from monitoring (docs/usage-observe.md): boots, free at boot and at plateau, creep,
 // against the card's reserve and kvgate's predicted footprint from the working tree; and per vLLM seat,
 // from the engines' own metrics, its peak KV use and every preemption window.
 //

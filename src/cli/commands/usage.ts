@@ -1,7 +1,7 @@
 // kvgate usage (--litellm FILE... | --litellm-db URL) [--since T] [--until T] [--min-requests N]
 //              [--min-span D] [--metrics FILE...] [--connect-timeout D] [--statement-timeout D]
 //              [--format text|json]
-// What each service's traffic was (contract section 16), and what its seat should be set to for it —
+// What each service's traffic was (docs/usage-observe.md), and what its seat should be set to for it —
 // when there is evidence enough — beside what vLLM's own metrics said of the seat.
 import { statSync } from "node:fs";
 import { parse, oneOf, timeOption, withUsage } from "../args.js";

@@ -153,7 +153,10 @@ describe("a history read through the secret scan's sieve", () => {
       "gitlab-token",
     ])
       expect(found).toContain(` ${id} `);
-    for (const joined of ["values on the line after their names: conf/app.xml:3:5", "values on the line after their names: deploy/compose.yaml:5:9"])
+    for (const joined of [
+      "values on the line after their names: conf/app.xml:3:5",
+      "values on the line after their names: deploy/compose.yaml:5:9",
+    ])
       expect(want).toContainEqual(expect.stringContaining(`${joined} generic-secret`));
     expect(want).toContainEqual(expect.stringMatching(/^a big file .*: dump\/big\.log:40001:5 generic-secret /));
     expect(want).toContain("a binary file by content: img/logo.bin binary");

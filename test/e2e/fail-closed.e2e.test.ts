@@ -192,26 +192,27 @@ describe("every input read or refused, never skipped", () => {
     ).toEqual(["GPU-5f1c"]);
   });
 
-  test("fleet/no-services under --all, explain and plan; the advised glob clears it", async () => {
+  test("fleet/no-services under --all, explain and plan: the seat found by discovery is checked all the same; the advised glob clears the warning", async () => {
     const r = await repoWith({
       "kvgate.yaml": FLEET_H,
       "env/a.env": "ENGINE=vllm\nHOST=h\nGPU=0\nMODEL=Qwen/Qwen3-8B\nMAX_MODEL_LEN=40960\nKV_CACHE_MEMORY_BYTES=1073741824\n",
     });
-    const all = kvgate(["check", "--all"], { cwd: r.dir });
+    const refused = (run: ReturnType<typeof kvgate>) =>
+      report(run)
+        .findings.filter((f) => f.severity === "error")
+        .map((f) => [f.rule, f.file, f.data.required_bytes]);
     const advice =
-      'no file matches the services glob "scripts/*.env", so kvgate checked no service; env files live elsewhere: set services: "env/*.env" in kvgate.yaml';
-    expect([all.code, all.stdout]).toEqual([0, expect.stringContaining(`warning fleet/no-services ${advice}`)]);
+      'no file matches the services glob "scripts/*.env"; kvgate found the seats by discovery (env/a.env): set services: "env/*.env" in kvgate.yaml (kvgate init writes it) so the gate reads what you mean';
+    const all = kvgate(["check", "--all", "--format", "json"], { cwd: r.dir });
+    // The glob points elsewhere, but the seat is read (discovered): its 1 GiB pin for 40,960 tokens is refused.
+    expect([all.code, refused(all)]).toEqual([1, [["kv/covers-context", "env/a.env", 7.5 * GiB]]]);
+    expect(kvgate(["check", "--all"], { cwd: r.dir }).stdout).toContain(`warning fleet/no-services ${advice}`);
     expect(kvgate(["explain"], { cwd: r.dir }).stderr).toContain(`warning fleet/no-services: ${advice}`);
     expect(kvgate(["plan"], { cwd: r.dir }).stderr).toContain(`warning fleet/no-services: ${advice}`);
     r.write("kvgate.yaml", `${FLEET_H}services: "env/*.env"\n`);
     const fixed = kvgate(["check", "--all", "--format", "json"], { cwd: r.dir });
-    // The seat is now read: its 1 GiB pin for 40,960 tokens is refused.
-    expect([
-      fixed.code,
-      report(fixed)
-        .findings.filter((f) => f.severity === "error")
-        .map((f) => [f.rule, f.file, f.data.required_bytes]),
-    ]).toEqual([1, [["kv/covers-context", "env/a.env", 7.5 * GiB]]]);
+    expect([fixed.code, refused(fixed)]).toEqual([1, [["kv/covers-context", "env/a.env", 7.5 * GiB]]]);
+    expect(report(fixed).findings.map((f) => f.rule)).not.toContain("fleet/no-services");
   });
 
   test("an env file renamed out of the services glob in a staged change is reported", async () => {

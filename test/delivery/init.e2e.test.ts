@@ -1,6 +1,6 @@
 // `kvgate init` in real temp repositories, then real `git commit`s through the hooks it installed:
 // the starter config, and plain git (hooks chained, never dropped; the proof on a canary).
-// husky, the pre-commit framework and a PATH without node: init-husky.test.ts.
+// husky, the pre-commit framework and a PATH without node: init-husky.e2e.test.ts.
 import { describe, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -16,6 +16,17 @@ const RADIANCE_BAD = 'ENGINE=radiance\nHOST=fv-ml2\nGPU=0\nSERVE_ARGS="--vram-kv
 const PLAYBOOK = "- hosts: fv-ml2\n  tasks:\n    - name: deploy x\n      ansible.builtin.debug:\n        msg: x\n";
 /** Real-shaped, not a placeholder (listed by value in kvgate's own kvgate.yaml). */
 const KEY = "AKIAQYLPMN5HHHFPZAM2";
+const b64 = (s: string): string => Buffer.from(s).toString("base64");
+/** A `.dockerconfigjson` pull secret whose auth is a made-up GitHub token (assembled: no scanner flags this file). */
+const PULL_SECRET = [
+  "apiVersion: v1",
+  "kind: Secret",
+  "type: kubernetes.io/dockerconfigjson",
+  "metadata: { name: ghcr }",
+  "data:",
+  `  .dockerconfigjson: ${b64(JSON.stringify({ auths: { "ghcr.io": { auth: b64(`bot:${["ghp", "a8Kz3Qm1Xv7Ln2Rt9Yp4Wc6Bd0Fh5Js8Ge3U"].join("_")}`) } } }))}`,
+  "",
+].join("\n");
 
 interface Row {
   name: string;
@@ -134,6 +145,14 @@ const ROWS: Row[] = [
     // hands that diff to must still read and scan it (it once skipped it as binary).
     name: "a big text file with a key at its end",
     change: (r) => r.write("logs/big.log", `${"request served in 12 ms\n".repeat(200_000)}id: ${KEY}\n`),
+    fast: false,
+    code: 1,
+  },
+  { name: "a Kubernetes manifest", change: (r) => r.write("k8s/svc.yaml", "kind: Service\n"), fast: false, code: 0 },
+  {
+    // The token is base64 inside base64: no keyword of it is in the added lines, only the full scan decodes it.
+    name: "a pull secret's base64 data outside the manifest globs",
+    change: (r) => r.write("ops/pull-secret.yaml", PULL_SECRET),
     fast: false,
     code: 1,
   },
@@ -272,11 +291,16 @@ describe("the fast path trusts nothing it cannot check", () => {
     const res = (stored.fleetRes as { source: string; flags: string }[]).map((c) => new RegExp(c.source, c.flags));
     expect(res.some((re) => re.test("deploy/x/compose.override.yaml"))).toBe(true);
     expect(res.some((re) => re.test("docs/readme.md"))).toBe(false);
+    // The globs, then every file the fleet read (a literal path each): a change to any takes the full path.
     expect(stored.fleet).toEqual([
       "scripts/*.env",
       "scripts/**",
       "playbooks/**/*.{yml,yaml}",
       "**/{docker-compose,compose}*.{yml,yaml}",
+      "**/*.service",
+      "k8s/**/*.{yml,yaml}",
+      "deploy/**/*.{yml,yaml}",
+      "charts/**/values*.{yml,yaml}",
       "models/**/config.json",
       "models/**/model.safetensors.index.json",
       "**/.env",
@@ -285,6 +309,8 @@ describe("the fast path trusts nothing it cannot check", () => {
       ".kvgateignore",
       "kvgate.yaml",
       ".kvgate.yaml",
+      "playbooks/site.yml",
+      "scripts/x.env",
     ]);
     expect(kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } }).stderr).toContain("fast path: taken");
     for (const bad of [

@@ -85,6 +85,7 @@ describe("the package, installed without the registry", () => {
       "package/dist/cli.cjs",
       "package/dist/fast.cjs",
       "package/package.json",
+      "package/rules/cards.yaml",
       "package/rules/engines.yaml",
       "package/rules/kvgate.schema.json",
       "package/rules/models.yaml",

@@ -101,7 +101,7 @@ describe("kvgate init, husky", () => {
   });
 });
 
-describe("kvgate init, the pre-commit framework (the runs through pre-commit are in install.test.ts)", () => {
+describe("kvgate init, the pre-commit framework (the runs through pre-commit are in install.e2e.test.ts)", () => {
   const CONFIG = "repos:\n- repo: local\n  hooks: []\n";
 
   test("kvgate not installed in the repository: the shared config cannot name this machine's path; NOT LIVE, config untouched", async () => {
