@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { builtinDetectors, loadDetectors, SecretsFile, type Detector } from "../../src/rules/detectors.js";
-import { prefilterOf } from "../../src/secrets/scan.js";
+import { numberLines, prefilterOf, scanLines } from "../../src/secrets/scan.js";
+import { decodedMatches } from "../../src/secrets/decoded.js";
 import { realCodeCorpus } from "./code-corpus.js";
 import { SAMPLE, lineFor } from "./families.js";
 
@@ -170,4 +171,35 @@ describe("exact: a detector is never kept from a line its regex matches", () => 
     // The corpus holds matches of several detectors (hashes, URLs, docs' sample keys): not vacuous.
     expect(matched).toBeGreaterThan(Object.keys(SAMPLE).length);
   }, 120_000);
+});
+
+describe("exact through a Kubernetes Secret's base64 (src/secrets/decoded.ts)", () => {
+  // The decoded value is scanned through the same prefilter as a line of a file: a family found in
+  // its sample line as written is found in the base64 of that line under a Secret's `data` too, and
+  // nothing else is (the prefilter sees the decoded text, never the base64).
+  const b64 = (s: string): string => Buffer.from(s).toString("base64");
+  const ids = (ms: Iterable<{ detector: { id: string } }>): string[] => [...new Set([...ms].map((m) => m.detector.id))].sort();
+  test.each(Object.entries(SAMPLE))("%s", (id, value) => {
+    const line = lineFor(id, value);
+    const plain = ids(scanLines(numberLines(line), set));
+    const manifest = [
+      "apiVersion: v1",
+      "kind: Secret",
+      "metadata: { name: creds }",
+      "type: Opaque",
+      "data:",
+      `  value: ${b64(line)}`,
+      "",
+    ].join("\n");
+    const decoded = decodedMatches({ path: "k8s/creds.yaml", after: manifest, addedLines: numberLines(manifest) }, set);
+    expect(ids(decoded)).toEqual(plain);
+    expect(decoded.every((m) => m.line === 6 && m.decoded === "data.value")).toBe(true);
+  });
+  test("not vacuous: the samples' own families are found, decoded", () => {
+    const found = Object.entries(SAMPLE).filter(([id, value]) => {
+      const manifest = ["kind: Secret", "data:", `  v: ${b64(lineFor(id, value))}`].join("\n");
+      return ids(decodedMatches({ path: "s.yaml", after: manifest, addedLines: numberLines(manifest) }, set)).includes(id);
+    });
+    expect(found.length).toBeGreaterThan(Object.keys(SAMPLE).length * 0.9);
+  });
 });
