@@ -101,7 +101,11 @@ function spliceFragments(file: z.infer<typeof SecretsFileShape>, ctx: z.Refineme
     fragments[name] = source.replace(FRAGMENT, (whole, inner: string) => {
       const f = fragments[inner];
       if (f === undefined) {
-        ctx.addIssue({ code: "custom", path: ["fragments", name], message: `names fragment {${inner}}, which no fragment above it defines` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["fragments", name],
+          message: `names fragment {${inner}}, which no fragment above it defines`,
+        });
         return whole;
       }
       return f;
