@@ -64,11 +64,14 @@ async function checkedRules() {
 }
 const checked = await checkedRules();
 
-// What the fast path needs of each detector to tell "no secret can be here": its keywords, regex,
-// charset (the left boundary), flags and file context; from the validated pack, whose regexes have
-// their fragments ({ASSIGN}) spliced in.
+// What the fast path needs of each detector to tell "no secret can be here": its prefilter (keywords
+// or gate, assignment, block), regex, charset (the left boundary), flags and file context; from the
+// validated pack, whose regexes (and assignment gate) have their fragments ({ASSIGN}) spliced in.
 const detectorTriggers = checked["secrets.yaml"].detectors.map((d) => ({
-  keywords: d.keywords,
+  ...(d.keywords ? { keywords: d.keywords } : {}),
+  ...(d.gate ? { gate: d.gate } : {}),
+  ...(d.assignment ? { assignment: d.assignment } : {}),
+  ...(d.block_end ? { block_end: d.block_end } : {}),
   regex: d.regex,
   charset: d.charset,
   ...(d.left_boundary ? { left_boundary: true } : {}),

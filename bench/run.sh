@@ -8,6 +8,9 @@
 #   AUDIT_COMMITS_LARGE (unset: the 20,000-commit audit is not measured; set it to a count to measure)
 #   NODE_VERSIONS (default 24: extra Node majors, from the `node` npm package installed under bench/.node)
 #   PLAN_SIZES (default "24 40 64": seats × 8 cards for the plan rows; 64 is issue 13 item 8)
+#   REAL_REPO (a git repository whose last REAL_COMMITS, default 2000, are the real-history case of
+#   bench/text.sh, issue 28; unset: left out)   SKIP_TEXT=1 leaves out bench/text.sh
+#   BEFORE_KV (another build's bin/kvgate.js, e.g. main's before a change: its fast and full rows beside)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -21,6 +24,9 @@ export BENCH_JSON=1
 kv="$root/bin/kvgate.js"
 
 (cd "$root" && node build.mjs cli)
+# The machine is shared: the load average goes into the table, at the start and at the end.
+load() { printf '{"label":"load average (%s)","load":"%s"}\n' "$1" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"; }
+load "start"
 
 # Node binaries for the start-up rows: the machine's, and the majors of NODE_VERSIONS from the `node`
 # package on npm (it ships the binary), installed under bench/.node only: CI stays on the machine's.
@@ -62,12 +68,23 @@ for pair in "${nodes[@]}"; do
   bin=${pair#*=}
   (cd "$docs" && "$bin" "$kv" check --staged >/dev/null)
   t "$docs" "fast: kvgate check --staged (node $major)" "$bin" "$kv" check --staged
+  if [ -n "${BEFORE_KV:-}" ]; then
+    (cd "$docs" && "$bin" "$BEFORE_KV" check --staged >/dev/null 2>&1) || true
+    t "$docs" "fast: kvgate before: check --staged (node $major)" "$bin" "$BEFORE_KV" check --staged
+    (cd "$docs" && "$bin" "$kv" check --staged >/dev/null 2>&1) || true
+  fi
   t "$docs" "fast: node -e 0 (node $major)" "$bin" -e 0
 done
 [ $have_gs = 1 ] && t "$docs" "fast: git secrets --pre_commit_hook" git secrets --pre_commit_hook
 
 echo "full staged check ..." >&2
 t "$repo" "full: kvgate check --staged ($files files)" node "$kv" check --staged
+for pair in "${nodes[@]:1}"; do
+  t "$repo" "full: kvgate check --staged ($files files, node ${pair%%=*})" "${pair#*=}" "$kv" check --staged
+done
+if [ -n "${BEFORE_KV:-}" ]; then
+  t "$repo" "full: kvgate before: check --staged ($files files)" node "$BEFORE_KV" check --staged
+fi
 [ $have_gs = 1 ] && t "$repo" "full: git secrets --pre_commit_hook ($files files)" git secrets --pre_commit_hook
 # Every size made first, then `sync`: writing 100,000 new files leaves the kernel flushing them for
 # seconds, which the first timed runs would otherwise share the disk and a core with.
@@ -119,5 +136,11 @@ RUNS=$(( runs < 5 ? runs : 5 )) bash "$here/compose.sh" >> "$out"
 
 echo "commit ..." >&2
 COMMIT_BENCH_JSON=1 RUNS=$runs FILES=$files bash "$here/commit.sh" >> "$out"
+
+if [ -z "${SKIP_TEXT:-}" ]; then
+  echo "text (real history, code-like) ..." >&2
+  bash "$here/text.sh" >> "$out"
+fi
+load "end"
 
 node "$here/lib/table.mjs" "$out" "$files" "$commits"

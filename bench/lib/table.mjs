@@ -15,8 +15,16 @@ const ms = (r) => r.median_ms ?? (r.median_s !== undefined ? +(r.median_s * 1000
 
 console.log(`${pad("benchmark", 52)} ${pad("median ms", 10)} ${pad("min", 8)} ${pad("max", 8)} ${pad("peak RSS", 10)} exit`);
 for (const r of rows) {
+  if (r.load !== undefined) {
+    console.log(`${pad(r.label, 52)} ${r.load}`);
+    continue;
+  }
+  if (r.repo !== undefined) {
+    console.log(`${pad(r.label, 52)} ${r.repo} at ${r.head}`);
+    continue;
+  }
   const min = r.min_ms ?? (r.min_s !== undefined ? +(r.min_s * 1000).toFixed(0) : "");
-  const rss = r.peak_rss_mib !== undefined ? `${r.peak_rss_mib} MiB` : "";
+  const rss = r.peak_rss_mib !== undefined ? `${r.peak_rss_mib} MiB${r.cpu_s !== undefined ? `, cpu ${r.cpu_s} s` : ""}` : "";
   console.log(
     `${pad(r.label, 52)} ${pad(ms(r), 10)} ${pad(min, 8)} ${pad(r.max_ms ?? "", 8)} ${pad(rss, 10)} ${r.exit}${r.trailer ? `  ${r.trailer}` : ""}`,
   );
@@ -103,6 +111,37 @@ if (plan64.length)
   );
 else target("plan 64 × 8 proven ≤ 3 s", "", null, "PLAN_SIZES without 64; bench/plan-bound.sh proves it");
 
+// Issue 28: the same targets on real text, and the full staged check on Node >= 22.
+for (const r of rows.filter((r) => /^full: kvgate check --staged \(\d+ files, node (\d+)\)$/.test(r.label))) {
+  const major = Number(/node (\d+)/.exec(r.label)[1]);
+  if (major >= 22) target(`full staged check on Node ${major} ≤ 150 ms`, `${ms(r)} ms`, ms(r) <= 150);
+}
+for (const r of rows.filter((r) => r.label.startsWith("text: kvgate audit ("))) {
+  const what = r.label.slice("text: kvgate audit ".length);
+  const floor = by(`text: git log -p ${what}`);
+  const gsRow = by(`text: git secrets --scan-history ${what}`);
+  if (floor)
+    target(
+      `audit ≤ 1.5 × git log -p ${what}`,
+      `${ms(r)} vs ${ms(floor)} ms = ${ratio(r, floor)}${gsRow ? `; git-secrets ${ms(gsRow)} ms` : ""}`,
+      ms(r) <= 1.5 * ms(floor),
+    );
+}
+for (const r of rows.filter((r) => /^(rss|text): kvgate check --staged \(.*MB/.test(r.label)))
+  target(
+    `${r.label.replace(/^\w+: /, "")} ≤ 1.5 s CPU and ≤ 150 MiB`,
+    `cpu ${r.cpu_s} s, ${r.peak_rss_mib} MiB`,
+    r.cpu_s <= 1.5 && r.peak_rss_mib <= 150,
+  );
+for (const r of rows.filter((r) => r.label.startsWith("text: kvgate check --all ("))) {
+  const what = r.label.slice("text: kvgate check --all ".length);
+  const g = by(`text: git grep every file ${what}`);
+  const gsAll = by(`text: git secrets --scan ${what}`);
+  verdicts.push(
+    `measured  check --all ${what}: ${r.median_s} s, cpu ${r.cpu_s} s, ${r.peak_rss_mib} MiB${g ? `; git grep ${g.median_s} s` : ""}${gsAll ? `; git-secrets ${gsAll.median_s} s` : ""}`,
+  );
+}
+
 // Issue 25: a 10 MB compose file within 1 s CPU and 150 MiB in explain; each hostile shape within 1 s
 // (read or refused). bench/compose.sh measures them (`compose (this): explain, …`).
 for (const r of rows.filter((r) => r.label.startsWith("compose (this): explain, "))) {
@@ -115,5 +154,5 @@ for (const r of rows.filter((r) => r.label.startsWith("compose (this): explain, 
   );
 }
 
-console.log("targets (issue 13; issue 25's compose rows):");
+console.log("targets (issues 13 and 28; issue 25's compose rows):");
 for (const v of verdicts) console.log(`  ${v}`);

@@ -148,7 +148,8 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
         continue;
       }
       if (file.binary) {
-        skip("binary file", { reason: "binary", size_bytes: file.size });
+        // An audit's binary file has no size (git says it is binary; no lookup per file).
+        skip("binary file", { reason: "binary", ...(file.size === null ? {} : { size_bytes: file.size }) });
         continue;
       }
       // A big file is streamed (docs/secrets.md: no size cliff); a stream that breaks is an error.

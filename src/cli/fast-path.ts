@@ -1,6 +1,6 @@
 // The pre-commit hook's fast path: `kvgate check --staged` on a change that cannot touch the fleet.
-// One `git diff` says what is staged (with `write-tree` for the verdict's key and `ls-files` for the
-// config's identity started beside it). When no staged path can change the fleet or the policy and
+// One `git diff` says what is staged (with `ls-files` for the config's identity started beside it); the
+// verdict's key is HEAD (read from the git dir's files) and that diff, so no `write-tree` runs. When no staged path can change the fleet or the policy and
 // no added line holds the start of a secret (a detector's keyword AND its regex: what the full scan
 // needs before it can report anything), the verdict is the full path's — pass, no findings — and it
 // is recorded and printed here without loading the config schema, YAML, the rules pack or a check.
@@ -14,10 +14,12 @@ import { join } from "node:path";
 import { readDiff } from "../git/diffstream.js";
 import { prefetchGit, runGit } from "../git/exec.js";
 import { REPO_PROBE_ARGS } from "../git/probe.js";
-import { indexFileAt, writeTreeOf } from "../git/index-tree.js";
+import { indexFileAt } from "../git/index-tree.js";
+import { headAt, indexChecksum, stagedKey } from "../git/staged-key.js";
 import { parsePatch } from "../git/patch.js";
 import { modeKind, type RawEntry } from "../git/raw.js";
 import { compiledSource, type DetectorSourceSpec } from "../rules/detector-source.js";
+import { Prefilter, type PrefilterSpec } from "../secrets/prefilter.js";
 import { saveVerdict } from "../git/verdict-store.js";
 import { cleanPassText } from "../report/text.js";
 import { useColor } from "../report/color.js";
@@ -26,13 +28,11 @@ import { gitDirAt } from "./git-dir.js";
 import { fastPrepareCommitMsg } from "./fast-hook.js";
 import { configEntries, handOffStaged } from "../git/handoff.js";
 import { IGNORE_FILE } from "../secrets/ignore.js";
-import { continuedUnit, decodedUnits, unescapedUnit } from "../secrets/units.js";
+import { continuedUnit, DECODE_WORDS, decodedUnits, unescapedUnit } from "../secrets/units.js";
 
 /** What the build embeds of rules/secrets.yaml: per detector, what the scan needs to even try it. */
-export interface DetectorTrigger extends DetectorSourceSpec {
-  keywords: string[];
+export interface DetectorTrigger extends DetectorSourceSpec, PrefilterSpec {
   flags?: string;
-  file_context?: string[];
 }
 declare const __KVGATE_DETECTORS__: DetectorTrigger[] | undefined;
 declare const __KVGATE_BUILD__: string | undefined;
@@ -40,46 +40,60 @@ declare const __KVGATE_BUILD__: string | undefined;
 /** The secret scan skips larger files with a notice only the full path prints (docs/secrets.md). */
 const SECRET_SCAN_MAX_BYTES = 5 * 1024 * 1024;
 
-interface Trigger {
-  keywords: string[];
-  regex: RegExp;
-  context: string[] | null;
+interface Triggers {
+  prefilter: Prefilter;
+  regexes: RegExp[];
+  context: (readonly string[] | null)[];
 }
 
-function triggers(specs: readonly DetectorTrigger[]): Trigger[] {
-  return specs.map((d) => ({ keywords: d.keywords, regex: new RegExp(compiledSource(d), d.flags ?? ""), context: d.file_context ?? null }));
+/** Built on first use: a change the paths decline (a fleet file) never pays for the prefilter. */
+function triggers(specs: readonly DetectorTrigger[]): () => Triggers {
+  let built: Triggers | null = null;
+  return () =>
+    (built ??= {
+      prefilter: new Prefilter(specs, DECODE_WORDS),
+      regexes: specs.map((d) => new RegExp(compiledSource(d), d.flags ?? "")),
+      context: specs.map((d) => d.file_context ?? null),
+    });
 }
 
 /**
- * Every text the scan reads for these added lines (src/secrets/scan.ts): each line (with `\/`
- * unescaped), a line joined to the added line just before it, what a pull secret's base64 decodes
- * to. `numbers`: the lines' numbers, in step (adjacent lines are joined only when both are added).
+ * Every text the scan reads for these added lines (src/secrets/scan.ts): each line with a prefilter hit
+ * (and with `\/` unescaped, and what a pull secret's base64 decodes to), and the line after one joined
+ * to it. `hits`: those lines' indexes, ascending; `numbers`: the lines' numbers, in step (adjacent
+ * lines are joined only when both are added).
  */
-function readings(lines: readonly string[], numbers: readonly number[]): string[] {
+function readings(lines: readonly string[], hits: readonly number[], numbers: readonly number[]): string[] {
   const out: string[] = [];
-  lines.forEach((text, i) => {
+  for (const i of hits) {
+    const text = lines[i] as string;
     out.push(text);
     const unescaped = unescapedUnit(text);
     if (unescaped) out.push(unescaped.text);
-    const prev = lines[i - 1];
-    if (prev !== undefined && numbers[i - 1] === (numbers[i] ?? 0) - 1) {
-      const joined = continuedUnit(prev, text);
+    for (const u of decodedUnits(text)) out.push(u.text);
+    const next = lines[i + 1];
+    if (next !== undefined && numbers[i + 1] === (numbers[i] ?? 0) + 1) {
+      const joined = continuedUnit(text, next);
       if (joined) out.push(joined.text);
     }
-    for (const u of decodedUnits(text)) out.push(u.text);
-  });
+  }
   return out;
 }
 
 /** True when some detector could report on these added lines (the scan's own prefilter, then its regex). */
-export function mayHoldSecret(added: readonly string[], all: readonly Trigger[], numbers: readonly number[] = []): boolean {
-  const lines = readings(added, numbers);
+export function mayHoldSecret(added: readonly string[], t: Triggers, numbers: readonly number[] = []): boolean {
+  if (added.length === 0) return false;
+  // The scan reads nothing of a change where no added line has a hit (src/secrets/scan.ts).
+  const hits = t.prefilter.candidates(added.length, (i) => added[i] as string);
+  if (hits.length === 0) return false;
+  const lines = readings(added, hits, numbers);
+  // A context word is a prefilter word: only the lines with a hit can hold one.
   const lower = lines.map((l) => l.toLowerCase());
-  for (const t of all) {
-    if (t.context && !t.context.some((c) => lower.some((l) => l.includes(c)))) continue;
-    for (let i = 0; i < lines.length; i++) {
-      const l = lower[i] as string;
-      if (t.keywords.some((k) => l.includes(k)) && t.regex.test(lines[i] as string)) return true;
+  for (const line of lines) {
+    for (const k of t.prefilter.detectorsOn(line)) {
+      const context = t.context[k];
+      if (context && !context.some((c) => lower.some((l) => l.includes(c)))) continue;
+      if ((t.regexes[k] as RegExp).test(line)) return true;
     }
   }
   return false;
@@ -116,7 +130,7 @@ export function fullPathReason(
   patch: string,
   fleet: (path: string) => boolean,
   excluded: (path: string) => boolean,
-  all: readonly Trigger[],
+  all: () => Triggers,
   sizeOf: (path: string) => number,
 ): string | null {
   const files = parsePatch(patch, { texts: true });
@@ -135,7 +149,7 @@ export function fullPathReason(
     const texts = f?.texts ?? [];
     if (f?.binary || texts.some((t) => t.includes("\0"))) return `binary ${e.path}`;
     if (sizeOf(e.path) > SECRET_SCAN_MAX_BYTES) return `large ${e.path}`;
-    if (mayHoldSecret(texts, all, f?.added ?? [])) return `possible secret in ${e.path}`;
+    if (texts.length > 0 && mayHoldSecret(texts, all(), f?.added ?? [])) return `possible secret in ${e.path}`;
     if (mayHoldEncodedSecret(e.path, texts)) return `base64 value in ${e.path}`;
   }
   return null;
@@ -158,22 +172,18 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
     const fleet = matcher(key.fleet, key.fleetRes);
     const excluded = matcher(key.exclude, key.excludeRes);
     const names = [...key.names, IGNORE_FILE];
-    // Three git processes at once; the diff alone decides most declines, and a decline does not wait
-    // for the other two: they are handed to the full path as they run (write-tree rebuilds the trees
-    // the index's cache lacks, 50–110 ms at 100,000 files, while the CLI loads on the other core).
+    // Two git processes at once; the diff alone decides most declines, and a decline does not wait
+    // for the other: it is handed to the full path as it runs.
     const diffRun = readDiff(cwd, ["--cached"]);
-    const treeRun = writeTreeOf(cwd, indexFileAt(cwd, gitDir, env));
     // .kvgateignore too: the full path reads it, and then needs no lookup of its own.
     const configRun = runGit(cwd, ["ls-files", "-s", "-z", "--full-name", "--", ...names.map((n) => `:(top,literal)${n}`)]).then((r) =>
       r.code === 0 ? configEntries(r.stdout.toString("utf8"), names) : null,
     );
     // Awaited here or by the full path; never an unhandled rejection when the diff fails first.
-    treeRun.catch(() => undefined);
     configRun.catch(() => undefined);
     const diff = await diffRun;
     if (env.KVGATE_TEST_FAULT === "fast-path") throw new Error("injected fault (KVGATE_TEST_FAULT=fast-path)");
-    const handOff = (): void =>
-      handOffStaged({ root: cwd, diff, tree: treeRun, config: configRun.then((entries) => entries ?? new Map()) });
+    const handOff = (): void => handOffStaged({ root: cwd, diff, config: configRun.then((entries) => entries ?? new Map()) });
     // The index's size of a modified file is not in the diff: the worktree's stands in, and a file
     // that is large there takes the full path (which reads the index's and says what it skipped).
     const sizeOf = (p: string): number => {
@@ -198,15 +208,27 @@ export async function fastStagedCheck(argv: readonly string[], env: NodeJS.Proce
       }
       return null;
     }
-    const [treeId, entries] = await Promise.all([treeRun, configRun]);
-    if (entries === null) return null;
+    const entries = await configRun;
+    const head = headAt(gitDir);
+    if (entries === null || head === undefined) {
+      handOff();
+      return null;
+    }
     if (configKey(entries, key.names) !== key.config) {
       handOff();
       if (env.KVGATE_DEBUG) process.stderr.write("kvgate: fast path: not taken (the config is not the one the key was recorded from)\n");
       return null;
     }
     if (env.KVGATE_DEBUG) process.stderr.write("kvgate: fast path: taken\n");
-    saveVerdict(stateDir, treeId, { version: 1, tree: treeId, verdict: "pass", at: new Date().toISOString(), allowed: [] });
+    const index = indexChecksum(indexFileAt(cwd, gitDir, env));
+    saveVerdict(stateDir, {
+      version: 2,
+      key: stagedKey(head, diff.raw),
+      index,
+      verdict: "pass",
+      at: new Date().toISOString(),
+      allowed: [],
+    });
     const checked = new Set(diff.raw.map((e) => e.path)).size;
     process.stdout.write(cleanPassText("staged", checked, useColor(process.stdout, env)));
     return 0;

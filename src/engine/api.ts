@@ -18,6 +18,7 @@ import type { Baseline } from "./baseline-file.js";
 import { fixFileTexts } from "../fix/texts.js";
 import { CONFIG_NAMES, policyOf } from "../load/config.js";
 import { IGNORE_FILE } from "../secrets/ignore.js";
+import { keywordSieve } from "../secrets/scan.js";
 import { allUnit } from "../git/all.js";
 import type { ListedSnapshot } from "../git/snapshots.js";
 import { unitsUnderBase } from "./policy-base.js";
@@ -145,8 +146,9 @@ export async function runAudit(req: AuditRequest): Promise<AuditResult> {
   const { repo, range, shard } = req;
   // One git log for the whole range; only the added lines are read, never whole blobs. It starts
   // now, so git walks the range and writes the first diffs while the policy below is parsed; its
-  // errors (a bad range) are still reported after the policy's.
-  const commits = repo.addedLinesInRange(range, shard)[Symbol.asyncIterator]();
+  // errors (a bad range) are still reported after the policy's. Read through the secret scan's
+  // sieve: only the added lines that may hold a secret are decoded.
+  const commits = repo.addedLinesInRange(range, shard, keywordSieve(req.pack.detectors()))[Symbol.asyncIterator]();
   const first = commits.next();
   first.catch(() => undefined); // awaited in the loop below
   const rows: AuditRow[] = [];

@@ -19,7 +19,14 @@ import { spillFile, startsBinary } from "./spill.js";
 
 /** readDiff with its big files settled: `what` and `paths` as readDiff takes them. */
 export async function readSettledDiff(cwd: string, blobs: BlobReader, what: string[], paths: string[]): Promise<DiffRecord> {
-  const diff = await readDiff(cwd, what, paths);
+  return settleDiff(cwd, blobs, what, paths, await readDiff(cwd, what, paths));
+}
+
+/**
+ * A diff read with big blobs left undiffed (readDiff's default, as the hook's fast path reads it)
+ * settled as readSettledDiff does: a big text file is streamed or re-diffed, never taken for binary.
+ */
+export async function settleDiff(cwd: string, blobs: BlobReader, what: string[], paths: string[], diff: DiffRecord): Promise<DiffRecord> {
   const limit = diff.undiffedAbove;
   if (limit === undefined) return diff;
   const patch = parsePatch(diff.patch);

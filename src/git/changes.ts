@@ -9,6 +9,7 @@ import type { DiffRecord } from "./diffstream.js";
 import type { BlobReader } from "./blobs.js";
 import type { Known } from "./snapshots.js";
 import { blobLines, spilledAddedLines } from "./spill.js";
+import type { LightFile } from "./light-patch.js";
 
 export interface Changes {
   files: ChangedFile[];
@@ -160,7 +161,12 @@ async function afterSizes(
  * show one: binary files (skipped with their size) and streamed ones; a text file's is null, which
  * spares a history's audit a lookup per changed file.
  */
-export async function lightChanges(prefix: string, blobs: BlobReader, diff: DiffRecord): Promise<Changes> {
+export async function lightChanges(
+  prefix: string,
+  blobs: BlobReader,
+  diff: DiffRecord & { files?: Map<string, LightFile> },
+): Promise<Changes> {
+  if (diff.files) return keptChanges(prefix, diff.raw, diff.files);
   const rel = relativeTo(prefix);
   const patch = parsePatch(diff.patch, { texts: true });
   const sorted = sortEntries(prefix, diff.raw);
@@ -189,6 +195,27 @@ export async function lightChanges(prefix: string, blobs: BlobReader, diff: Diff
     };
   });
   return { ...sorted, files };
+}
+
+/**
+ * lightChanges of a patch read through the secret scan's sieve (./light-patch.ts): the added lines it
+ * kept, binary as git said it, and no size looked up (null) — not even for a binary file.
+ */
+function keptChanges(prefix: string, raw: RawEntry[], files: ReadonlyMap<string, LightFile>): Changes {
+  const rel = relativeTo(prefix);
+  const sorted = sortEntries(prefix, raw);
+  const out = sorted.kept.map((e): ChangedFile => {
+    const hasFile = modeKind(e.newMode) === "file";
+    const p = files.get(e.path);
+    const base = { ...fileOf(e, rel), size: hasFile ? null : 0 };
+    // Too big to hold in full: scanned as a spilled file would be (every detector, in windows).
+    if (p?.streamed) return hasFile ? { ...base, streamedLines: () => p.lines ?? [] } : base;
+    const binary = p?.binary ?? false;
+    const texts = p?.texts ?? [];
+    const addedLines: AddedLine[] = hasFile && !binary ? (p?.added ?? []).map((line, i) => ({ line, text: texts[i] ?? "" })) : [];
+    return { ...base, binary, addedLines };
+  });
+  return { ...sorted, files: out };
 }
 
 /** A file too big to hold: no contents in memory, its added lines read back from disk as they are scanned. */

@@ -15,6 +15,8 @@ import { hasTwoPaths, rawMeta, type RawEntry } from "./raw.js";
 import { corruptObject } from "./blobs.js";
 import { firstLine, runGit, streamGit } from "./exec.js";
 import { SPILL_BYTES, SPILL_MARK, SpillWriter } from "./spill.js";
+import { LightPatch, type LightFile } from "./light-patch.js";
+import type { LineSieve } from "./types.js";
 
 export interface DiffRecord {
   /** Toplevel-relative paths, as git printed them. */
@@ -34,6 +36,11 @@ export interface DiffRecord {
 
 export interface LogCommit extends DiffRecord {
   info: CommitInfo;
+  /**
+   * Read with a sieve (streamLog's `sieve`): the files of the patch with only the lines it kept, and
+   * `patch` is empty (./light-patch.ts).
+   */
+  files?: Map<string, LightFile>;
 }
 
 const SENTINEL = Buffer.from("\x01kvgate-commit\x02");
@@ -96,9 +103,13 @@ function failure(cmd: "log" | "diff", parser: DiffParser, stderr: string, code: 
   return new GateError(`git ${cmd} failed: ${firstLine(stderr) || `exit code ${code}`}`, { hint, cause: stderr });
 }
 
-/** Streams `git log` of `revs` (e.g. `base..tip`), one LogCommit per commit, oldest first. */
-export async function* streamLog(cwd: string, revs: string[]): AsyncGenerator<LogCommit> {
-  const parser = new DiffParser("log");
+/**
+ * Streams `git log` of `revs` (e.g. `base..tip`), one LogCommit per commit, oldest first. With a
+ * sieve (the secret scan's, for an audit), each commit's patch is read in place into its files'
+ * kept lines (LogCommit.files), not held as text.
+ */
+export async function* streamLog(cwd: string, revs: string[], sieve?: LineSieve): AsyncGenerator<LogCommit> {
+  const parser = new DiffParser("log", sieve);
   const args = [...LOG_ARGS, ...revs, "--"];
   try {
     for await (const chunk of streamGit(cwd, args, (stderr, code) => failure("log", parser, stderr, code)))
@@ -180,6 +191,20 @@ export async function readDiff(
   return opts.wholeBlobs ? diff : { ...diff, undiffedAbove: UNDIFFED_ABOVE };
 }
 
+/**
+ * The raw entries alone of `git diff` (e.g. `["--cached"]`), whole (no pathspec): what a staged
+ * key is made of (./staged-key.ts), the same entries readDiff prints, without a patch.
+ */
+export async function readRaw(cwd: string, what: string[]): Promise<RawEntry[]> {
+  const parser = new DiffParser("diff");
+  const raw = DIFF_ARGS.filter((a) => a !== "-p" && a !== "-U0" && a !== "--inter-hunk-context=0");
+  const got: DiffRecord[] = [];
+  for await (const chunk of streamGit(cwd, ["diff", ...raw, ...what, "--"], (stderr, code) => failure("diff", parser, stderr, code)))
+    got.push(...parser.feed(chunk));
+  got.push(...parser.end());
+  return got[0]?.raw ?? [];
+}
+
 type State = "header" | "raw" | "patch";
 interface Current {
   info: CommitInfo | null;
@@ -208,9 +233,24 @@ export class DiffParser {
   /** The current file's hunks go to disk once they pass SPILL_BYTES (./spill.ts). */
   private spill: SpillWriter | null = null;
   private spillFailed = false;
+  /** The first after-side line of the hunk header just read (null: the line was not one). */
+  private hunkStart: number | null = null;
+  /** With a sieve: the commit's patch read in place (./light-patch.ts). */
+  private light: LightPatch | null = null;
+  /** The sieve's hits in the buffer being read (positions, grades), and the next one not yet passed. */
+  private readonly hitAt: number[] = [];
+  private readonly hitGrade: number[] = [];
+  private hitNext = 0;
+  /** Where the last sweep of added lines ended. */
+  private sweptTo = 0;
+  /** The first NUL at or after the line being read (b.length: none; -1: not looked for yet). */
+  private nulAt = -1;
 
-  /** `log`: commits with headers; `diff`: one headerless diff. */
-  constructor(private readonly kind: "log" | "diff" = "log") {
+  /** `log`: commits with headers; `diff`: one headerless diff. A sieve reads a log's patches in place. */
+  constructor(
+    private readonly kind: "log" | "diff" = "log",
+    private readonly sieve?: LineSieve,
+  ) {
     this.state = kind === "log" ? "header" : "raw";
     this.current = kind === "log" ? null : { info: null, raw: [], patch: [] };
   }
@@ -268,6 +308,7 @@ export class DiffParser {
     const b = this.buf;
     let pos = 0;
     this.waitFor = null;
+    if (this.sieve) this.newBuffer();
     for (;;) {
       if (this.state === "header") {
         while (pos < b.length && (b[pos] === 0 || b[pos] === 0x0a)) pos++; // separators
@@ -293,6 +334,7 @@ export class DiffParser {
           throw new GateError(`git log: unexpected commit id ${JSON.stringify(sha.slice(0, 80))}`, { hint: LOG_HINT });
         this.finish(out);
         this.current = { info: commitFromFields(sha, parents, author, message), raw: [], patch: [] };
+        if (this.sieve) this.light = new LightPatch(this.sieve);
         if (b[at] === 0) at++;
         if (b[at] === 0x0a) {
           at++;
@@ -334,7 +376,8 @@ export class DiffParser {
         }
         eol = b.length;
       }
-      this.patchLine(b.subarray(pos, Math.min(eol + 1, b.length)));
+      if (this.sieve) this.lightLine(b, pos, eol);
+      else this.patchLine(b.subarray(pos, Math.min(eol + 1, b.length)));
       pos = eol + 1;
     }
   }
@@ -364,6 +407,60 @@ export class DiffParser {
     cur.raw.push({ oldMode, newMode, oldOid, newOid, status, oldPath: this.pendingFirst ?? token, path: token });
     this.pendingMeta = null;
     this.pendingFirst = null;
+  }
+
+  /** A new buffer is read: the hits and the NUL found in the last one are of no use. */
+  private newBuffer(): void {
+    this.hitAt.length = 0;
+    this.hitGrade.length = 0;
+    this.hitNext = 0;
+    this.sweptTo = 0;
+    this.nulAt = -1;
+  }
+
+  /**
+   * One sweep of the sieve over the run of added lines starting at `start` (the rest of the hunk's
+   * added lines, as far as the buffer holds them whole): only added lines are looked at, each once.
+   */
+  private sweepAdded(b: Buffer, start: number, eol: number): void {
+    let end = eol;
+    // -U0 with no inter-hunk context: the hunk's new side is this line and the `newLeft` after it.
+    for (let k = 0; k < this.newLeft; k++) {
+      const next = b.indexOf(0x0a, end + 1);
+      if (next < 0 || b[end + 1] !== 0x2b) break;
+      end = next;
+    }
+    this.hitAt.length = 0;
+    this.hitGrade.length = 0;
+    this.hitNext = 0;
+    this.sieve?.sweep(b, start, end, (at, grade) => {
+      this.hitAt.push(at);
+      this.hitGrade.push(grade);
+    });
+    this.sweptTo = end;
+  }
+
+  /** A patch line read in place: counted, and kept by the light patch when the sieve marked it. */
+  private lightLine(b: Buffer, start: number, eol: number): void {
+    const end = Math.min(eol, b.length);
+    const inHunk = this.oldLeft > 0 || this.newLeft > 0;
+    this.countAt(b, start, end);
+    let grade = 0;
+    if (inHunk && b[start] === 0x2b) {
+      if (start >= this.sweptTo) this.sweepAdded(b, start, end);
+      while (this.hitNext < this.hitAt.length && (this.hitAt[this.hitNext] as number) < start) this.hitNext++;
+      while (this.hitNext < this.hitAt.length && (this.hitAt[this.hitNext] as number) < end) {
+        grade = Math.max(grade, this.hitGrade[this.hitNext++] as number);
+      }
+    }
+    // A NUL in an added line makes the file binary (a text diff forced on it): one search per buffer
+    // finds the next one (b.length: none left), not one per line.
+    if (this.nulAt < start) {
+      const at = b.indexOf(0, start);
+      this.nulAt = at < 0 ? b.length : at;
+    }
+    const nul = this.nulAt < end;
+    this.light?.line(b, start, end, grade, nul, inHunk ? null : this.hunkStart);
   }
 
   private patchLine(line: Buffer): void {
@@ -406,7 +503,12 @@ export class DiffParser {
 
   /** Keeps the hunk counters: lines still owed by the hunk being read. */
   private count(line: Buffer): void {
-    const first = line[0];
+    this.countAt(line, 0, line.length);
+  }
+
+  private countAt(line: Buffer, start: number, end: number): void {
+    const first = line[start];
+    this.hunkStart = null;
     if (this.oldLeft > 0 || this.newLeft > 0) {
       if (first === 0x2b)
         this.newLeft--; // +
@@ -419,11 +521,12 @@ export class DiffParser {
       // `\ No newline at end of file` owes nothing.
       return;
     }
-    if (first === 0x40 && line[1] === 0x40) {
-      const m = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line.toString("latin1", 0, Math.min(line.length, 200)));
+    if (first === 0x40 && line[start + 1] === 0x40) {
+      const m = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line.toString("latin1", start, Math.min(end, start + 200)));
       if (m) {
         this.oldLeft = m[1] === undefined ? 1 : Number(m[1]);
-        this.newLeft = m[2] === undefined ? 1 : Number(m[2]);
+        this.newLeft = m[3] === undefined ? 1 : Number(m[3]);
+        this.hunkStart = Number(m[2]);
       }
     }
   }
@@ -435,8 +538,13 @@ export class DiffParser {
     this.closeSpill();
     this.hunksAt = -1;
     this.hunkBytes = 0;
-    const patch = Buffer.concat(cur.patch).toString("utf8");
-    out.push(cur.info ? { info: cur.info, raw: cur.raw, patch } : { raw: cur.raw, patch });
+    if (this.light && cur.info) {
+      out.push({ info: cur.info, raw: cur.raw, patch: "", files: this.light.end() });
+      this.light = null;
+    } else {
+      const patch = Buffer.concat(cur.patch).toString("utf8");
+      out.push(cur.info ? { info: cur.info, raw: cur.raw, patch } : { raw: cur.raw, patch });
+    }
     this.lastRaw = cur.raw;
     this.current = null;
     this.state = "header";

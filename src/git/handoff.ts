@@ -1,8 +1,8 @@
 // What the hook's fast path already asked git, handed to the full path when the fast path declines.
 // bin/kvgate.js runs both in one process: dist/fast.cjs first, then dist/cli.cjs. Two bundles share no
 // module state, so the hand-off goes through one global slot under a registered symbol. Without it
-// the full path asked git again for the same diff, tree and config entries: three more processes,
-// each reading the whole index (the cost that grows with the repository).
+// the full path asked git again for the same diff and config entries: more processes, each reading
+// the whole index (the cost that grows with the repository).
 import type { DiffRecord } from "./diffstream.js";
 
 export interface StagedHandoff {
@@ -10,8 +10,6 @@ export interface StagedHandoff {
   root: string;
   /** `git diff --cached` of the whole index, as readDiff returned it. */
   diff: DiffRecord;
-  /** `git write-tree` of the index, maybe still running (its failure is the full path's to report). */
-  tree: Promise<string>;
   /** `git ls-files -s -z --full-name` of the config names: what the index holds at each (maybe still running). */
   config: Promise<Map<string, { mode: string; oid: string } | null>>;
 }

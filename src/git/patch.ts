@@ -71,7 +71,7 @@ export function parsePatch(out: string, opts: { texts?: boolean } = {}): Map<str
 }
 
 /** The b-side path of `a/X b/X` (unrenamed: both halves equal) or of quoted `"a/X" "b/X"`. */
-function headerPath(rest: string): string | null {
+export function headerPath(rest: string): string | null {
   if (rest.endsWith('"')) {
     const start = lastQuotedStart(rest);
     if (start < 0) return null;

@@ -1,7 +1,7 @@
 // Per-commit units of a range from ONE streaming `git log` and the repository's one blob reader,
 // with each commit's listing derived from its first parent's (no `ls-tree` per commit). The same
 // DeployUnits as one commit unit per commit; see test/git/range.e2e.test.ts, which compares the two.
-import type { ChangedFile, ChangeNotice, CommitInfo, DeployUnit } from "./types.js";
+import type { ChangedFile, ChangeNotice, CommitInfo, DeployUnit, LineSieve } from "./types.js";
 import type { RawEntry } from "./raw.js";
 import { fullChanges, lightChanges, relativeTo, type Changes } from "./changes.js";
 import { streamLog, type LogCommit } from "./diffstream.js";
@@ -55,8 +55,9 @@ export class RangeReader {
     yield* windowed(streamLog(this.place.root, revs), (c) => this.unitOf(c));
   }
 
-  async *addedLines(revs: string[]): AsyncGenerator<RangeCommit> {
-    yield* windowed(streamLog(this.place.root, revs), (c) => this.lightOf(c));
+  /** With a sieve (the secret scan's), each commit's added lines are only those it keeps (./light-patch.ts). */
+  async *addedLines(revs: string[], sieve?: LineSieve): AsyncGenerator<RangeCommit> {
+    yield* windowed(streamLog(this.place.root, revs, sieve), (c) => this.lightOf(c));
   }
 
   private async unitOf(c: LogCommit): Promise<DeployUnit> {
@@ -94,7 +95,7 @@ export class RangeReader {
   private async changesOf(c: LogCommit, parent: string | null, build: typeof fullChanges): Promise<Changes> {
     const { prefix, root, blobs } = this.place;
     const crosses = prefix !== "" && c.raw.some((e) => e.path.startsWith(prefix) !== e.oldPath.startsWith(prefix));
-    if (!crosses) return build(prefix, blobs, { raw: this.inScope(c.raw), patch: c.patch });
+    if (!crosses) return build(prefix, blobs, { raw: this.inScope(c.raw), patch: c.patch, ...(c.files ? { files: c.files } : {}) });
     return fullChanges(prefix, blobs, await readSettledDiff(root, blobs, [parent ?? this.emptyTree, c.info.sha], pathspecs(this.place)));
   }
 

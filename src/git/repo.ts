@@ -3,11 +3,11 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { GateError } from "../errors.js";
-import type { CommitInfo, DeployUnit, Selection, Snapshot } from "./types.js";
+import type { CommitInfo, DeployUnit, LineSieve, Selection, Snapshot } from "./types.js";
 import { gitRunner, type GitRunner } from "./exec.js";
 import { readCommits } from "./commits.js";
 import { fullChanges, type Changes } from "./changes.js";
-import { readSettledDiff } from "./bigfiles.js";
+import { readSettledDiff, settleDiff } from "./bigfiles.js";
 import { allUnit } from "./all.js";
 import { BlobReader } from "./blobs.js";
 import { RangeReader, type RangeCommit } from "./range.js";
@@ -15,6 +15,9 @@ import { folderSnapshot, worktreeSnapshot } from "./disk.js";
 import { PROBED_PATHS, REPO_PROBE_ARGS } from "./probe.js";
 import { takeStagedHandoff, type StagedHandoff } from "./handoff.js";
 import { writeTreeOf } from "./index-tree.js";
+import { readRaw } from "./diffstream.js";
+import { indexChecksum, stagedKey } from "./staged-key.js";
+import type { RawEntry } from "./raw.js";
 import {
   emptySnapshot,
   gitSnapshot,
@@ -61,11 +64,22 @@ export interface Repo {
    * Secrets-only work over a range: per commit its info and changed files with `before`/`after`
    * null, but `path`, `status`, `binary` and `addedLines` set, and `size` (of the after blob) for
    * binary and streamed files only (null for the rest). No blob is read: those few sizes come from
-   * the shared cat-file process, which a history of text changes never starts.
+   * the shared cat-file process, which a history of text changes never starts. With the secret
+   * scan's sieve, `addedLines` holds only the lines it keeps, binary is git's own word (a `Binary
+   * files` line, or a NUL in an added line) and no size is looked up (null).
    */
-  addedLinesInRange(range: string, shard?: Shard): AsyncIterable<RangeCommit>;
-  /** `git write-tree` of the index: the key a pre-commit verdict is stored under. */
+  addedLinesInRange(range: string, shard?: Shard, sieve?: LineSieve): AsyncIterable<RangeCommit>;
+  /** `git write-tree` of the index: the tree a commit of it records (the Kvgate-Verdict trailer's). */
   writeTree(): Promise<string>;
+  /**
+   * The staged change's key (HEAD and the staged raw diff: ./staged-key.ts), the verdict's name: from
+   * the staged unit's own diff when it was read at the toplevel, else from a raw diff of its own.
+   */
+  stagedKey(): Promise<string>;
+  /** The staged raw diff's unmerged paths (a conflict), which no verdict can be recorded for. */
+  unmergedPaths(): Promise<string[]>;
+  /** The index file's checksum (./staged-key.ts), null when it has none. */
+  indexChecksum(): Promise<string | null>;
   /** Absolute `git rev-parse --git-path NAME` (right inside linked worktrees). */
   gitPath(name: string): Promise<string>;
   /** A file's text at a commit (path relative to the opened folder), or null when absent. */
@@ -213,7 +227,11 @@ class GitRepo implements Repo {
     const handed = this.handoff;
     const [head, changes, config] = await Promise.all([
       this.headSha(),
-      handed ? fullChanges(this.prefix, this.place.blobs, handed.diff) : this.changes(["--cached"]),
+      // The fast path's diff left big blobs undiffed: settled here as the full path's own read is
+      // (a big text file taken for binary would go unscanned).
+      handed
+        ? settleDiff(this.root, this.place.blobs, ["--cached"], [], handed.diff).then((d) => fullChanges(this.prefix, this.place.blobs, d))
+        : this.changes(["--cached"]),
       // A lookup that failed only leaves those names to be looked up again.
       handed ? handed.config.catch((): Known => new Map()) : null,
     ]);
@@ -228,7 +246,29 @@ class GitRepo implements Repo {
           headSource(index, changes.raw, changes.before, () => treeSource(this.place, head, changes.before)),
         )
       : emptySnapshot();
+    // At the toplevel the diff was of the whole index: its raw entries name the staged change.
+    if (this.prefix === "") this.stagedRaw ??= Promise.resolve(changes.raw);
     return unit("staged", "staged", null, [], before, after, changes);
+  }
+
+  private stagedRaw: Promise<RawEntry[]> | null = null;
+
+  private rawStaged(): Promise<RawEntry[]> {
+    this.stagedRaw ??= this.handoff ? Promise.resolve(this.handoff.diff.raw) : readRaw(this.root, ["--cached"]);
+    return this.stagedRaw;
+  }
+
+  async stagedKey(): Promise<string> {
+    const [head, raw] = await Promise.all([this.headSha(), this.rawStaged()]);
+    return stagedKey(head, raw);
+  }
+
+  async unmergedPaths(): Promise<string[]> {
+    return (await this.rawStaged()).filter((e) => e.status === "U").map((e) => e.path);
+  }
+
+  async indexChecksum(): Promise<string | null> {
+    return indexChecksum(await this.gitPath("index"));
   }
 
   private async commitUnit(info: CommitInfo): Promise<DeployUnit> {
@@ -269,11 +309,11 @@ class GitRepo implements Repo {
     yield* this.streamUnits(base, tip, range);
   }
 
-  async *addedLinesInRange(range: string, shard?: Shard): AsyncGenerator<RangeCommit> {
+  async *addedLinesInRange(range: string, shard?: Shard, sieve?: LineSieve): AsyncGenerator<RangeCommit> {
     const { base, tip } = await this.resolveRange(range);
     if (this.shallow) await this.commitsBetween(base, tip, range);
     if (!shard || shard.count === 1) {
-      yield* this.rangeReader().addedLines([`${base}..${tip}`]);
+      yield* this.rangeReader().addedLines([`${base}..${tip}`], sieve);
       return;
     }
     // A shard is one contiguous block of the range, oldest first: each CI job's git log prints only its
@@ -282,7 +322,7 @@ class GitRepo implements Repo {
     const block = shardBlock(all, shard);
     if (block.length === 0) return;
     // --no-walk=unsorted prints exactly these commits in the order given; the log's --reverse flips it.
-    yield* this.rangeReader().addedLines(["--no-walk=unsorted", ...block.reverse()]);
+    yield* this.rangeReader().addedLines(["--no-walk=unsorted", ...block.reverse()], sieve);
   }
 
   private async *streamUnits(base: string, tip: string, range: string): AsyncGenerator<DeployUnit> {
@@ -394,9 +434,7 @@ class GitRepo implements Repo {
   /** `git write-tree` of the index, on a private copy of it (src/git/index-tree.ts). */
   async writeTree(): Promise<string> {
     const own = async (): Promise<string> => writeTreeOf(this.root, await this.gitPath("index"));
-    // The fast path's failure is asked again here: its error is another bundle's, which this one
-    // would report as an internal error rather than as git's own message and fix.
-    return this.handoff ? this.handoff.tree.catch(own) : own();
+    return own();
   }
 
   private readonly gitPaths = new Map<string, string>();

@@ -68,13 +68,36 @@ export class SpillWriter {
   }
 }
 
+/** What a line visitor is told of a line: 0 no sieve hit (or no sieve), else the sieve's best grade on it. */
+type Visit = (b: Buffer, start: number, end: number, grade: number, keep: AddedLine[]) => void;
+
 /**
- * Visits every line of a file, read in chunks: `visit(bytes, start, end)` gets a line's bytes without
- * its newline (valid only during the call), and the lines it keeps are handed out after each chunk.
- * Only one chunk, the line being cut and the kept lines of one chunk are in memory.
+ * Visits every line of a file, read in chunks: `visit(bytes, start, end, grade)` gets a line's bytes
+ * without its newline (valid only during the call), and the lines it keeps are handed out after each
+ * chunk. The sieve, when there is one, sweeps each chunk's whole lines at once. Only one chunk, the
+ * line being cut and the kept lines of one chunk are in memory.
  */
-function* visitLines(path: string, visit: (b: Buffer, start: number, end: number, keep: AddedLine[]) => void): Generator<AddedLine> {
+function* visitLines(path: string, sieve: LineSieve | undefined, visit: Visit): Generator<AddedLine> {
   const fd = openSync(path, "r");
+  // Sieve hits of the region being walked: positions and grades, in order.
+  const hitAt: number[] = [];
+  const hitGrade: number[] = [];
+  let next = 0;
+  const sweep = (b: Buffer, start: number, end: number): void => {
+    hitAt.length = 0;
+    hitGrade.length = 0;
+    next = 0;
+    sieve?.sweep(b, start, end, (at, grade) => {
+      hitAt.push(at);
+      hitGrade.push(grade);
+    });
+  };
+  /** The best grade of the hits before `end` (the line ending there), consumed. */
+  const gradeTo = (end: number): number => {
+    let g = 0;
+    while (next < hitAt.length && (hitAt[next] as number) < end) g = Math.max(g, hitGrade[next++] as number);
+    return g;
+  };
   try {
     const buf = Buffer.alloc(CHUNK);
     let partial: Buffer[] = [];
@@ -83,15 +106,24 @@ function* visitLines(path: string, visit: (b: Buffer, start: number, end: number
       if (n === 0) break;
       const kept: AddedLine[] = [];
       let start = 0;
-      for (;;) {
-        const eol = buf.indexOf(0x0a, start);
-        if (eol < 0 || eol >= n) break;
-        if (partial.length > 0) {
-          const whole = Buffer.concat([...partial, buf.subarray(start, eol)]);
-          partial = [];
-          visit(whole, 0, whole.length, kept);
-        } else visit(buf, start, eol, kept);
-        start = eol + 1;
+      const first = buf.indexOf(0x0a);
+      if (first >= 0 && first < n && partial.length > 0) {
+        // The line cut by the last chunk: joined, then swept on its own.
+        const whole = Buffer.concat([...partial, buf.subarray(0, first)]);
+        partial = [];
+        sweep(whole, 0, whole.length);
+        visit(whole, 0, whole.length, gradeTo(whole.length + 1), kept);
+        start = first + 1;
+      }
+      const last = buf.lastIndexOf(0x0a, n - 1);
+      if (last >= start) {
+        sweep(buf, start, last);
+        for (;;) {
+          const eol = buf.indexOf(0x0a, start);
+          if (eol < 0 || eol > last) break;
+          visit(buf, start, eol, gradeTo(eol), kept);
+          start = eol + 1;
+        }
       }
       if (start < n) partial.push(Buffer.from(buf.subarray(start, n)));
       yield* kept;
@@ -99,7 +131,8 @@ function* visitLines(path: string, visit: (b: Buffer, start: number, end: number
     if (partial.length > 0) {
       const kept: AddedLine[] = [];
       const whole = Buffer.concat(partial);
-      visit(whole, 0, whole.length, kept);
+      sweep(whole, 0, whole.length);
+      visit(whole, 0, whole.length, gradeTo(whole.length + 1), kept);
       yield* kept;
     }
   } finally {
@@ -107,15 +140,24 @@ function* visitLines(path: string, visit: (b: Buffer, start: number, end: number
   }
 }
 
-/** Numbers and decodes the lines a sieve keeps (CR dropped as splitLines does). */
-function sieved(sieve: LineSieve | undefined): (b: Buffer, start: number, end: number, line: number, keep: AddedLine[]) => void {
+/**
+ * How many lines after a kept one are kept too (`owed`: those still owed before it): a block's tail
+ * after its header (grade 2), the line after any other hit (a value on the line after its name), and
+ * what is still owed.
+ */
+export function keptAfter(sieve: LineSieve, grade: number, owed: number): number {
+  return grade === 2 ? sieve.tail : Math.max(owed - 1, grade === 1 ? sieve.after : 0);
+}
+
+/** Numbers and decodes the lines a sieve keeps (all of them without one; CR dropped as splitLines does). */
+function sieved(
+  sieve: LineSieve | undefined,
+): (b: Buffer, start: number, end: number, grade: number, line: number, keep: AddedLine[]) => void {
   let owed = 0;
-  return (b, start, end, line, keep) => {
+  return (b, start, end, grade, line, keep) => {
     if (sieve) {
-      const grade = sieve.grade(b, start, end);
-      if (grade === 2) owed = sieve.tail;
-      else if (owed > 0) owed--;
-      else if (grade === 0) return;
+      if (grade === 0 && owed === 0) return;
+      owed = keptAfter(sieve, grade, owed);
     }
     const stop = end > start && b[end - 1] === 0x0d ? end - 1 : end;
     keep.push({ line, text: b.toString("utf8", start, stop) });
@@ -129,9 +171,9 @@ function sieved(sieve: LineSieve | undefined): (b: Buffer, start: number, end: n
 export function spilledAddedLines(path: string, sieve?: LineSieve): Generator<AddedLine> {
   let next = 0;
   const take = sieved(sieve);
-  return visitLines(path, (b, start, end, keep) => {
+  return visitLines(path, sieve, (b, start, end, grade, keep) => {
     const first = b[start];
-    if (first === 0x2b) take(b, start + 1, end, next++, keep);
+    if (first === 0x2b) take(b, start + 1, end, grade, next++, keep);
     else if (first === 0x20) next++;
     else if (first === 0x40 && b[start + 1] === 0x40) {
       const m = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(b.toString("latin1", start, Math.min(end, start + 200)));
@@ -144,7 +186,7 @@ export function spilledAddedLines(path: string, sieve?: LineSieve): Generator<Ad
 export function blobLines(path: string, sieve?: LineSieve): Generator<AddedLine> {
   let next = 1;
   const take = sieved(sieve);
-  return visitLines(path, (b, start, end, keep) => take(b, start, end, next++, keep));
+  return visitLines(path, sieve, (b, start, end, grade, keep) => take(b, start, end, grade, next++, keep));
 }
 
 /** git's test for a binary blob: a NUL byte in its first 8000 bytes. */

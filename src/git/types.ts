@@ -34,16 +34,22 @@ export interface ChangedFile {
 }
 
 /**
- * Which lines a streamed reading hands out (the secret scan's keyword sieve, src/secrets/scan.ts), so
+ * Which lines a streamed reading hands out (the secret scan's prefilter, src/secrets/prefilter.ts), so
  * lines no scan would look at are never decoded.
  */
 export interface LineSieve {
   /**
-   * The line `bytes[start, end)` (no newline): 0 it cannot matter, 1 it may hold a match, 2 it may
-   * open a block that runs on into the `tail` lines after it, which are handed out too.
+   * One sweep over the whole lines in `bytes[start, end)`: `hit(at, grade)` for each place a line may
+   * matter, in order (at: an index into bytes); grade 2: a block may open there and run on into the
+   * `tail` lines after that line, which are handed out too.
    */
-  grade(bytes: Uint8Array, start: number, end: number): 0 | 1 | 2;
+  sweep(bytes: Buffer, start: number, end: number, hit: (at: number, grade: 1 | 2) => void): void;
   tail: number;
+  /**
+   * Lines handed out after any line with a hit: the scan reads a line joined to the line before when
+   * that one opens a value this one holds (an XML element, a YAML block, `--api-key` then its value).
+   */
+  after: number;
 }
 
 export interface Trailer {

@@ -13,13 +13,13 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { verdictFile } from "../git/verdict-store.js";
 
 const CANARY_PATH = "kvgate-canary.txt";
 const CANARY_RULE = "secret/github-token";
@@ -101,7 +101,11 @@ export function proveHooks(root: string, runner: Runner, opts: { override: strin
       `# kvgate init's canary: a made-up GitHub token in a temporary index, never committed\nGITHUB_TOKEN=${canaryToken()}\n`,
     );
     git(root, ["update-index", "--add", "--cacheinfo", `100644,${blob},${CANARY_PATH}`], env);
-    const tree = git(root, ["write-tree"], env);
+    // The records the hooks leave for the canary are removed after (named by its staged key and its
+    // index's checksum): what was there before stays.
+    const folder = join(verdicts, "verdicts");
+    const listed = (): string[] => (existsSync(folder) ? readdirSync(folder) : []);
+    const kept = new Set(listed());
 
     try {
       // 1. pre-commit must refuse the canary, naming it.
@@ -133,8 +137,7 @@ export function proveHooks(root: string, runner: Runner, opts: { override: strin
       lines.push(`proved    prepare-commit-msg: the installed hook recorded "${/^Kvgate-Verdict: \S+/m.exec(written)![0]}" for the canary`);
       return { ok: true, lines, output: "" };
     } finally {
-      const record = verdictFile(verdicts, tree);
-      if (existsSync(record)) unlinkSync(record);
+      for (const f of listed()) if (!kept.has(f)) unlinkSync(join(folder, f));
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -5,6 +5,30 @@ import type { Severity } from "./severity.js";
 import { rulesData, validateYamlText } from "./data.js";
 import { compiledSource } from "./detector-source.js";
 
+/** The shortest keyword: two characters (`sk`, `q~`) pass a fifth of the lines of real code. */
+const MIN_KEYWORD = 3;
+
+/**
+ * A gate is swept over raw bytes read as latin1 as well as over decoded text (src/secrets/prefilter.ts):
+ * it must match the same places in both, so it names only ASCII characters, positively.
+ */
+function plainAscii(source: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      if ("sSwWdDbBpP".includes(source[i + 1] ?? "")) return false;
+      i++;
+    } else if (c === "[" && !inClass) {
+      if (source[i + 1] === "^") return false;
+      inClass = true;
+    } else if (c === "]") inClass = false;
+    else if (c === "." && !inClass) return false;
+    else if (source.charCodeAt(i) > 0x7e) return false;
+  }
+  return true;
+}
+
 const regexSource = z
   .string()
   .min(1)
@@ -25,10 +49,14 @@ const DetectorSpec = z.strictObject({
     .array(
       z
         .string()
-        .min(1)
-        .refine((k) => k === k.toLowerCase(), "keywords are lowercase"),
+        .min(MIN_KEYWORD, `a keyword has ${MIN_KEYWORD} characters or more (a shorter one passes most lines: name a gate instead)`)
+        .refine((k) => k === k.toLowerCase(), "keywords are lowercase")
+        .refine((k) => /^[\x20-\x7e]+$/.test(k), "keywords are printable ASCII"),
     )
-    .min(1),
+    .min(1)
+    .optional(),
+  gate: regexSource.refine(plainAscii, "a gate matches ASCII only: no \\s, \\w, \\d, \\b, negated class or . outside a class").optional(),
+  assignment: regexSource.optional(),
   regex: regexSource,
   flags: z.enum(["i"]).optional(),
   charset: z.string().min(1),
@@ -55,46 +83,76 @@ const DetectorSpec = z.strictObject({
 });
 type DetectorSpec = z.infer<typeof DetectorSpec>;
 
-/** `{NAME}` in a detector's regex: the fragment NAME's source (fragments are upper-case names). */
+/** `{NAME}` in a detector's regex or assignment gate: the fragment NAME's source (fragments are upper-case names). */
 const FRAGMENT = /\{([A-Z][A-Z0-9_]*)\}/g;
+
+/** The fields of a detector that may name fragments. */
+const SPLICED = ["regex", "assignment"] as const;
 
 /**
  * The file with every detector's fragments spliced in, so what the bundles embed (and the fast path
- * compiles) is the regex the scan runs. Expanding expanded data changes nothing.
+ * compiles) is the regex the scan runs, and the generic detector's assignment gate reads the same
+ * separators ({ASSIGN}) as its regex. Expanding expanded data changes nothing.
  */
 function spliceFragments(file: z.infer<typeof SecretsFileShape>, ctx: z.RefinementCtx): z.infer<typeof SecretsFileShape> {
-  const fragments = file.fragments ?? {};
-  const detectors = file.detectors.map((d, k) => {
-    const regex = d.regex.replace(FRAGMENT, (whole, name: string) => {
-      const f = fragments[name];
+  // A fragment may name the fragments above it (SECRET_GIVEN names SECRET_WORD and ASSIGN).
+  const fragments: Record<string, string> = {};
+  for (const [name, source] of Object.entries(file.fragments ?? {})) {
+    fragments[name] = source.replace(FRAGMENT, (whole, inner: string) => {
+      const f = fragments[inner];
       if (f === undefined) {
         ctx.addIssue({
           code: "custom",
-          path: ["detectors", k, "regex"],
-          message: `names fragment {${name}}, which fragments does not define`,
+          path: ["fragments", name],
+          message: `names fragment {${inner}}, which no fragment above it defines`,
         });
         return whole;
       }
       return f;
     });
-    try {
-      new RegExp(regex);
-    } catch {
-      ctx.addIssue({
-        code: "custom",
-        path: ["detectors", k, "regex"],
-        message: "is not a valid regular expression once its fragments are spliced in",
+  }
+  const detectors = file.detectors.map((d, k) => {
+    const out = { ...d };
+    for (const field of SPLICED) {
+      const source = d[field];
+      if (source === undefined) continue;
+      const spliced = source.replace(FRAGMENT, (whole, name: string) => {
+        const f = fragments[name];
+        if (f === undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["detectors", k, field],
+            message: `names fragment {${name}}, which fragments does not define`,
+          });
+          return whole;
+        }
+        return f;
       });
+      try {
+        new RegExp(spliced);
+      } catch {
+        ctx.addIssue({
+          code: "custom",
+          path: ["detectors", k, field],
+          message: "is not a valid regular expression once its fragments are spliced in",
+        });
+      }
+      out[field] = spliced;
     }
-    return { ...d, regex };
+    return out;
   });
   return { ...file, detectors };
 }
 
+/** Every detector names keywords or a gate (src/secrets/prefilter.ts): without one it would run on every line. */
+const DetectorEntry = DetectorSpec.refine((d) => (d.keywords !== undefined) !== (d.gate !== undefined), {
+  message: "a detector names keywords or, where no keyword fits, a gate (one of them, not both)",
+}).refine((d) => d.assignment === undefined || (d.keywords?.length ?? 0) > 0, { message: "assignment needs keywords" });
+
 const SecretsFileShape = z.strictObject({
   /** Named regex sources detectors share, spliced in where a regex says `{NAME}`. */
   fragments: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string().min(1)).optional(),
-  detectors: z.array(DetectorSpec).min(1),
+  detectors: z.array(DetectorEntry).min(1),
   references: z.strictObject({
     prefixes: z.array(z.string().min(1)),
     lookups: z.array(z.string().regex(/^[a-z_]+$/)),
@@ -114,7 +172,15 @@ export interface Detector {
   rule: string;
   title: string;
   severity: Severity;
+  /** Lowercase, 3+ characters; empty when the detector has a gate instead (src/secrets/prefilter.ts). */
   keywords: string[];
+  /** An ASCII regex source every match holds, for a detector without keywords. */
+  gate: string | null;
+  /**
+   * The generic detector's gate: a regex source tried where each keyword starts (sticky, with the
+   * detector's flags); the detector runs on a line only where it matches there (src/secrets/prefilter.ts).
+   */
+  assignment: string | null;
   /** Global, with indices (`d`), so `lastIndex` drives the scan and the `value` group has a span. */
   regex: RegExp;
   /** ASCII lookup: 1 where the character belongs to the value's character set. */
@@ -166,7 +232,9 @@ function compile(spec: DetectorSpec, file: string): Detector {
     rule: `secret/${spec.id}`,
     title: spec.title,
     severity: spec.severity,
-    keywords: spec.keywords,
+    keywords: spec.keywords ?? [],
+    gate: spec.gate ?? null,
+    assignment: spec.assignment ?? null,
     regex: new RegExp(compiledSource(spec), `gd${spec.flags ?? ""}`),
     charset: charsetTable(spec.charset, file, spec.id),
     shape: spec.shape ? new RegExp(spec.shape) : null,

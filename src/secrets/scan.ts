@@ -1,5 +1,6 @@
-// Runs the detectors over numbered lines. Linear in the input: a line is lowercased once and each
-// detector's regex runs only when one of its keywords is present; after a match the scan resumes
+// Runs the detectors over numbered lines. Linear in the input: one sweep of the prefilter over all the
+// lines finds those that may matter, and on each of them only the detectors whose keyword (or gate)
+// is there run their regex (./prefilter.ts); after a match the scan resumes
 // past the value's whole run, so no character is expanded over twice by one detector, and no value
 // is longer than its family's maximum.
 import type { Detector, DetectorSet } from "../rules/detectors.js";
@@ -7,8 +8,9 @@ import { meetsEntropyFloor } from "./entropy.js";
 import { referenceKind } from "./references.js";
 import { readsAsRandom } from "./words.js";
 import { jwtHeaderOk } from "./jwt.js";
-import { continuedUnit, DECODE_HINT, decodedUnits, lineUnit, unescapedUnit, type ScanUnit } from "./units.js";
+import { continuedUnit, DECODE_WORDS, decodedUnits, lineUnit, unescapedUnit, type ScanUnit } from "./units.js";
 import type { LineSieve } from "../git/types.js";
+import { BLOCK_MAX_LINES, Prefilter, type PrefilterSpec } from "./prefilter.js";
 
 export interface NumberedLine {
   line: number;
@@ -26,8 +28,6 @@ export interface SecretMatch {
   via?: string;
 }
 
-/** A private key block longer than this many lines is cut (real keys are < 60 lines). */
-const BLOCK_MAX_LINES = 200;
 /** How far back a generic match's key name is read (`SERVICE_API_KEY_PROD`, `mySecretString`). */
 const NAME_MAX = 64;
 /** The longest placeholder-with-glued-characters run reported (the whole run is one value). */
@@ -122,139 +122,69 @@ function blockBody(d: Detector, lines: readonly NumberedLine[], i: number, from:
 }
 
 /** Detectors that may run on these lines: a file-context detector only where its context appears. */
-function activeDetectors(lines: readonly NumberedLine[], set: DetectorSet): Detector[] {
+function activeDetectors(lines: readonly NumberedLine[], at: readonly number[], set: DetectorSet): Set<Detector> {
   let lowered: string[] | null = null;
-  return set.detectors.filter((d) => {
-    if (!d.fileContext) return true;
-    lowered ??= lines.map((l) => l.text.toLowerCase());
-    const all = lowered;
-    return d.fileContext.some((c) => all.some((t) => t.includes(c)));
-  });
+  return new Set(
+    set.detectors.filter((d) => {
+      if (!d.fileContext) return true;
+      // A context word is a prefilter word: only the lines it kept can hold one.
+      lowered ??= at.map((i) => (lines[i] as NumberedLine).text.toLowerCase());
+      const all = lowered;
+      return d.fileContext.some((c) => all.some((t) => t.includes(c)));
+    }),
+  );
 }
 
-/** Every detector keyword, once (lowercase): a line holding none of them cannot hold a secret. */
-function secretKeywords(set: DetectorSet): string[] {
-  return [...new Set(set.detectors.flatMap((d) => d.keywords))].sort();
-}
+const prefilters = new WeakMap<DetectorSet, Prefilter>();
 
-const prefilters = new WeakMap<DetectorSet, RegExp>();
-
-/**
- * One case-insensitive alternation of every keyword: one test per line instead of one `includes`
- * per detector, so a line without any keyword (nearly all of a history) costs one regex run.
- */
-function keywordPrefilter(set: DetectorSet): RegExp {
-  let re = prefilters.get(set);
-  if (!re) {
-    re = new RegExp(
-      secretKeywords(set)
-        .map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-        .join("|"),
-      "i",
-    );
-    prefilters.set(set, re);
+/** The set's prefilter (src/secrets/prefilter.ts), built once. */
+export function prefilterOf(set: DetectorSet): Prefilter {
+  let p = prefilters.get(set);
+  if (!p) {
+    p = new Prefilter(set.detectors.map(prefilterSpec), DECODE_WORDS);
+    prefilters.set(set, p);
   }
-  return re;
+  return p;
 }
 
-const sieves = new WeakMap<DetectorSet, LineSieve | null>();
+function prefilterSpec(d: Detector): PrefilterSpec {
+  return {
+    keywords: d.keywords,
+    gate: d.gate ?? undefined,
+    assignment: d.assignment ?? undefined,
+    flags: d.regex.flags.includes("i") ? "i" : undefined,
+    file_context: d.fileContext ?? undefined,
+    block_end: d.blockEnd ?? undefined,
+  };
+}
 
-/** ASCII lowercasing of a byte; a byte outside ASCII reads as 0, which no keyword holds. */
-const LOWER = Uint8Array.from({ length: 256 }, (_, b) => (b >= 65 && b <= 90 ? b + 32 : b < 128 ? b : 0));
+const sieves = new WeakMap<DetectorSet, LineSieve>();
 
 /**
- * The keyword prefilter on a line's raw bytes, for streamed files: a line holding no keyword (ASCII
- * case folded, as keywordPrefilter's regex does) is not even decoded. Exact for ASCII keywords (a
- * case-insensitive regex matches an ASCII character only to ASCII); null when a keyword is not ASCII
- * or holds a NUL (every line is read then). A line holding a block detector's keyword (a private key
- * header) also keeps the lines the block may run into.
+ * The prefilter's first stage on raw bytes, for streamed files: the bytes of a chunk of whole lines,
+ * read as latin1 (exact for the ASCII words and gates, see prefilter.ts), in one sweep; a line
+ * without a hit is not even decoded. A block detector's header also keeps the lines after it.
  */
-export function keywordSieve(set: DetectorSet): LineSieve | null {
+export function keywordSieve(set: DetectorSet): LineSieve {
   let sieve = sieves.get(set);
-  if (sieve === undefined) {
-    sieve = buildSieve(set);
+  if (!sieve) {
+    const p = prefilterOf(set);
+    sieve = {
+      tail: p.tail,
+      after: 1,
+      sweep(bytes, start, end, hit) {
+        const text = bytes.toString("latin1", start, end);
+        p.sweep(text, 0, text.length, (at, grade) => hit(start + at, grade));
+      },
+    };
     sieves.set(set, sieve);
   }
   return sieve;
 }
 
-/** Slots three-character keyword starts are hashed into (a false hit costs one comparison). */
-const TRIPLE_BITS = 14;
-
-function tripleSlot(code: number): number {
-  return Math.imul(code, 0x9e3779b1) >>> (32 - TRIPLE_BITS);
-}
-
-interface SieveWord {
-  /** The keyword's ASCII codes, lowercase. */
-  codes: Uint8Array;
-  /** 1: a keyword; 2: a block detector's (the lines after it are kept too). */
-  mark: number;
-}
-
-function buildSieve(set: DetectorSet): LineSieve | null {
-  // Keywords by their lowercase ASCII codes (7 bits each): one character, two, or listed by a hash of
-  // their first three. `hot` marks, by two raw bytes side by side (either case), where a keyword may
-  // end (one character) or start (longer): a byte costs one table read unless it is marked there.
-  const singles = new Uint8Array(1 << 7);
-  const pairs = new Uint8Array(1 << 14);
-  const byTriple: SieveWord[][] = Array.from({ length: 1 << TRIPLE_BITS }, () => []);
-  const hot = new Uint8Array(1 << 16);
-  const cases = (c: number): number[] => (c >= 97 && c <= 122 ? [c, c - 32] : [c]);
-  for (const d of set.detectors) {
-    const mark = d.blockEnd === null ? 1 : 2;
-    for (const k of d.keywords) {
-      const codes = Uint8Array.from([...k].map((ch) => ch.charCodeAt(0)));
-      if (codes.length === 0 || codes.some((c) => c === 0 || c > 127)) return null;
-      codes.forEach((c, i) => (codes[i] = LOWER[c] as number));
-      const [a = 0, b = 0, c = 0] = codes;
-      if (codes.length === 1) {
-        singles[a] = Math.max(singles[a] as number, mark);
-        for (let prev = 0; prev < 256; prev++) for (const x of cases(a)) hot[(prev << 8) | x] = 1;
-        continue;
-      }
-      for (const x of cases(a)) for (const y of cases(b)) hot[(x << 8) | y] = 1;
-      if (codes.length === 2) {
-        pairs[(a << 7) | b] = Math.max(pairs[(a << 7) | b] as number, mark);
-        continue;
-      }
-      byTriple[tripleSlot((a << 14) | (b << 7) | c)]?.push({ codes, mark });
-    }
-  }
-  return {
-    tail: BLOCK_MAX_LINES,
-    grade(bytes, start, end) {
-      let found = 0;
-      // The byte before (0 before the line starts, which no keyword holds).
-      let prev = 0;
-      for (let i = start; i < end; i++) {
-        const c = bytes[i] as number;
-        const two = (prev << 8) | c;
-        prev = c;
-        if (hot[two] === 0) continue;
-        const low = LOWER[c] as number;
-        const pair = ((LOWER[two >> 8] as number) << 7) | low;
-        found |= (singles[low] as number) | (pairs[pair] as number);
-        // A keyword of three or more characters may start at i - 1.
-        if (i + 1 < end) {
-          const words = byTriple[tripleSlot((pair << 7) | (LOWER[bytes[i + 1] as number] as number))] as SieveWord[];
-          for (let k = 0; k < words.length; k++) {
-            const w = words[k] as SieveWord;
-            if ((found & w.mark) === 0 && wordAt(bytes, i - 1, end, w.codes)) found |= w.mark;
-          }
-        }
-        if (found >= 2) return 2;
-      }
-      return found === 0 ? 0 : 1;
-    },
-  };
-}
-
-/** Whether `bytes` holds the lowercase ASCII `codes` at `at` (ASCII letters in either case), before `end`. */
-function wordAt(bytes: Uint8Array, at: number, end: number, codes: Uint8Array): boolean {
-  if (at + codes.length > end) return false;
-  for (let j = 2; j < codes.length; j++) if (LOWER[bytes[at + j] as number] !== codes[j]) return false;
-  return true;
+/** Stage 1 over lines[0, upto) joined: the indexes of the lines it kept, ascending. */
+function candidateLines(lines: readonly NumberedLine[], upto: number, p: Prefilter): number[] {
+  return p.candidates(upto, (i) => (lines[i] as NumberedLine).text);
 }
 
 /**
@@ -262,11 +192,12 @@ function wordAt(bytes: Uint8Array, at: number, end: number, codes: Uint8Array): 
  * that line is among them too (the hook's fast path sees the same lines, src/cli/fast-path.ts).
  */
 export function scanLines(lines: readonly NumberedLine[], set: DetectorSet): SecretMatch[] {
-  // Lines without a keyword (most of a history's) find nothing: the detectors are not even chosen.
-  // A pull secret's base64 holds its keywords only once decoded.
-  const prefilter = keywordPrefilter(set);
-  if (!lines.some((l) => prefilter.test(l.text) || DECODE_HINT.test(l.text))) return [];
-  return scanSome(lines, lines.length, activeDetectors(lines, set), set);
+  // Lines without a hit (most of a history's) find nothing: the detectors are not even chosen. A pull
+  // secret's base64 holds its keywords only once decoded: the prefilter keeps its line by DECODE_WORDS.
+  const p = prefilterOf(set);
+  const hits = candidateLines(lines, lines.length, p);
+  if (hits.length === 0) return [];
+  return scanSome(lines, hits, 0, lines.length, activeDetectors(lines, hits, set), set);
 }
 
 /** Lines buffered by scanStream before a scan (and at most this many bytes of them). */
@@ -280,44 +211,66 @@ const STREAM_BYTES = 1024 * 1024;
  * Every detector runs (a file-context detector's context may come later in the stream than its key).
  */
 export function* scanStream(lines: Iterable<NumberedLine>, set: DetectorSet): Generator<SecretMatch> {
+  const p = prefilterOf(set);
   let buf: NumberedLine[] = [];
   let bytes = 0;
+  // The first line of a window after the first is the last one scanned before: kept so the line after
+  // it can be read joined to it.
+  let from = 0;
   for (const l of lines) {
     buf.push(l);
     bytes += l.text.length;
     if (buf.length >= STREAM_LINES + BLOCK_MAX_LINES || (bytes > STREAM_BYTES && buf.length > BLOCK_MAX_LINES)) {
       const settled = buf.length - BLOCK_MAX_LINES;
-      yield* scanSome(buf, settled, set.detectors, set);
-      buf = buf.slice(settled);
+      yield* scanSome(buf, candidateLines(buf, settled, p), from, settled, null, set);
+      buf = buf.slice(settled - 1);
+      from = 1;
       bytes = buf.reduce((n, x) => n + x.text.length, 0);
     }
   }
-  yield* scanSome(buf, buf.length, set.detectors, set);
+  yield* scanSome(buf, candidateLines(buf, buf.length, p), from, buf.length, null, set);
 }
 
-/** Matches starting in the first `upto` lines (a block may read on into the lines after them). */
-function scanSome(lines: readonly NumberedLine[], upto: number, detectors: readonly Detector[], set: DetectorSet): SecretMatch[] {
+/**
+ * Matches on the lines of lines[from, upto) that had a stage-1 hit (`hits`, ascending, over the whole
+ * window) or follow one (a value on the line after its name, read joined to it), by the detectors the
+ * prefilter's second stage names for each reading (of `allowed`, null: any). A block may read on into
+ * the lines after `upto`.
+ */
+function scanSome(
+  lines: readonly NumberedLine[],
+  hits: readonly number[],
+  from: number,
+  upto: number,
+  allowed: ReadonlySet<Detector> | null,
+  set: DetectorSet,
+): SecretMatch[] {
   const out: SecretMatch[] = [];
-  const prefilter = keywordPrefilter(set);
-  let lastHit = false;
-  for (let i = 0; i < upto; i++) {
+  const p = prefilterOf(set);
+  const hit = new Set(hits);
+  const chosen = (text: string): Detector[] =>
+    p
+      .detectorsOn(text)
+      .map((k) => set.detectors[k] as Detector)
+      .filter((d) => !allowed || allowed.has(d));
+  // Ascending: each hit, then the line after it.
+  const order = [...new Set(hits.flatMap((i) => [i, i + 1]))].filter((i) => i >= from && i < upto);
+  for (const i of order) {
     const cur = lines[i];
     if (!cur) continue;
     const { text } = cur;
-    const hit = prefilter.test(text);
-    // The line before, when it is scanned too and holds a keyword: it may open a value this line holds.
-    const prev = i > 0 && lastHit && lines[i - 1]?.line === cur.line - 1 ? lines[i - 1] : undefined;
-    lastHit = hit;
+    const onLine = hit.has(i);
+    // The line before, when it had a hit too: it may open a value this line holds.
+    const prev = hit.has(i - 1) && lines[i - 1]?.line === cur.line - 1 ? lines[i - 1] : undefined;
     const joined = prev ? continuedUnit(prev.text, text) : null;
-    const decoded = hit || text.includes("docker") ? decodedUnits(text) : [];
-    const extra: ScanUnit[] = joined ? [joined, ...decoded] : decoded;
-    if (!hit && extra.length === 0) continue;
-    const found: SecretMatch[] = hit ? scanUnit(unescapedUnit(text) ?? lineUnit(text), cur, lines, i, detectors, set) : [];
-    for (const u of extra) {
+    const decoded = onLine ? decodedUnits(text) : [];
+    const unit = onLine ? (unescapedUnit(text) ?? lineUnit(text)) : null;
+    const found: SecretMatch[] = unit ? scanUnit(unit, cur, lines, i, chosen(unit.text), set) : [];
+    for (const u of joined ? [joined, ...decoded] : decoded) {
       // A joined reading adds only a name: the detectors it gives a keyword to are the ones it can help.
       const prefix = u.prefix?.toLowerCase();
-      const ds = prefix === undefined ? detectors : detectors.filter((d) => d.keywords.some((k) => prefix.includes(k)));
-      if (ds.length > 0 && prefilter.test(u.text)) found.push(...scanUnit(u, cur, lines, i, ds, set));
+      const ds = chosen(u.text).filter((d) => prefix === undefined || d.keywords.some((k) => prefix.includes(k)));
+      if (ds.length > 0) found.push(...scanUnit(u, cur, lines, i, ds, set));
     }
     if (found.length > 0) out.push(...settle(found));
   }
@@ -344,7 +297,10 @@ function settle(found: SecretMatch[]): SecretMatch[] {
     .sort((a, b) => a.column - b.column);
 }
 
-/** The detectors over one reading of line `i`; private key blocks only on the line as written. */
+/**
+ * The detectors the prefilter chose over one reading of line `i`; private key blocks only on the line
+ * as written.
+ */
 function scanUnit(
   unit: ScanUnit,
   cur: NumberedLine,
@@ -354,7 +310,6 @@ function scanUnit(
   set: DetectorSet,
 ): SecretMatch[] {
   const text = unit.text;
-  const lower = text.toLowerCase();
   const claimed: [number, number][] = [];
   const found: SecretMatch[] = [];
   const report = (d: Detector, value: string, offset: number): void => {
@@ -363,7 +318,6 @@ function scanUnit(
     found.push({ detector: d, value, line: cur.line, column: column + 1, ...(unit.via ? { via: unit.via } : {}) });
   };
   for (const d of detectors) {
-    if (!d.keywords.some((k) => lower.includes(k))) continue;
     if (d.blockEnd !== null && unit.via !== null) continue;
     const re = d.regex;
     re.lastIndex = 0;

@@ -16,9 +16,9 @@ function oneLine(s: string): string {
   return s.replace(/[\r\n]+/g, " ");
 }
 
-/** What the trailer says for this tree: no record for exactly this tree means the gate did not run. */
-export function trailerVerdict(record: VerdictRecord | null, tree: string): TrailerVerdict {
-  if (!record || record.tree !== tree) return "not-run";
+/** What the trailer says: no record of exactly this staged change (looked up by its key) means the gate did not run. */
+export function trailerVerdict(record: VerdictRecord | null): TrailerVerdict {
+  if (!record) return "not-run";
   if (record.verdict === "pass") return "pass";
   if (record.verdict === "allowed") return "allowed";
   // A failed run followed by a commit means the commit skipped the gate (--no-verify).
@@ -26,7 +26,7 @@ export function trailerVerdict(record: VerdictRecord | null, tree: string): Trai
 }
 
 function kvgateTrailers(record: VerdictRecord | null, tree: string): string[] {
-  const verdict = trailerVerdict(record, tree);
+  const verdict = trailerVerdict(record);
   const lines = [`${VERDICT_TRAILER}: ${verdict} tree=${tree}`];
   if (verdict === "allowed" && record) {
     for (const a of record.allowed) {

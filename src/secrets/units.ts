@@ -101,8 +101,11 @@ const DECODE_MAX = 64 * 1024;
 const PULL_SECRET = /\.docker(?:configjson|cfg)["']?\s*:\s*["']?([A-Za-z0-9+/]{16,65536}={0,2})/;
 const AUTH_FIELD = /"auth"\s*:\s*"([A-Za-z0-9+/]{8,4096}={0,2})"/g;
 
-/** A line that may hide a credential in base64: the scan reads every line of a file holding one. */
-export const DECODE_HINT = /dockerc(?:onfigjson|fg)|"auth"/;
+/**
+ * Words of a line that may hide a credential in base64 (lowercase): the prefilter keeps such a line
+ * (src/secrets/prefilter.ts), and decodedUnits reads it decoded.
+ */
+export const DECODE_WORDS: readonly string[] = ["dockerc", '"auth"'];
 
 function base64Text(b64: string): string | null {
   if (b64.length > DECODE_MAX) return null;
@@ -126,7 +129,7 @@ function authUnits(text: string, column: (o: number) => number, via: string): Sc
 
 /** A pull secret's .dockerconfigjson (or .dockercfg) decoded, and the `auth` pairs in a docker config. */
 export function decodedUnits(line: string): ScanUnit[] {
-  if (!line.includes("dockerc") && !line.includes('"auth"')) return [];
+  if (!DECODE_WORDS.some((w) => line.includes(w))) return [];
   const out: ScanUnit[] = authUnits(line, (o) => o, "decoded from the base64 of its auth field");
   const pull = PULL_SECRET.exec(line);
   const b64 = pull?.[1];

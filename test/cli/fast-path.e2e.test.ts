@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
 import { FAKE, pullSecret } from "../secrets/helpers.js";
+import { SAMPLE } from "../secrets/families.js";
 
 // An engine kvgate does not size, without a GPU: nothing for engine/unknown or the card checks to say.
 const GOOD_ENV = "ENGINE=tgi\nHOST=fv-ml2\nPORT=8080\n";
@@ -121,6 +122,32 @@ const ROWS: Row[] = [
     fast: true,
     code: 0,
   },
+  {
+    // Lines that passed the prefilter's short keywords before issue 28 (`.`, `sk`, `:a`, `q~`).
+    name: "code with dots, 'sk', ':a' and 'Q~' but no value",
+    change: (r) => r.write("src/app.js", "const task = require('./ask.js'); // at 12:30:AM\nconst p = '~/Q~backup'; obj.a.b.c = x.y;\n"),
+    fast: true,
+    code: 0,
+  },
+  {
+    name: "a generic secret word without an assignment",
+    change: (r) => r.write("src/lex.js", "if (token.type === tt.name) return passwordField.value;\n"),
+    fast: true,
+    code: 0,
+  },
+  {
+    // No keyword names a Discord bot token: its gate (the dotted shape) takes the line to the full path.
+    name: "a Discord bot token in code (a gated detector)",
+    change: (r) => r.write("src/bot.js", `client.login("${SAMPLE["discord-bot-token"] ?? ""}");\n`),
+    fast: false,
+    code: 1,
+  },
+  {
+    name: "a password in a URL (a gated detector)",
+    change: (r) => r.write("docs/mirror.md", "pip install -i https://deploy:Xq7Lm2Vz9Kp4Rw8N@pypi.internal/simple x\n"),
+    fast: false,
+    code: 1,
+  },
   { name: "a deleted docs file", change: (r) => r.remove("docs/a.md"), fast: true, code: 0 },
   { name: "a renamed docs file", change: (r) => r.git("mv", "docs/a.md", "docs/b.md"), fast: true, code: 0 },
   {
@@ -231,6 +258,14 @@ const ROWS: Row[] = [
     fast: false,
     code: 1,
   },
+  {
+    // Over the 4 MiB git leaves undiffed: the fast path's diff calls it binary, and the full path it
+    // hands that diff to must still read and scan it (it once skipped it as binary).
+    name: "a big text file with a key at its end",
+    change: (r) => r.write("logs/big.log", `${"request served in 12 ms\n".repeat(200_000)}id: ${KEY}\n`),
+    fast: false,
+    code: 1,
+  },
   { name: "a Kubernetes manifest", change: (r) => r.write("k8s/svc.yaml", "kind: Service\n"), fast: false, code: 0 },
   {
     // The token is base64 inside base64: no keyword of it is in the added lines, only the full scan decodes it.
@@ -279,9 +314,14 @@ function run(r: TempRepo, fast: boolean): Outcome {
   rmSync(verdictDir(r), { recursive: true, force: true });
   const env = { KVGATE_DEBUG: "1", KVGATE_FAST_PATH: fast ? "1" : "0" };
   const check = kvgate(["check", "--staged"], { cwd: r.dir, env });
-  const files = readdirSync(verdictDir(r));
-  expect(files).toHaveLength(1);
-  const { at, ...record } = JSON.parse(readFileSync(join(verdictDir(r), files[0] as string), "utf8")) as { at: string };
+  // One record, named by the staged change's key and again by the index file's checksum.
+  const files = readdirSync(verdictDir(r)).sort();
+  expect(files).toHaveLength(2);
+  const [byKey, byIndex] = files.map((f) => readFileSync(join(verdictDir(r), f), "utf8"));
+  expect(byIndex).toBe(byKey);
+  expect(files[1]).toMatch(/^index-[0-9a-f]{40}\.json$/);
+  const { at, ...record } = JSON.parse(byKey as string) as { at: string; key: string };
+  expect(files[0]).toBe(`${record.key}.json`);
   expect(Date.parse(at)).not.toBeNaN();
   const msgFile = join(r.dir, ".git", "MSG_TEST");
   writeFileSync(msgFile, "subject\n\nbody\n");
@@ -321,7 +361,7 @@ describe("the fast path decides as the full path does", () => {
 });
 
 describe("a declined fast path hands its answers to the full path", () => {
-  test("a fleet change asks git once for the diff, the tree and the config entries", async () => {
+  test("a fleet change asks git once for the diff and the config entries, and no write-tree at all", async () => {
     const r = await prepared({
       name: "env",
       change: (x) => x.write("scripts/x.env", GOOD_ENV.replace("8080", "8081")),
@@ -338,11 +378,11 @@ describe("a declined fast path hands its answers to the full path", () => {
       expect(again.stderr).toContain("fast path: started rev-parse and 1 index listing(s) early");
       const lines = readFileSync(trace, "utf8").split("\n");
       const commands = lines.map((l) => /trace: built-in: git (\S+)/.exec(l)?.[1]).filter((c) => c !== undefined);
-      // ...and taken by it (no second run of either): the fast path's diff, write-tree and config
-      // lookup, the two started early, then only the blob reader.
+      // ...and taken by it (no second run of either): the fast path's diff and config lookup, the two
+      // started early, then only the blob reader. The verdict is keyed by HEAD and that diff.
       expect(commands.filter((c) => c === "diff")).toHaveLength(1);
-      expect(commands.filter((c) => c === "write-tree")).toHaveLength(1);
-      expect(commands.sort()).toEqual(["cat-file", "diff", "ls-files", "ls-files", "rev-parse", "write-tree"]);
+      expect(commands.filter((c) => c === "write-tree")).toHaveLength(0);
+      expect(commands.sort()).toEqual(["cat-file", "diff", "ls-files", "ls-files", "rev-parse"]);
       const key = JSON.parse(readFileSync(join(r.dir, ".git", "kvgate", "fast-path.json"), "utf8")) as { listings: string[][] };
       expect(key.listings).toHaveLength(1);
       expect(key.listings[0]?.slice(0, 6)).toEqual(["ls-files", "-s", "-z", "--full-name", "--", ":(top,glob)scripts/*.env"]);
@@ -437,11 +477,11 @@ describe("the fast path trusts nothing it cannot check", () => {
     expect(run1.stderr).not.toContain("fast path: taken");
     expect(run1.code).toBe(0);
     expect(run1.stdout).toBe("kvgate staged: pass (1 file checked, no findings)\n");
-    expect(readdirSync(verdictDir(r))).toHaveLength(1);
+    expect(readdirSync(verdictDir(r))).toHaveLength(2);
     await r.cleanup();
   });
 
-  test("a conflicted index: the write-tree the fast path left running fails, and the full path says git's own error (exit 2)", async () => {
+  test("a conflicted index: the fast path declines, and the full path refuses to record a verdict for it (exit 2)", async () => {
     const r = await prepared(ROWS[0] as Row);
     expect(kvgate(["check", "--staged"], { cwd: r.dir }).code).toBe(0);
     r.commit("docs", { noVerify: true });
@@ -457,7 +497,8 @@ describe("the fast path trusts nothing it cannot check", () => {
     const fast = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_DEBUG: "1" } });
     expect(fast.stderr).toContain("fast path: not taken (status U of scripts/x.env)");
     expect(fast.code).toBe(2);
-    expect(fast.stderr).toMatch(/git write-tree failed: scripts\/x\.env: unmerged/);
+    expect(fast.stderr).toMatch(/the index has unmerged paths \(scripts\/x\.env\): no verdict can be recorded/);
+    expect(fast.stderr).toMatch(/resolve the conflict and stage the result/);
     expect(fast.stderr).not.toContain("internal error");
     const full = kvgate(["check", "--staged"], { cwd: r.dir, env: { KVGATE_FAST_PATH: "0" } });
     expect({ code: full.code, stdout: full.stdout, stderr: full.stderr }).toEqual({

@@ -267,7 +267,9 @@ async function modulePage(rule: AnyRule, table: RuleTable, refs: Map<string, str
 interface DetectorSpec {
   id: string;
   title: string;
-  keywords: string[];
+  keywords?: string[];
+  gate?: string;
+  assignment?: string;
   regex: string;
   flags?: string;
   charset: string;
@@ -279,8 +281,25 @@ interface DetectorSpec {
 }
 
 function detectorSpecs(): Map<string, DetectorSpec> {
-  const file = parse(readFileSync("rules/secrets.yaml", "utf8")) as { detectors: DetectorSpec[] };
-  return new Map(file.detectors.map((d) => [`secret/${d.id}`, d]));
+  const file = parse(readFileSync("rules/secrets.yaml", "utf8")) as { fragments?: Record<string, string>; detectors: DetectorSpec[] };
+  // A fragment made of fragments (SECRET_GIVEN) is shown as written, so the page names the shared
+  // parts (SECRET_WORD, ASSIGN) as the other pages do.
+  const fragments = file.fragments ?? {};
+  const composite = (source: string): string =>
+    source.replace(/\{([A-Z][A-Z0-9_]*)\}/g, (whole, name: string) => {
+      const f = fragments[name];
+      return f !== undefined && /\{[A-Z][A-Z0-9_]*\}/.test(f) ? f : whole;
+    });
+  return new Map(file.detectors.map((d) => [`secret/${d.id}`, { ...d, regex: composite(d.regex) }]));
+}
+
+/** Which lines the detector's regex is tried on (src/secrets/prefilter.ts). */
+function prefilterOf(d: DetectorSpec): string {
+  if (d.gate !== undefined) return `A line holding the shape ${code(`/${d.gate}/`)} (no literal is part of every match)`;
+  const words = `A line holding one of the keywords ${(d.keywords ?? []).map(code).join(", ")} (case-insensitive)`;
+  return d.assignment === undefined
+    ? words
+    : `${words}, where one starts a name given a value (the regex's part before the value: ${code(d.assignment)}),`;
 }
 
 function matches(d: DetectorSpec): string[] {
@@ -289,7 +308,7 @@ function matches(d: DetectorSpec): string[] {
   return [
     "## What it matches",
     "",
-    `A line holding one of the keywords ${d.keywords.map(code).join(", ")} (case-insensitive) is matched against`,
+    `${prefilterOf(d)} is matched against`,
     "",
     fence("text", `/${d.regex}/${d.flags ?? ""}`),
     "",

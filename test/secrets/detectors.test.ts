@@ -16,6 +16,9 @@ const found = (text: string): { rule: string; value: string; line: number; colum
 const pem = (body: string, kind = "RSA "): string =>
   `-----BEGIN ${kind}PRIVATE KEY-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END ${kind}PRIVATE KEY-----`;
 
+/** The empty tree's id, as a `Kvgate-Verdict: pass tree=…` trailer names it (docs/rules/audit-verdict-mismatch.md). */
+const TREE_ID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
 // [detector, text, expected value (null: no finding)]
 const TRUE_POSITIVES: [string, string, string][] = [
   ["aws-access-key-id", `AWS_ACCESS_KEY_ID=${FAKE.awsId}`, FAKE.awsId],
@@ -49,6 +52,12 @@ const TRUE_POSITIVES: [string, string, string][] = [
   ["generic-secret", `  api_key: ${FAKE.generic}`, FAKE.generic],
   ["generic-secret", `{"token": "${FAKE.generic}"}`, FAKE.generic],
   ["generic-secret", `REDIS_SECRET_KEY=${FAKE.generic}`, FAKE.generic],
+  // kvgate's redacted form is passed over (false positives below), a plaintext of that length is not.
+  ["ansible-vault-plaintext", "db_password: !vault yixF.Rs", "yixF.Rs"],
+  // kvgate's verdict trailer is passed over only with a git object id as its value (false positives below).
+  ["generic-secret", `Kvgate-Verdict: pass tree=${FAKE.generic}`, FAKE.generic],
+  ["generic-secret", `Kvgate-Verdict: pass tree=${TREE_ID}0`, `${TREE_ID}0`],
+  ["generic-secret", `deploy pass tree=${TREE_ID}`, TREE_ID],
 ];
 
 // Real-shaped values that are only a reference's text: found without the reference rule, not with it.
@@ -94,6 +103,9 @@ const FALSE_POSITIVES: [string, string][] = [
   ["a dotted setting", "token: settings.auth.github.token_value"],
   ["a repeated char", "password: ****************"],
   ["a version", "secret_version: 2026.10.05-1234567"],
+  ["kvgate's redacted form under a !vault tag", "db_password: !vault yixF…Rs"],
+  ["kvgate's verdict trailer: a tree id", `Kvgate-Verdict: pass tree=${TREE_ID}`],
+  ["kvgate's verdict trailer: a SHA-256 tree id", `Kvgate-Verdict: pass tree=${"4b825dc642cb6eb9".repeat(4)}`],
 ];
 
 describe("detectors: true positives", () => {
@@ -143,7 +155,8 @@ describe("detectors: linear time", () => {
   // backtracking pattern over 1 MiB runs for hours, so the test's timeout alone tells linear from not.
   for (const d of set.detectors) {
     test(`${d.id}: 1 MiB adversarial lines finish (linear time)`, () => {
-      const kw = d.keywords[0] ?? "";
+      // A gated detector (no keyword): the start of its gate's dotted shape, repeated.
+      const kw = d.keywords[0] ?? ".aB3dE.";
       const variants = [
         fill(kw),
         fill(kw.toUpperCase()),

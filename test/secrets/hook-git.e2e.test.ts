@@ -21,12 +21,18 @@ beforeAll(async () => {
 import { resolve } from "node:path";
 import { execFileSync } from "node:child_process";
 import { prepareCommitMsg } from ${JSON.stringify(join(root, "src/secrets/trailers.ts"))};
-import { loadVerdict } from ${JSON.stringify(join(root, "src/git/verdict-store.ts"))};
+import { loadVerdict, loadVerdictOfIndex } from ${JSON.stringify(join(root, "src/git/verdict-store.ts"))};
+import { headAt, indexChecksum, stagedKey } from ${JSON.stringify(join(root, "src/git/staged-key.ts"))};
+import { readRaw } from ${JSON.stringify(join(root, "src/git/diffstream.ts"))};
 const [file, source] = process.argv.slice(2);
 const git = (...a: string[]) => execFileSync("git", a, { encoding: "utf8" }).trim();
 const tree = git("write-tree");
 const dir = resolve(git("rev-parse", "--git-path", "kvgate"));
-writeFileSync(file!, prepareCommitMsg(readFileSync(file!, "utf8"), source, loadVerdict(dir, tree), tree));
+// As the hook finds it: by the index file's checksum, else by HEAD and the staged diff.
+const record =
+  loadVerdictOfIndex(dir, indexChecksum(resolve(git("rev-parse", "--git-path", "index")))) ??
+  loadVerdict(dir, stagedKey(headAt(resolve(git("rev-parse", "--git-dir"))) ?? null, await readRaw(process.cwd(), ["--cached"])));
+writeFileSync(file!, prepareCommitMsg(readFileSync(file!, "utf8"), source, record, tree));
 `,
   );
   hookJs = join(work, "hook.mjs");
@@ -53,27 +59,34 @@ function repo(): { dir: string; git: (...a: string[]) => string; env: NodeJS.Pro
   return { dir, git, env };
 }
 
-/** Stores a pass verdict for the staged tree, as `kvgate check --staged` would. */
+/** Stores a pass verdict for the staged change, as `kvgate check --staged` would; returns its tree. */
 function recordPass(git: (...a: string[]) => string, dir: string): string {
   const tree = git("write-tree").trim();
-  const store = resolve(dir, git("rev-parse", "--git-path", "kvgate").trim());
-  execFileSync(process.execPath, [
-    "--input-type=module",
-    "-e",
-    `
-    const { saveVerdict } = await import(${JSON.stringify(join(work, "verdict.mjs"))});
-    saveVerdict(${JSON.stringify(store)}, ${JSON.stringify(tree)}, { version: 1, tree: ${JSON.stringify(tree)}, verdict: "pass", at: "", allowed: [] });`,
-  ]);
+  execFileSync(process.execPath, [join(work, "record.mjs")], { cwd: dir });
   return tree;
 }
 
 beforeAll(async () => {
+  const entry = join(work, "record.ts");
+  writeFileSync(
+    entry,
+    `import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
+import { saveVerdict } from ${JSON.stringify(join(root, "src/git/verdict-store.ts"))};
+import { headAt, indexChecksum, stagedKey } from ${JSON.stringify(join(root, "src/git/staged-key.ts"))};
+import { readRaw } from ${JSON.stringify(join(root, "src/git/diffstream.ts"))};
+const git = (...a: string[]) => execFileSync("git", a, { encoding: "utf8" }).trim();
+const key = stagedKey(headAt(resolve(git("rev-parse", "--git-dir"))) ?? null, await readRaw(process.cwd(), ["--cached"]));
+const index = indexChecksum(resolve(git("rev-parse", "--git-path", "index")));
+saveVerdict(resolve(git("rev-parse", "--git-path", "kvgate")), { version: 2, key, index, verdict: "pass", at: "", allowed: [] });
+`,
+  );
   await build({
-    entryPoints: [join(root, "src/git/verdict-store.ts")],
+    entryPoints: [entry],
     bundle: true,
     platform: "node",
     format: "esm",
-    outfile: join(work, "verdict.mjs"),
+    outfile: join(work, "record.mjs"),
     logLevel: "error",
   });
 });

@@ -11,10 +11,11 @@ import type { VerdictRecord } from "../../src/git/verdict-store.js";
 
 const T = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const T2 = "b".repeat(40);
-const pass: VerdictRecord = { version: 1, tree: T, verdict: "pass", at: "", allowed: [] };
+const pass: VerdictRecord = { version: 2, key: T, index: null, verdict: "pass", at: "", allowed: [] };
 const allowed: VerdictRecord = {
-  version: 1,
-  tree: T,
+  version: 2,
+  key: T,
+  index: null,
   verdict: "allowed",
   at: "",
   allowed: [
@@ -28,13 +29,13 @@ const COMMENTS = "# Please enter the commit message for your changes. Lines star
 
 describe("trailerVerdict", () => {
   test.each([
-    ["no record", null, T, "not-run"],
-    ["a record of another tree", { ...pass, tree: T2 }, T, "not-run"],
-    ["pass", pass, T, "pass"],
-    ["allowed", allowed, T, "allowed"],
-    ["a failed run (then --no-verify)", { ...pass, verdict: "fail" as const }, T, "not-run"],
-  ])("%s", (_c, record, tree, expected) => {
-    expect(trailerVerdict(record, tree)).toBe(expected);
+    // The record is looked up by the staged change's key: none found is "the gate did not run".
+    ["no record", null, "not-run"],
+    ["pass", pass, "pass"],
+    ["allowed", allowed, "allowed"],
+    ["a failed run (then --no-verify)", { ...pass, verdict: "fail" as const }, "not-run"],
+  ])("%s", (_c, record, expected) => {
+    expect(trailerVerdict(record)).toBe(expected);
   });
 });
 

@@ -1,10 +1,11 @@
-// What `check --staged` does around the verdict: it records it, keyed by the staged tree, for
-// `kvgate hook prepare-commit-msg` to turn into the commit's Kvgate-Verdict trailer. The tree and
-// the folder are asked of git while the checks run, so the hook does not wait for them afterwards.
+// What `check --staged` does around the verdict: it records it, keyed by the staged change (HEAD and
+// the staged diff the run read: no `git write-tree`), for `kvgate hook prepare-commit-msg` to turn into
+// the commit's Kvgate-Verdict trailer. The folder is asked of git while the checks run.
 import type { CheckResult } from "../../engine/result.js";
 import type { Selection } from "../../git/types.js";
 import type { Source } from "../../engine/api.js";
 import { saveVerdict, verdictRecordOf } from "../../git/verdict-store.js";
+import { GateError } from "../../errors.js";
 import type { DeployUnit } from "../../git/types.js";
 import type { FleetLoader } from "../../load/fleet.js";
 import type { RulesPack } from "../../rules/pack.js";
@@ -29,17 +30,24 @@ export interface VerdictRecording {
 export function startVerdictRecording(source: Source, selection: Selection): VerdictRecording {
   const repo = source.repo;
   if (selection.mode !== "staged" || !repo) return { async save() {}, async saveFastPathKey() {} };
-  const where = Promise.all([repo.writeTree(), repo.gitPath("kvgate")]);
+  const where = Promise.all([repo.indexChecksum(), repo.gitPath("kvgate")]);
   // Reported when awaited in save(); never an unhandled rejection if the checks fail first.
   where.catch(() => {});
   return {
     async save(result) {
-      const [tree, dir] = await where;
-      const record = verdictRecordOf(result, tree);
+      const [index, dir] = await where;
+      // git commits no conflicted index: a verdict for one would name nothing (as write-tree refused).
+      const unmerged = await repo.unmergedPaths();
+      if (unmerged.length > 0) {
+        throw new GateError(`the index has unmerged paths (${unmerged.join(", ")}): no verdict can be recorded for it`, {
+          hint: "resolve the conflict and stage the result (git add), then run the check again",
+        });
+      }
+      const record = verdictRecordOf(result, await repo.stagedKey(), index);
       // `--repo <sub-folder>` checked part of the tree: its pass is not the tree's pass (the trailer
       // would then vouch for files the run never read). Its fail still stands for the whole tree.
       if (repo.prefix !== "" && record.verdict !== "fail") return;
-      saveVerdict(dir, tree, record);
+      saveVerdict(dir, record);
     },
     async saveFastPathKey(unit, loader, pack) {
       if (typeof __KVGATE_BUILD__ === "undefined" || repo.prefix !== "") return;

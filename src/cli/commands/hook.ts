@@ -1,13 +1,14 @@
 // kvgate hook prepare-commit-msg FILE [SOURCE [SHA]]: installed as git's prepare-commit-msg hook
 // (which --no-verify does not skip), it writes the Kvgate-Verdict trailer — and a
 // Kvgate-Allowed-Secret trailer per secret the override let through — from the verdict that
-// `check --staged` stored for this exact tree. No stored verdict means the gate did not run: not-run.
+// `check --staged` stored for this exact staged change (found by the index file's checksum, else by
+// HEAD and the staged diff). No stored verdict means the gate did not run: not-run.
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse } from "../args.js";
 import { GateError, UsageError } from "../../errors.js";
 import { openRepo } from "../../git/index.js";
-import { loadVerdict } from "../../git/verdict-store.js";
+import { loadVerdict, loadVerdictOfIndex } from "../../git/verdict-store.js";
 import { prepareCommitMsg } from "../../secrets/trailers.js";
 import { isReplay } from "../fast-hook.js";
 
@@ -27,8 +28,8 @@ export async function hookCommand(argv: string[]): Promise<number> {
   } catch (e) {
     throw new GateError(`cannot read the commit message file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  const tree = await repo.writeTree();
-  const record = loadVerdict(await repo.gitPath("kvgate"), tree);
+  const [tree, dir, index] = await Promise.all([repo.writeTree(), repo.gitPath("kvgate"), repo.indexChecksum()]);
+  const record = loadVerdictOfIndex(dir, index) ?? loadVerdict(dir, await repo.stagedKey());
   const commentChar = (await repo.configValue("core.commentChar")) ?? undefined;
   const out = prepareCommitMsg(message, source, record, tree, commentChar && commentChar !== "auto" ? { commentChar } : {});
   if (out !== message) writeFileSync(path, out);
