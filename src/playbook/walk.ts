@@ -3,6 +3,7 @@
 import { posix } from "node:path";
 import type { EnvEdit, PlaybookDeploy, PlaybookProblem, PlaybookRead, ReadFile, ReadOptions } from "./records.js";
 import { parseYamlFile, type YamlFile } from "./nodes.js";
+import { YAML_LIMITS } from "../config/yaml-limits.js";
 
 /** The walk's state for one playbook: where edits go and what was read. */
 export interface PlaybookWalk {
@@ -17,7 +18,7 @@ export interface PlaybookWalk {
 export function load(r: PlaybookWalk, path: string): YamlFile | null {
   if (r.cache.has(path)) return r.cache.get(path) ?? null;
   const text = r.read(path);
-  const file = text === null ? null : parseYamlFile(path, text);
+  const file = text === null ? null : parseYamlFile(path, text, YAML_LIMITS);
   r.cache.set(path, file);
   if (file && !r.out.files.includes(path)) r.out.files.push(path);
   return file;
