@@ -1,9 +1,10 @@
 // `kvgate init` in a user's repository: the hooks (live when it exits, and proved so on a canary
 // commit), a starter kvgate.yaml and the workflow. It never overwrites a file the user has (hooks get
 // kvgate's line once, or are chained), so a second run changes nothing and says so.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
 import { GateError } from "../errors.js";
+import { writeInRepository } from "../git/door.js";
 import { CONFIG_NAMES, parseConfig } from "../config/load.js";
 import { packRoot } from "./package-root.js";
 import { proveHooks } from "./canary.js";
@@ -26,8 +27,7 @@ export interface InitReport {
 }
 
 function writeFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
+  writeInRepository(path, text);
 }
 
 function defaultBranch(root: string, env: NodeJS.ProcessEnv): string {

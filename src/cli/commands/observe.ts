@@ -2,7 +2,8 @@
 //                [--output FILE] [--write FILE]
 // GPU memory per card from monitoring (contract section 16): boots, free at boot and at plateau, creep,
 // against the card's reserve and kvgate's predicted footprint from the working tree.
-import { writeFileSync } from "node:fs";
+import { writeNamedFile } from "../../git/door.js";
+import { repoDirOf } from "../context.js";
 import { parse, oneOf, timeOption, withUsage } from "../args.js";
 import { GateError, UsageError } from "../../errors.js";
 import { emit } from "../io.js";
@@ -87,8 +88,10 @@ async function runObserve(argv: string[]): Promise<number> {
 
   if (values.write !== undefined) {
     try {
-      writeFileSync(values.write, writeObservedFile(report.cards, files));
+      // Through the door: a symlink in the repository that leads outside it is refused, never written through.
+      writeNamedFile(await repoDirOf(values.repo), values.write, writeObservedFile(report.cards, files));
     } catch (e) {
+      if (e instanceof GateError) throw e;
       throw new GateError(`cannot write --write ${values.write}: ${(e as Error).message}`, { hint: "name a writable path" });
     }
   }
