@@ -1,6 +1,6 @@
 // Writes src/checks/index.ts: every rule module of src/checks/ (one file per rule id, `kv/covers-context`
 // → kv-covers-context.ts, exporting `kvCoversContext`), so adding a rule is adding its file. Run by
-// `npm run bundle`; test/architecture/checks-index.test.ts fails when the committed file differs.
+// `npm run bundle`; test/architecture/checks-index.e2e.test.ts fails when the committed file differs.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";

@@ -1,4 +1,4 @@
-// policy-from in the Action (contract §11). With `base` (the default), the policy of the run is the
+// policy-from in the Action (docs/action.md). With `base` (the default), the policy of the run is the
 // base commit's: its kvgate.yaml, and its .kvgateignore when it has one. A pull request that loosens
 // its own kvgate.yaml or adds fingerprints to .kvgateignore is checked under the rules it is changing,
 // so it cannot approve itself. A base that cannot be found fails the step with the fix: falling back to

@@ -20,6 +20,8 @@ export interface CheckContext {
     id: string;
     /** The commit being checked, for commit units. */
     commit: CommitInfo | null;
+    /** The change edits the gate's policy: checked as the whole tree (every finding reported). */
+    policyChange?: boolean;
     commits: CommitInfo[];
     /**
      * The files the change touched. Under `--all` the tree is not held whole: a check sees the

@@ -28,7 +28,7 @@ export const fleetNoServices = defineCheck({
     none: (d: { glob: string; message: string }) => d.message,
   },
   run(ctx) {
-    if (ctx.unit.kind !== "all") return [];
+    if (ctx.unit.kind !== "all" && !ctx.unit.policyChange) return [];
     const glob = ctx.policy.services;
     const written = ctx.written.after;
     if (written.discovered) {

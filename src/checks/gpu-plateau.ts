@@ -1,4 +1,4 @@
-// gpu/plateau (contract section 16): a card's observed plateau free memory (the committed file
+// gpu/plateau (docs/usage-observe.md): a card's observed plateau free memory (the committed file
 // `kvgate observe --write` made), less what the change adds to the card, must stay at or above the
 // card's reserve. A card creeps for a day or two after each boot: headroom counts at plateau, not at
 // boot. The observed file is an input like any other: missing, malformed or naming a card the fleet

@@ -27,6 +27,12 @@ import { fleetUnsized } from "./fleet-unsized.js";
 import { genOutputCap } from "./gen-output-cap.js";
 import { gpuFits } from "./gpu-fits.js";
 import { gpuPlateau } from "./gpu-plateau.js";
+import { k8sDrift } from "./k8s-drift.js";
+import { k8sGpuRequest } from "./k8s-gpu-request.js";
+import { k8sParse } from "./k8s-parse.js";
+import { k8sPoolCapacity } from "./k8s-pool-capacity.js";
+import { k8sUnknownCard } from "./k8s-unknown-card.js";
+import { k8sUnresolved } from "./k8s-unresolved.js";
 import { knobKvAndPlacement } from "./knob-kv-and-placement.js";
 import { knobOnePerDeploy } from "./knob-one-per-deploy.js";
 import { kvAutoContext } from "./kv-auto-context.js";
@@ -38,6 +44,7 @@ import { kvException } from "./kv-exception.js";
 import { kvGraphHeadroom } from "./kv-graph-headroom.js";
 import { kvLongContextOverride } from "./kv-long-context-override.js";
 import { kvOversized } from "./kv-oversized.js";
+import { kvPreempted } from "./kv-preempted.js";
 import { kvUnpinnedSharedCard } from "./kv-unpinned-shared-card.js";
 import { kvYarn } from "./kv-yarn.js";
 import { playbookDrift } from "./playbook-drift.js";
@@ -84,6 +91,12 @@ export const RULE_MODULES: readonly AnyRule[] = [
   genOutputCap,
   gpuFits,
   gpuPlateau,
+  k8sDrift,
+  k8sGpuRequest,
+  k8sParse,
+  k8sPoolCapacity,
+  k8sUnknownCard,
+  k8sUnresolved,
   knobKvAndPlacement,
   knobOnePerDeploy,
   kvAutoContext,
@@ -95,6 +108,7 @@ export const RULE_MODULES: readonly AnyRule[] = [
   kvGraphHeadroom,
   kvLongContextOverride,
   kvOversized,
+  kvPreempted,
   kvUnpinnedSharedCard,
   kvYarn,
   playbookDrift,

@@ -1,5 +1,5 @@
 // knob/one-per-deploy: the boot ledger referees a resize only when one knob moved; two knobs in one
-// deploy leave no way to tell which moved the carve (contract section 7).
+// deploy leave no way to tell which moved the carve (docs/radiance.md#knobs).
 import { defineCheck } from "./define.js";
 import { changedPairs } from "../radiance/settings.js";
 import { knobChanges, showValue } from "../radiance/knobs.js";

@@ -37,6 +37,8 @@ type Estimated = {
   set: string;
   /** The version has no byte pin (before 0.10.2): the utilization that leaves the KV, when the card can hold it. */
   no_pin_version?: string;
+  /** The pin the seat needs fits beside its neighbours (then it is the fix). */
+  pin_fits?: boolean;
   utilization_fix?: ValueFix;
   context_fix?: ValueFix;
 };
@@ -51,7 +53,11 @@ const advice = (d: Data): string => {
 const messages = {
   short: (d: Data) => `${d.name}: KV pin ${size(d.pinned_bytes)} < required ${size(d.required_bytes)} = ${d.formula}; ${advice(d)}`,
   estimated: (d: Estimated) =>
-    `${d.name}: no KV pin, so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${d.fix ? `set ${showFix(d.fix)}, the longest the estimate holds, or ` : ""}pin ${d.set} where the card has room`,
+    `${d.name}: no KV pin, so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${
+      d.pin_fits
+        ? `pin it: set ${d.set}${d.context_fix ? `, or set ${showFix(d.context_fix)}, the longest the estimate holds` : ""}`
+        : `${d.context_fix ? `set ${showFix(d.context_fix)}, the longest the estimate holds, or ` : ""}pin ${d.set} where the card has room`
+    }`,
   "estimated-no-pin": (d: Estimated) =>
     `${d.name}: no KV pin (vLLM ${d.no_pin_version} has none: --kv-cache-memory-bytes came in 0.10.2), so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${
       d.utilization_fix
@@ -136,7 +142,10 @@ export const kvCoversContext = defineCheck({
         u !== null && u <= MAX_UTILIZATION && utilizationRaiseFits(usages, seat, u)
           ? settingFix(ctx.pack, seat.service, "gpu_memory_utilization", u)
           : null;
-      const fix = noPin ? (utilization ?? context) : context;
+      // A version with the pin: the pin, where the card holds it (it is what an unpinned seat lacks),
+      // else the longest context the estimate holds.
+      const pin = !noPin && pinRaiseFits(usages, seat, seat.required) ? pinFix(seat, seat.required, ctx.pack) : null;
+      const fix = noPin ? (utilization ?? context) : (pin ?? context);
       return [
         {
           message: noPin ? ("estimated-no-pin" as const) : ("estimated" as const),
@@ -157,13 +166,10 @@ export const kvCoversContext = defineCheck({
             fits_text: formatInt(fits),
             set: setPin(seat, seat.required, ctx.pack),
             ...(fix ? { fix } : {}),
+            ...(context ? { context_fix: context } : {}),
             ...(noPin
-              ? {
-                  no_pin_version: seat.vf.version ?? "(unknown)",
-                  ...(utilization ? { utilization_fix: utilization } : {}),
-                  ...(context ? { context_fix: context } : {}),
-                }
-              : {}),
+              ? { no_pin_version: seat.vf.version ?? "(unknown)", ...(utilization ? { utilization_fix: utilization } : {}) }
+              : { pin_fits: pin !== null }),
           },
           ...exempt,
         },

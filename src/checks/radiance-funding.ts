@@ -1,4 +1,4 @@
-// radiance/funding: what the change does to the endpoint's KV funding (contract section 6), as a
+// radiance/funding: what the change does to the endpoint's KV funding (docs/radiance.md), as a
 // notice with the numbers, so a resize says its effect before it boots.
 import { defineCheck, type Report } from "./define.js";
 import { ledgerSizedServices, ledgerEntry, lineOf } from "../radiance/settings.js";

@@ -7,6 +7,7 @@ import { defineCheck, type CheckContext, type FileScan, type Report, type RuleMe
 import type { ChangedFile } from "../git/types.js";
 import { builtinDetectors } from "../rules/detectors.js";
 import { keywordSieve, scanLines, scanStream, type SecretMatch } from "../secrets/scan.js";
+import { decodedMatches } from "../secrets/decoded.js";
 import { placeholderFilter, type PlaceholderHit } from "../secrets/placeholders.js";
 import { redactSecret, secretFingerprint } from "../secrets/redact.js";
 import { IGNORE_FILE, IGNORE_SHAPE, ignoreEntryOf, ignoreProblemOf, isExpired, type IgnoreEntry } from "../secrets/ignore.js";
@@ -71,8 +72,9 @@ const messages = {
     ignore_until?: string;
     ignore_line?: number;
     ignore_invalid_line?: number;
+    decoded_from?: string;
   }) =>
-    `${d.title} ${d.redacted}${viaNote(d)} (column ${d.column}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
+    `${d.title} ${d.redacted}${viaNote(d)} (column ${d.column}${d.decoded_from ? `, base64 of a Secret's ${d.decoded_from}, decoded` : ""}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
   ignored: (d: { title: string; redacted: string; ignore_line: number }) =>
     `${d.title} ${d.redacted} is accepted by ${IGNORE_FILE} line ${d.ignore_line}`,
   ignoreUnused: (d: { fingerprint: string }) =>
@@ -149,7 +151,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
         skip("binary file", { reason: "binary", size_bytes: file.size });
         continue;
       }
-      // A big file is streamed (contract section 9: no size cliff); a stream that breaks is an error.
+      // A big file is streamed (docs/secrets.md: no size cliff); a stream that breaks is an error.
       let matches: Iterable<SecretMatch>;
       if (file.streamedLines) {
         try {
@@ -166,7 +168,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
           });
           continue;
         }
-      } else matches = scanLines(file.addedLines, set);
+      } else matches = [...scanLines(file.addedLines, set), ...decodedMatches(file, set)];
       for (const m of matches) {
         const d = m.detector;
         const fingerprint = secretFingerprint(m.value);
@@ -180,6 +182,8 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
           override: overrideName,
           ...(m.via ? { via: m.via } : {}),
           ...(invalid ? { ignore_invalid_line: invalid.line } : {}),
+          // A Kubernetes Secret's base64 value, decoded (src/secrets/decoded.ts).
+          ...("decoded" in m ? { decoded_from: m.decoded } : {}),
         };
         const base = { rule: d.rule, file: file.path, line: m.line, secret: m.value, key: `${d.id}:${m.column}` };
         const hit = filter.match(m.value);
@@ -226,7 +230,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
     const reports: Report<typeof messages>[] = [];
     if (ignore) {
       // The file's own problems are reported where they can be fixed: when it changes, and under --all.
-      const touched = ctx.unit.kind === "all" || ignoreTouched;
+      const touched = ctx.unit.kind === "all" || ctx.unit.policyChange === true || ignoreTouched;
       if (touched) {
         for (const p of ignore.problems) {
           reports.push({
@@ -239,7 +243,7 @@ function secretScanOf(ctx: CheckContext): FileScan<typeof messages> {
           });
         }
       }
-      if (ctx.unit.kind === "all") {
+      if (ctx.unit.kind === "all" || ctx.unit.policyChange) {
         for (const e of ignore.entries.filter((x) => !used.has(x))) {
           reports.push({
             rule: IGNORE_UNUSED_RULE,

@@ -1,5 +1,5 @@
 // ttm/ledger: the serve script refuses to start below TTM_MIN_MIB, and a pin above the TTM limit
-// kills the host; so TTM_MIN_MIB must cover the whole pinned-RAM ledger (contract section 7).
+// kills the host; so TTM_MIN_MIB must cover the whole pinned-RAM ledger (docs/radiance.md#ttm-ledger).
 import { defineCheck, type Report } from "./define.js";
 import { ledgerSizedServices, lineOf, num } from "../radiance/settings.js";
 import { ttmData, ttmLedgerOf, type TtmData } from "../radiance/ttm.js";

@@ -7,7 +7,7 @@
 //
 // This file is its own bundle (dist/fast.cjs, which bin/kvgate.js loads before dist/cli.cjs): its cost
 // is that bundle, not the CLI's. Anything it cannot decide returns null and the full path runs, so a
-// doubt costs time, never a verdict. test/cli/fast-path.test.ts runs both paths on a table of
+// doubt costs time, never a verdict. test/cli/fast-path.e2e.test.ts runs both paths on a table of
 // changes and compares stdout, exit code, the recorded verdict and the commit's trailers.
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -37,7 +37,7 @@ export interface DetectorTrigger extends DetectorSourceSpec {
 declare const __KVGATE_DETECTORS__: DetectorTrigger[] | undefined;
 declare const __KVGATE_BUILD__: string | undefined;
 
-/** The secret scan skips larger files with a notice only the full path prints (contract section 9). */
+/** The secret scan skips larger files with a notice only the full path prints (docs/secrets.md). */
 const SECRET_SCAN_MAX_BYTES = 5 * 1024 * 1024;
 
 interface Trigger {
@@ -86,6 +86,16 @@ export function mayHoldSecret(added: readonly string[], all: readonly Trigger[],
 }
 
 /**
+ * A YAML or JSON value that is a long base64 run (a Kubernetes Secret's `data`): the full scan decodes
+ * it (src/secrets/decoded.ts), so a secret can hide in it from the keyword test above.
+ */
+const BASE64_VALUE = /^\s*"?[\w.-]+"?\s*:\s*["']?[A-Za-z0-9+/]{16,}={0,2}["']?\s*,?\s*$/;
+
+export function mayHoldEncodedSecret(path: string, lines: readonly string[]): boolean {
+  return /\.(ya?ml|json)$/i.test(path) && lines.some((l) => BASE64_VALUE.test(l));
+}
+
+/**
  * `check --staged` as the hooks call it (also `kvgate`, `kvgate check`, `kvgate --staged`: the same
  * run). Any other flag (format, config, repo, output, fail-on) is the full path's.
  */
@@ -126,6 +136,7 @@ export function fullPathReason(
     if (f?.binary || texts.some((t) => t.includes("\0"))) return `binary ${e.path}`;
     if (sizeOf(e.path) > SECRET_SCAN_MAX_BYTES) return `large ${e.path}`;
     if (mayHoldSecret(texts, all, f?.added ?? [])) return `possible secret in ${e.path}`;
+    if (mayHoldEncodedSecret(e.path, texts)) return `base64 value in ${e.path}`;
   }
   return null;
 }

@@ -109,12 +109,19 @@ options:
 `,
   usage: `usage: kvgate usage (--litellm FILE... | --litellm-db postgresql://…) [options]
 
-What each service's LiteLLM traffic was, and the context, KV and output cap it needs.
+What each service's LiteLLM traffic was, and the context, KV and output cap it needs — when there is
+evidence enough — beside what vLLM's own metrics said of the seat. Times are UTC.
 
 options:
-  --litellm FILE...  LiteLLM spend logs (JSON lines, a JSON array or CSV), one or more
-  --litellm-db URL   LiteLLM's PostgreSQL instead (aggregated in SQL)
+  --litellm FILE...        LiteLLM spend logs (JSON lines, a JSON array or CSV), one or more
+  --litellm-db URL         LiteLLM's PostgreSQL instead (aggregated in SQL)
+  --connect-timeout D      give up on a server that does not answer (default 10s)
+  --statement-timeout D    cancel a statement that runs longer, a lock wait included (default 5m)
 ${SINCE}
+  --min-requests N         advise only from at least N calls of a service (default 1000)
+  --min-span D             ... over at least this much time, first call to last (default 24h)
+  --metrics FILE...        vLLM's Prometheus metrics (a /metrics scrape or a range query): preemptions
+                           are evidence the KV was too small (default: the seats of kvgate.yaml's observed file)
   --format text|json (default text)
 ${REPO}
 ${CONFIG}
@@ -122,16 +129,17 @@ ${CONFIG}
 `,
   observe: `usage: kvgate observe --metrics FILE... [options]
 
-GPU memory at boot and at plateau, per card, from nvidia-smi CSV, DCGM (Prometheus range-query JSON)
-or Beszel records.
+GPU memory at boot and at plateau, per card, from nvidia-smi CSV, DCGM (a Prometheus range query's
+JSON, or Prometheus text with timestamps) or Beszel records (API or SQLite export); and per vLLM seat,
+from vLLM's own metrics, its peak KV use and every preemption window. Files are streamed; times UTC.
 
 options:
-  --metrics FILE...  the GPU metrics, one or more files (required)
-  --host H           the host the metrics are of
+  --metrics FILE...  the metrics, one or more files (required)
+  --host H           the host the metrics are of: every card of a file is read as this host
 ${SINCE}
   --format text|json|svg (default text)
 ${OUTPUT}
-  --write FILE       also write the observed figures for the gate to read
+  --write FILE       also write the observed figures for the gate to read (gpu/plateau, kv/preempted)
 ${REPO}
 ${CONFIG}
   -h, --help         this text

@@ -19,9 +19,11 @@ commands:
   schema   print the JSON Schema of kvgate.yaml
   rules    [RULE...] [--format text|json|markdown]  every rule (with RULE: that rule and its page)
   usage    (--litellm FILE... | --litellm-db postgresql://…) [--since T] [--until T] [--format text|json]
+           [--min-requests N] [--min-span D] [--metrics FILE...] [--connect-timeout D] [--statement-timeout D]
            what each service's LiteLLM traffic was, and the context, KV and output cap it needs
   observe  --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg] [--output FILE]
-           [--write FILE]  GPU memory at boot and at plateau, per card (nvidia-smi, DCGM, Beszel)
+           [--write FILE]  GPU memory at boot and at plateau per card (nvidia-smi, DCGM, Beszel), and
+           vLLM's own KV use and preemptions per seat
 
 check --format:
 ${formats}

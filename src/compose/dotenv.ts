@@ -1,6 +1,6 @@
 // The env files Compose reads itself: the `.env` beside the compose file (the variables for
 // interpolation) and a service's `env_file`s (its container env). Both are read with the env parser
-// of contract section 2, plus what Compose's own format adds (compose spec, services `env_file`
+// of docs/env-files.md, plus what Compose's own format adds (compose spec, services `env_file`
 // format): `KEY: VALUE` and `KEY = VALUE`, a bare `KEY` (taken from the environment), and
 // interpolation of unquoted and double-quoted values (single-quoted ones are literal).
 import { parseEnv } from "../parse/env.js";

@@ -1,4 +1,4 @@
-// The compose reader (contract section 14): a compose file, its override file, `.env`, extends and
+// The compose reader (docs/compose.md): a compose file, its override file, `.env`, extends and
 // includes, read into one deploy per service, each edit with the file and line that writes it. It
 // never throws and never touches the disk: files come through a callback over what the caller
 // already loaded, and what it cannot read it reports.

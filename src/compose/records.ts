@@ -3,7 +3,7 @@
 // playbook overlay, drift and deploy-state functions take it unchanged.
 import type { PlaybookDeploy, PlaybookProblem } from "../playbook/records.js";
 
-/** Contract section 14: the compose files kvgate reads (kvgate.yaml `compose:`, this is the default). */
+/** docs/compose.md: the compose files kvgate reads (kvgate.yaml `compose:`, this is the default). */
 export const COMPOSE_GLOB = "**/{docker-compose,compose}*.{yml,yaml}";
 
 /** The cards a service asks Docker for, as written (before kvgate maps them onto host card indices). */

@@ -21,6 +21,14 @@ export interface ModelSpec {
   note?: string;
 }
 
+export interface PoolPolicy {
+  card: string | null;
+  cuda_total_mib: number | null;
+  count: number | null;
+  reserve_bytes: number;
+  device_plugin_config: string | null;
+}
+
 export interface SeatPolicy {
   pinned_bytes?: number;
   by?: string;
@@ -33,13 +41,17 @@ export interface Policy {
   services: string;
   ledgers: string;
   playbooks: string;
-  /** Glob of docker compose files (contract section 14). */
+  /** Glob of docker compose files (docs/compose.md). */
   compose: string;
   /** Glob of systemd unit files (docs/deploys.md#systemd-units). */
   systemd: string;
+  /** Globs of Kubernetes manifests and Helm values files (docs/kubernetes.md). */
+  kubernetes: string[];
   fleet: {
     hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number; cuda_total_bytes?: number }[] }>;
     tenants: { name: string; host: string; gpu: number; vram_bytes: number; pin: boolean }[];
+    /** Kubernetes node pools by name (kvgate.yaml fleet.pools). */
+    pools: Record<string, PoolPolicy>;
   };
   vllm: { overhead_bytes: number; default_utilization: number; context_overhead_bytes: number };
   kv: { factor: number; round_bytes: number; seats: Record<string, SeatPolicy> };
@@ -100,6 +112,7 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
     playbooks: req(c.playbooks, "playbooks"),
     compose: req(c.compose, "compose"),
     systemd: req(c.systemd, "systemd"),
+    kubernetes: [req(c.kubernetes, "kubernetes")].flat(),
     fleet: {
       hosts,
       tenants: (c.fleet?.tenants ?? []).map((t) => ({
@@ -109,6 +122,18 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
         vram_bytes: bytesOf(t.vram),
         pin: t.pin ?? false,
       })),
+      pools: Object.fromEntries(
+        Object.entries(c.fleet?.pools ?? {}).map(([name, p]) => [
+          name,
+          {
+            card: p.card ?? null,
+            cuda_total_mib: p.cuda_total_mib ?? null,
+            count: p.count ?? null,
+            reserve_bytes: p.reserve === undefined ? 0 : bytesOf(p.reserve),
+            device_plugin_config: p.device_plugin_config ?? null,
+          },
+        ]),
+      ),
     },
     vllm: {
       overhead_bytes: bytesOf(req(c.vllm?.overhead, "vllm.overhead")),

@@ -1,4 +1,4 @@
-// The kvgate.yaml schema (contract section 3): the one source of truth for validation, for the
+// The kvgate.yaml schema (docs/config.md): the one source of truth for validation, for the
 // types the code uses, and for `kvgate schema` / rules/kvgate.schema.json.
 import * as z from "zod";
 import { RE2JS } from "re2js";
@@ -34,6 +34,30 @@ const GpuSpec = z.strictObject({
   ),
 });
 
+/** A Kubernetes node pool (docs/kubernetes.md): the card its nodes carry, how many, and what must stay free. */
+const PoolSpec = z
+  .strictObject({
+    card: z.string().min(1).optional().describe("The card, by a name or alias of rules/cards.yaml (e.g. NVIDIA-L4, nvidia-h100-80gb)."),
+    cuda_total_mib: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "What CUDA reports as the card's total (nvidia-smi's memory.total), in MiB. Default: the card's figure in rules/cards.yaml.",
+      ),
+    count: z.number().int().positive().optional().describe("Physical GPUs in the pool. Default: as many as its pods ask for."),
+    reserve: ByteQuantity.optional().describe("What must stay free on each card at plateau. Default 0."),
+    device_plugin_config: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The NVIDIA device plugin config the pool's nodes use (their nvidia.com/device-plugin.config label), when the repository's config holds several.",
+      ),
+  })
+  .refine((p) => p.card !== undefined || p.cuda_total_mib !== undefined, { message: "name the pool's card, or give its cuda_total_mib" });
+
 const TenantSpec = z.strictObject({
   name: z.string().min(1),
   host: z.string().min(1),
@@ -59,7 +83,7 @@ export const ModelSpec = z.strictObject({
   dtype: z.enum(["bfloat16", "float16", "float32", "fp8"]).optional().describe("Default bfloat16"),
   aliases: z.array(z.string()).optional().describe("Served names and local paths' last parts"),
   note: z.string().optional(),
-  // Per-layer facts (contract section 13). All optional: an entry without them is sized as full
+  // Per-layer facts (docs/vllm-sizing.md#model-facts). All optional: an entry without them is sized as full
   // attention on every layer, as before.
   model_type: z.string().min(1).optional().describe("model_type of the text config (gemma3_text, llama4_text, ...)"),
   layer_pattern: z
@@ -202,10 +226,22 @@ export const ConfigSchema = z
     systemd: glob
       .optional()
       .describe('Glob of systemd unit files; a unit whose ExecStart runs an engine is a deploy. Default "**/*.service".'),
+    kubernetes: z
+      .union([glob, z.array(glob).min(1)])
+      .optional()
+      .describe(
+        'Globs of Kubernetes manifests and Helm values files (multi-document YAML); each engine workload is a deploy. Default ["k8s/**/*.{yml,yaml}", "deploy/**/*.{yml,yaml}", "charts/**/values*.{yml,yaml}"].',
+      ),
     fleet: z
       .strictObject({
         hosts: z.record(z.string(), z.strictObject({ gpus: z.array(GpuSpec) })).optional(),
         tenants: z.array(TenantSpec).optional(),
+        pools: z
+          .record(z.string().min(1), PoolSpec)
+          .optional()
+          .describe(
+            "Kubernetes node pools by name: a workload is in a pool when a nodeSelector or required node-affinity value names it (or names its card's nvidia.com/gpu.product).",
+          ),
       })
       .optional(),
     vllm: z

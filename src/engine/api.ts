@@ -125,8 +125,10 @@ async function wholeTreeOnPolicyChange(unit: DeployUnit): Promise<DeployUnit> {
   )
     return unit;
   if (!isListed(unit.after)) return unit;
+  // The change stays a change (its before side, its files: the rules about what moved still run), with
+  // the whole tree's files for the secret scan and every finding reported.
   const whole = await allUnit(unit.after);
-  return { ...whole, id: unit.id, commit: unit.commit, commits: unit.commits, notices: [...unit.notices, ...whole.notices] };
+  return { ...unit, ...(whole.tree ? { tree: whole.tree } : {}), policyChange: true };
 }
 
 function isListed(s: Snapshot): s is ListedSnapshot {

@@ -1,5 +1,5 @@
-// kvgate audit: re-scan each commit of a range with the current policy and classify it (contract
-// section 9). The scan's reports and the audit/* reports go through the same finding pipeline as the
+// kvgate audit: re-scan each commit of a range with the current policy and classify it
+// (docs/secrets.md#audit). The scan's reports and the audit/* reports go through the same finding pipeline as the
 // checks'. No printing, no exit codes.
 import type { ChangedFile, CommitInfo } from "../git/types.js";
 import type { Finding } from "../model/types.js";

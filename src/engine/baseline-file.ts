@@ -1,4 +1,4 @@
-// `kvgate check --baseline FILE` (contract section 15): FILE is an earlier `--format json` report; a
+// `kvgate check --baseline FILE` (docs/secrets.md#kvgateignore): FILE is an earlier `--format json` report; a
 // finding whose rule and fingerprint it lists is `exempt` with reason `baseline`. Identity is rule and
 // fingerprint only (a secret's fingerprint is its value's hash), never a line, so moving code does not
 // churn the baseline. The pipeline's `baseline` step applies it. Pure: the caller reads the file.

@@ -124,8 +124,9 @@ export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHE
     baseline: baseline ?? null,
     // A change is answerable for what it introduces: what the before state already had (checked as
     // a whole tree, with the same policy) is not the change's. `--all` reports everything.
+    // A change to the gate's policy shows the fleet's whole state: nothing is dropped as already there.
     seenBefore:
-      before === null
+      before === null || ctx.unit.policyChange
         ? null
         : () => {
             const beforeCtx: CheckContext = {
@@ -153,9 +154,18 @@ export async function unitDrafts(
   const policy = opts.policy ?? (await loader.policy(unit.after, opts.pack));
   const after = await loader.load(unit.after, policy, opts.pack);
   const before = unit.before ? await loader.load(unit.before, policy, opts.pack) : null;
-  // A whole tree is not held: the checks see the fleet's files, the file scans are handed the rest.
-  const files = unit.tree ? await unit.tree.read(await unit.after.list(fleetGlobsOf(policy, after.written))) : unit.files;
-  const unitInfo = { kind: unit.kind, id: unit.id, commit: unit.commit, commits: unit.commits, files };
+  // A whole tree is not held: the checks see the fleet's files, the file scans are handed the rest. A
+  // policy change keeps its own files (what moved), its tree going to the scans.
+  const files =
+    unit.tree && !unit.policyChange ? await unit.tree.read(await unit.after.list(fleetGlobsOf(policy, after.written))) : unit.files;
+  const unitInfo = {
+    kind: unit.kind,
+    id: unit.id,
+    commit: unit.commit,
+    commits: unit.commits,
+    files,
+    ...(unit.policyChange ? { policyChange: true } : {}),
+  };
   const ignore = opts.ignore !== undefined ? opts.ignore : await ignoreOf(unit.after);
   // Both sides are checked under the after's policy, so a change that narrows the services glob shows
   // the dropped seats on neither side: the before is also read under its own kvgate.yaml. (A policy

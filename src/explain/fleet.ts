@@ -20,11 +20,42 @@ export interface ExplainInput {
   only: string | null;
 }
 
-/** The compose services that deploy a service (its values shown are theirs): file, line of the service key, key. */
-function deployedBy(fleet: FleetState, name: string): { file: string; line: number; compose_service: string }[] {
-  return (fleet.composes ?? []).flatMap((r) =>
+interface DeployedBy {
+  file: string;
+  line: number;
+  /** A compose service's key. */
+  compose_service?: string;
+  /** A Kubernetes workload: its kind and name, which replica the seat is, and the pool its pod lands on. */
+  kind?: string;
+  workload?: string;
+  replica?: number;
+  replicas?: number;
+  pool?: string | null;
+}
+
+/** The compose services and Kubernetes workloads that deploy a service (its values shown are theirs). */
+function deployedBy(fleet: FleetState, name: string): DeployedBy[] {
+  const compose = (fleet.composes ?? []).flatMap((r) =>
     r.deploys.filter((d) => d.service === name).map((d) => ({ file: d.file, line: d.line, compose_service: d.composeService })),
   );
+  const k8s = (fleet.kubernetes?.seats ?? [])
+    .filter((d) => d.service === name)
+    .map((d) => ({
+      file: d.file,
+      line: d.line,
+      kind: d.kind,
+      workload: d.workload,
+      replica: d.replica,
+      replicas: d.replicas.count,
+      pool: d.pool,
+    }));
+  return [...compose, ...k8s];
+}
+
+function deployedByText(d: DeployedBy): string {
+  if (d.compose_service !== undefined) return `compose service ${d.compose_service}`;
+  const replica = (d.replicas ?? 1) > 1 ? `, replica ${d.replica ?? 0} of ${d.replicas ?? 1}` : "";
+  return `${d.kind ?? "workload"} ${d.workload ?? ""}${replica}, ${d.pool ? `pool ${d.pool}` : "no pool known"}`;
 }
 
 /** Where a deployed seat's cards are set, when not in its env file (a compose device_ids line, say). */
@@ -113,7 +144,7 @@ function radianceJson(s: Service, input: ExplainInput): Record<string, unknown> 
   return { ttm: x.ttm, funding: x.funding, ...(x.problems.length ? { problems: x.problems } : {}) };
 }
 
-/** How the engine was found (contract §12): `by` ENGINE, image, command or flag, what said so, and where. */
+/** How the engine was found (docs/engines.md): `by` ENGINE, image, command or flag, what said so, and where. */
 function engineFrom(s: Service): { by: string; evidence: string | null; file: string | null; line: number | null } | null {
   const r = s.recognition;
   if (!r) return null;
@@ -163,10 +194,10 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
       .filter(Boolean)
       .join(" · ");
     const by = deployedBy(input.fleet, s.name);
-    // A compose service with no env file of its own: the compose file is all there is.
+    // A compose service or a Kubernetes workload with no env file of its own: its file is all there is.
     const file = by.length > 0 && !input.fleet.paths.includes(s.file) ? `(no ${s.file})` : s.file;
     out.push(`${p.bold(s.name)}  ${p.dim(file)}  ${where}`);
-    for (const d of by) out.push(`  ${p.dim(`deployed by ${d.file}:${d.line} (compose service ${d.compose_service}): its values below`)}`);
+    for (const d of by) out.push(`  ${p.dim(`deployed by ${d.file}:${d.line} (${deployedByText(d)}): its values below`)}`);
     const names = Object.keys(s.settings).sort();
     const width = Math.max(0, ...names.map((n) => n.length));
     for (const n of names) {

@@ -1,5 +1,5 @@
 // What `kvgate explain <endpoint>` shows for a radiance service: the funding table and the TTM pin
-// ledger, before and after the change, as text and as the JSON objects of contract section 10.
+// ledger, before and after the change, as text and as the JSON objects of docs/cli.md.
 import type { Policy } from "../config/policy.js";
 import type { FleetState, Service } from "../model/types.js";
 import { formatLedgerProblem, ledgerPathOf } from "../parse/ledger-facts.js";

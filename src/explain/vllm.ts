@@ -1,4 +1,4 @@
-// `kvgate explain` for vLLM seats and cards: the JSON of contract section 10 (merged by
+// `kvgate explain` for vLLM seats and cards: the JSON of docs/cli.md (merged by
 // src/explain into each service object by name) and the per-card terminal table.
 import type { Policy } from "../config/policy.js";
 import type { FleetState } from "../model/types.js";

@@ -34,7 +34,8 @@ function escapeRe(s: string): string {
 /** Where a key's value sits on one line: `KEY=v` (env line, lineinfile line), `KEY: v` (YAML env map), `--flag v` / `--flag=v`. */
 function pattern(key: string): RegExp {
   const k = escapeRe(key);
-  if (key.startsWith("-")) return new RegExp(String.raw`(^|[\s"'\[,=])(${k})(=|\s+)(${TOKEN})`, "g");
+  // `--flag value`, `--flag=value`, and a YAML flow list's `"--flag", "value"`.
+  if (key.startsWith("-")) return new RegExp(String.raw`(^|[\s"'\[,=])(${k})(=|\s+|["']\s*,\s*)(${TOKEN})`, "g");
   return new RegExp(String.raw`(^|[^A-Za-z0-9_-])((?:export\s+)?${k}\s*(?:=|:\s+)\s*)(${TOKEN})?`, "g");
 }
 
@@ -49,8 +50,8 @@ function unquote(token: string): string {
   return /^(['"]).*\1$/s.test(token) ? token.slice(1, -1) : token;
 }
 
-/** A value written through a variable (`{{ coder_ctx }}`, `${CTX}`): the number lives where the variable is set. */
-const TEMPLATED = /\{\{|\{%|\$\{?[A-Za-z_]/;
+/** A value written through a variable (`{{ coder_ctx }}`, `${CTX}`, a container's `$(CTX)`): the number lives where the variable is set. */
+const TEMPLATED = /\{\{|\{%|\$[{(]?[A-Za-z_]/;
 
 /** Replaces the key's last value on the line; null when the line does not set the key; `templated` when its value is a variable. */
 function editLine(
@@ -153,6 +154,35 @@ function addToExecStart(lines: string[], fix: ValueFix): { line: number; span: {
 }
 
 /**
+ * A flag alone on a YAML block list item (`- --max-model-len`) takes its value from the next item
+ * (`- "32768"`), as a Kubernetes `args` list or a chart's `extraArgs` writes it: that item's token.
+ */
+function editNextItem(
+  lines: string[],
+  i: number,
+  key: string,
+  value: string,
+): { at: number; line: string; from: string; span: { column: number; width: number; written: string } } | "templated" | null {
+  const k = escapeRe(key);
+  if (!key.startsWith("-") || !new RegExp(String.raw`^\s*-\s+(["']?)${k}\1\s*(#.*)?$`).test(lines[i] ?? "")) return null;
+  let j = i + 1;
+  while (j < lines.length && (/^\s*$/.test(lines[j] as string) || isComment(lines[j] as string))) j++;
+  const m = new RegExp(String.raw`^(\s*-\s+)(${TOKEN})`).exec(lines[j] ?? "");
+  if (!m) return null;
+  const old = m[2] as string;
+  if (TEMPLATED.test(old)) return "templated";
+  const column = (m[1] as string).length;
+  const token = requote(old, value);
+  const line = lines[j] as string;
+  return {
+    at: j,
+    line: line.slice(0, column) + token + line.slice(column + old.length),
+    from: unquote(old),
+    span: { column, width: old.length, written: token },
+  };
+}
+
+/**
  * `holdsSecret`: a line it is true of is never rewritten (docs/cli.md#fix): the fix is refused and
  * says why, so a token on the line is neither printed back nor written masked into the file.
  */
@@ -171,7 +201,18 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
         templated = true;
         return true;
       }
-      if (!r) return false;
+      if (!r) {
+        const next = editNextItem(lines, i, fix.key, fix.value);
+        if (next === "templated") templated = true;
+        if (next === null || next === "templated") return next === "templated";
+        if (holdsSecret?.(lines[next.at] as string)) {
+          secretAt = next.at + 1;
+          return true;
+        }
+        lines[next.at] = next.line;
+        applied.push({ fix, line: next.at + 1, from: next.from, to: fix.value, span: next.span });
+        return true;
+      }
       if (holdsSecret?.(src)) {
         secretAt = i + 1;
         return true;

@@ -1,6 +1,6 @@
 // Per-commit units of a range from ONE streaming `git log` and the repository's one blob reader,
 // with each commit's listing derived from its first parent's (no `ls-tree` per commit). The same
-// DeployUnits as one commit unit per commit; see test/git/range.test.ts, which compares the two.
+// DeployUnits as one commit unit per commit; see test/git/range.e2e.test.ts, which compares the two.
 import type { ChangedFile, ChangeNotice, CommitInfo, DeployUnit } from "./types.js";
 import type { RawEntry } from "./raw.js";
 import { fullChanges, lightChanges, relativeTo, type Changes } from "./changes.js";

@@ -3,7 +3,7 @@
 // written there by `git cat-file` itself (./bigfiles.ts); both are read back a chunk at a time when
 // the secret scan walks them, only the lines its keyword sieve keeps decoded. Memory stays a constant
 // plus the longest line, whatever the size of the file (a 50 MB dump staged by mistake must be
-// scanned, not skipped: contract section 9).
+// scanned, not skipped: docs/secrets.md).
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -112,8 +112,14 @@ export interface DeployUnit {
   /** What the change touched; none under `--all`, whose files are `tree`'s. */
   files: ChangedFile[];
   notices: ChangeNotice[];
-  /** `--all` only: every file of the tree, read when asked, a chunk at a time. */
+  /**
+   * Every file of the tree, read when asked, a chunk at a time: `--all`, and a change to the gate's
+   * policy (kvgate.yaml, .kvgateignore), which is checked as the whole tree while keeping its before
+   * side (docs/coverage.md#the-policy-change).
+   */
   tree?: TreeFiles;
+  /** The change edits the gate's policy: every finding is reported, not only the ones it introduces. */
+  policyChange?: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 // `kvgate init` in a user's repository: the hooks (live when it exits, and proved so on a canary
 // commit), a starter kvgate.yaml and the workflow. It never overwrites a file the user has (hooks get
 // kvgate's line once, or are chained), so a second run changes nothing and says so.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { GateError } from "../errors.js";
 import { writeInRepository } from "../git/door.js";
@@ -11,7 +11,10 @@ import { proveHooks } from "./canary.js";
 import { gitOut, husky, plainGit, preCommitFramework, type Context, type ModeResult } from "./modes.js";
 import { huskyState } from "./husky.js";
 import { PRE_COMMIT_CONFIG } from "./precommit.js";
-import { scanService, starterConfig } from "./starter.js";
+import { starterConfig } from "./starter.js";
+import { discover, hostFor } from "./discover.js";
+import { hostCards } from "./inventory.js";
+import { loadPack } from "../rules/load.js";
 import { workflowYaml } from "./workflow.js";
 
 export interface InitReport {
@@ -36,15 +39,6 @@ function defaultBranch(root: string, env: NodeJS.ProcessEnv): string {
   return gitOut(root, ["symbolic-ref", "--short", "-q", "HEAD"], env) || "main";
 }
 
-function serviceFiles(root: string): { file: string; text: string }[] {
-  const dir = join(root, "scripts");
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
-  return readdirSync(dir)
-    .filter((n) => n.endsWith(".env") && statSync(join(dir, n)).isFile())
-    .sort()
-    .map((n) => ({ file: `scripts/${n}`, text: readFileSync(join(dir, n), "utf8") }));
-}
-
 /** bin/kvgate-hook of the kvgate that is running, named relative to the repository when it lives inside it. */
 function runnerPath(root: string, pkg: string = packRoot()): string {
   const abs = join(pkg, "bin", "kvgate-hook");
@@ -64,7 +58,23 @@ function overrideName(root: string): string {
   }
 }
 
-export function runInit(dir: string, env: NodeJS.ProcessEnv = process.env): InitReport {
+export interface InitOptions {
+  /** `--from-host [FILE]`: the card inventory from nvidia-smi (run here: true; a saved output: its path). */
+  fromHost?: string | true;
+  /** `--host NAME`: the host the inventory is for (default: the one the seats name, else this machine's name). */
+  host?: string;
+}
+
+/** `node_modules/` in .gitignore: kvgate is installed as a devDependency, and its folder is not the fleet's. */
+function ignoreNodeModules(root: string): string | null {
+  const file = join(root, ".gitignore");
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (/^\/?node_modules\/?\s*$/m.test(text)) return null;
+  writeFile(file, `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}node_modules/\n`);
+  return "added     node_modules/ to .gitignore";
+}
+
+export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env, opts: InitOptions = {}): Promise<InitReport> {
   const top = gitOut(dir, ["rev-parse", "--show-toplevel"], env);
   if (!top)
     throw new GateError(`${dir} is not in a git repository`, {
@@ -87,15 +97,26 @@ export function runInit(dir: string, env: NodeJS.ProcessEnv = process.env): Init
   if (existing) {
     lines.push(`kept      ${existing} (never overwritten)`);
   } else {
-    const services = serviceFiles(root).map((f) => scanService(f.file, f.text));
-    const text = starterConfig(services);
+    const found = await discover(root, loadPack());
+    const inventory = opts.fromHost !== undefined ? { host: hostFor(found.services, opts.host), ...hostCards(opts.fromHost) } : null;
+    const text = starterConfig({ ...found, inventory });
     parseConfig(text, "kvgate.yaml"); // a starter that does not validate is our bug: fail here, not at the first commit
     writeFile(join(root, "kvgate.yaml"), text);
     changed++;
-    const todo = (text.match(/# TODO:/g) ?? []).length;
+    const n = found.services.length;
     lines.push(
-      `wrote     kvgate.yaml (${services.length} service file${services.length === 1 ? "" : "s"}${todo ? `; ${todo} TODO${todo === 1 ? "" : "s"} to fill in` : ""})`,
+      `wrote     kvgate.yaml (${n} seat${n === 1 ? "" : "s"} found${found.servicesGlob ? `, services: "${found.servicesGlob}"` : ""}; ${
+        inventory
+          ? `${inventory.cards.length} card${inventory.cards.length === 1 ? "" : "s"} of ${inventory.host} from ${inventory.source}`
+          : "no card inventory: the TODO stanza to fill, every seat refused as unsized until it is"
+      })`,
     );
+    for (const t of found.notTaken) lines.push(`not taken ${t.path}: ${t.why}`);
+  }
+  const ignored = ignoreNodeModules(root);
+  if (ignored) {
+    lines.push(ignored);
+    changed++;
   }
 
   // 3. The workflow.

@@ -1,10 +1,9 @@
-// The starter kvgate.yaml: the services found under scripts/*.env, their engines, and the hosts and
-// cards their env files name. Card sizes cannot be read from a repository, so each card gets a
-// placeholder size the config validates, marked TODO.
-import { parseEnv } from "../parse/env.js";
-import { loadPack } from "../rules/load.js";
-import type { RulesPack } from "../rules/pack.js";
-import { engineSpec, recogniseEngine } from "../model/engine.js";
+// The starter kvgate.yaml `kvgate init` writes (docs/coverage.md#init): the services glob that matches
+// the seats it found, what it found and what it did not take, and the card inventory — from the host
+// (`--from-host`) when given, else the stanza to fill, commented: the check then refuses every seat as
+// unsized (fleet/unsized) until it is filled. A card size is never guessed, so the gate is never left
+// passing seats nobody sized.
+import type { HostCard } from "./inventory.js";
 
 export interface FoundService {
   name: string;
@@ -18,36 +17,18 @@ export interface FoundService {
   gpus: number[];
 }
 
-const PLACEHOLDER_TOTAL = "80GiB";
-
-function gpusOf(value: string | undefined): number[] {
-  if (!value) return [];
-  return value
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => /^\d+$/.test(s))
-    .map(Number);
+export interface StarterInput {
+  services: readonly FoundService[];
+  /** The services glob to write; null: the default (scripts/*.env) stays. */
+  servicesGlob: string | null;
+  /** Compose files, units and playbooks that deploy a seat. */
+  deploys: readonly string[];
+  notTaken: readonly { path: string; why: string }[];
+  /** The host's cards, from nvidia-smi (`--from-host`); null when not given. */
+  inventory: { host: string; cards: readonly HostCard[]; source: string } | null;
 }
 
-export function scanService(file: string, text: string, pack: RulesPack = loadPack()): FoundService {
-  const env = parseEnv(text, file);
-  const get = (k: string) => env.entries.get(k)?.value.trim() || undefined;
-  const name = file.replace(/^.*\//, "").replace(/\.env$/, "");
-  const set = get("ENGINE")?.toLowerCase() ?? null;
-  const recognised = set === null ? recogniseEngine(pack, env) : null;
-  const engine = set ?? recognised?.engine ?? null;
-  return {
-    name,
-    file,
-    engine,
-    recognisedBy: recognised?.engine ? recognised.by : null,
-    perSeat: engineSpec(pack, engine)?.kv_sizing === "seat",
-    host: get("HOST") ?? null,
-    gpus: gpusOf(get("GPU") ?? get("CUDA_VISIBLE_DEVICES")),
-  };
-}
-
-/** host → card indexes, in order. Services without HOST join the only named host, if there is one. */
+/** host → card indexes the seats name, in order. Seats without HOST join the only named host. */
 export function hostsOf(services: readonly FoundService[]): Map<string, number[]> {
   const named = [...new Set(services.map((s) => s.host).filter((h): h is string => h !== null))].sort();
   const hosts = new Map<string, Set<number>>(named.map((h) => [h, new Set<number>()]));
@@ -63,44 +44,50 @@ function yamlKey(s: string): string {
   return /^[A-Za-z0-9_.-]+$/.test(s) ? s : JSON.stringify(s);
 }
 
-export function starterConfig(services: readonly FoundService[]): string {
+function inventoryLines(input: StarterInput): string[] {
+  const inv = input.inventory;
+  if (inv) {
+    const out = [`fleet:`, `  hosts:`, `    ${yamlKey(inv.host)}:  # from ${inv.source}`, `      gpus:`];
+    for (const c of inv.cards) out.push(`        - { index: ${c.index}, total: ${c.totalMib}MiB }  # ${c.name}`);
+    out.push("  # tenants: GPU users without an env file, e.g.", "  #   - { name: asr, host: <host>, gpu: 0, vram: 3GiB }");
+    return out;
+  }
+  const hosts = hostsOf(input.services);
+  const seats = input.services.length > 0;
+  const out = [
+    "# fleet:   # TODO: the card inventory. Until it is filled in, the check refuses every seat as",
+    "#          # unsized (fleet/unsized): run `kvgate init --from-host` on the GPU host (or save there",
+    "#          # `nvidia-smi --query-gpu=index,name,memory.total --format=csv` and pass --from-host FILE).",
+    "#   hosts:",
+  ];
+  if (hosts.size === 0)
+    out.push("#     <host>:", "#       gpus:", `#         - { index: 0, total: <GiB> }${seats ? "" : "  # no seat found"}`);
+  for (const [host, gpus] of hosts) {
+    out.push(`#     ${yamlKey(host)}:`, "#       gpus:");
+    for (const g of gpus) out.push(`#         - { index: ${g}, total: <GiB> }`);
+  }
+  return out;
+}
+
+export function starterConfig(input: StarterInput): string {
   const out: string[] = [
     "# kvgate.yaml, a starter written by `kvgate init` from what it found in this repository.",
     "# Every key is optional (the defaults come from kvgate's rules pack); `npx kvgate schema` prints",
     "# the JSON Schema. Fix each TODO, then `npx kvgate check --all` shows what the gate sees.",
     "version: 1",
-    'services: "scripts/*.env"',
   ];
-  if (services.length > 0) {
-    out.push("# Services found:");
-    for (const s of services)
+  if (input.servicesGlob) out.push(`services: ${JSON.stringify(input.servicesGlob)}`);
+  if (input.services.length > 0) {
+    out.push("# Seats and GPU users found:");
+    for (const s of input.services)
       out.push(
         `#   ${s.name} (${s.file}): engine ${s.engine ?? "not set"}${s.recognisedBy ? ` (by ${s.recognisedBy})` : ""}${s.host ? `, host ${s.host}` : ""}${s.gpus.length ? `, gpu ${s.gpus.join(",")}` : ""}`,
       );
-  } else {
-    out.push("# No service files found under scripts/*.env; change `services` if they live elsewhere.");
-  }
-  const hosts = hostsOf(services);
-  if (hosts.size > 0) {
-    out.push("fleet:", "  hosts:");
-    for (const [host, gpus] of hosts) {
-      out.push(`    ${yamlKey(host)}:`, "      gpus:");
-      for (const g of gpus)
-        out.push(
-          `        - { index: ${g}, total: ${PLACEHOLDER_TOTAL} }  # TODO: set the card's real size (nvidia-smi --query-gpu=memory.total --format=csv)`,
-        );
-    }
-    out.push("  # tenants: GPU users without an env file, e.g.", "  #   - { name: asr, host: <host>, gpu: 0, vram: 3GiB }");
-  } else {
-    out.push(
-      "# fleet:",
-      "#   hosts:",
-      "#     <host>:",
-      "#       gpus:",
-      `#         - { index: 0, total: ${PLACEHOLDER_TOTAL} }  # TODO: no env file names a HOST; describe the cards here`,
-    );
-  }
-  const seats = services.filter((s) => s.perSeat);
+  } else out.push("# No seat found: no env file, compose service or unit names an engine kvgate knows or holds a GPU.");
+  if (input.deploys.length > 0) out.push(`# Deployed by: ${input.deploys.join(", ")}`);
+  for (const n of input.notTaken) out.push(`# Not taken: ${n.path}: ${n.why}`);
+  out.push(...inventoryLines(input));
+  const seats = input.services.filter((s) => s.perSeat);
   if (seats.length > 0) {
     out.push("# kv:", "#   seats:   # an owner's pinned KV number, checked exactly:");
     for (const s of seats) out.push(`#     ${yamlKey(s.name)}: { pinned: 8GiB, by: <owner> }`);

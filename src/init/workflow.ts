@@ -24,6 +24,7 @@ jobs:
         with:
           fetch-depth: 0 # every commit of the range, and its merge base
       - id: kvgate
+        # TODO: the repository and tag you install kvgate from (owner/kvgate@vX.Y.Z)
         uses: kvgate/kvgate@v${VERSION}
         with:
           sarif: kvgate.sarif

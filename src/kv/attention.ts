@@ -1,4 +1,4 @@
-// The KV one max-length request needs, per GPU, as vLLM reserves it (contract section 13).
+// The KV one max-length request needs, per GPU, as vLLM reserves it (docs/vllm-sizing.md#model-facts).
 //
 // vLLM refuses to boot when the available KV memory cannot hold one request of max_model_len
 // (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory / get_kv_cache_configs →
@@ -342,7 +342,7 @@ export function requestKv(facts: ModelFacts, input: KvInputs): KvResult {
   };
 }
 
-/** ceil(factor × request bytes / round) × round: the pin a seat needs (contract section 4's rounding). */
+/** ceil(factor × request bytes / round) × round: the pin a seat needs (docs/vllm-sizing.md's rounding). */
 export function requiredForRequest(requestBytes: number, factor: number, roundBytes: number): number {
   // 1e-9 keeps an exact multiple from rounding up on float noise, as requiredKv does.
   return Math.ceil((factor * requestBytes) / roundBytes - 1e-9) * roundBytes;

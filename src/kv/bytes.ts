@@ -1,4 +1,4 @@
-// Bytes of KV cache per token per GPU (contract section 4) and the required KV for a context.
+// Bytes of KV cache per token per GPU (docs/vllm-sizing.md) and the required KV for a context.
 import type { ModelSpec } from "../config/policy.js";
 import type { Service } from "../model/types.js";
 

@@ -1,4 +1,4 @@
-// Per card: who sits on it and what each holds (contract section 5). The card table of `explain`,
+// Per card: who sits on it and what each holds (docs/vllm-sizing.md#the-card). The card table of `explain`,
 // `gpu/fits`, the shared-card rules and the planner all read this usage.
 import type { Policy } from "../config/policy.js";
 import { cudaTotalOf, type Card, type FleetState } from "../model/types.js";

@@ -47,6 +47,8 @@ function inventoryStanza(host: string, cards: readonly number[]): string {
 }
 
 function cardsMissing(s: Service, cards: number[], fleet: FleetState, policy: Policy): Missing[] {
+  const k8s = kubernetesCards(s, cards, fleet, policy);
+  if (k8s) return k8s;
   const hosts = Object.keys(policy.fleet.hosts);
   if (hosts.length === 0) {
     const host = s.host ?? "<host>";
@@ -74,12 +76,27 @@ function cardsMissing(s: Service, cards: number[], fleet: FleetState, policy: Po
     : [{ what: "cards", detail: `card ${absent.join(", ")} of ${s.host} is not in fleet.hosts.${s.host}.gpus`, by: "fleet/unknown-card" }];
 }
 
+/**
+ * A Kubernetes seat's cards are its pool's, listed in the fleet under the pool's host (src/load/kubernetes.ts),
+ * not in fleet.hosts; a seat whose pool is unknown is refused by k8s/unknown-card. Null for any other seat.
+ */
+function kubernetesCards(s: Service, cards: number[], fleet: FleetState, policy: Policy): Missing[] | null {
+  const seat = fleet.kubernetes?.seats.find((x) => x.service === s.name);
+  if (!seat || (s.host !== null && policy.fleet.hosts[s.host])) return null;
+  if (seat.pool === null) return [{ what: "cards", detail: "its pods name no pool kvgate knows the card of", by: "k8s/unknown-card" }];
+  const listed = new Set(fleet.cards.filter((c) => c.host === s.host).map((c) => c.index));
+  const absent = cards.filter((i) => !listed.has(i));
+  return absent.length === 0
+    ? []
+    : [{ what: "cards", detail: `card ${absent.join(", ")} of ${seat.pool} is not placed`, by: "fleet/unsized" }];
+}
+
 /** Sizing settings a deploy file writes through a variable kvgate could not resolve (their notice names it). */
 function unresolvedSettings(s: Service, fleet: FleetState, pack: RulesPack): Missing[] {
   const spec = engineSpec(pack, s.engine);
   if (!spec) return [];
   const names = new Set(Object.values(spec.settings).flatMap((x) => [...(x.env ? [x.env] : []), ...(x.flags ?? [])]));
-  const reads = [...(fleet.playbooks ?? []), ...(fleet.composes ?? []), ...(fleet.units ?? [])];
+  const reads = [...(fleet.playbooks ?? []), ...(fleet.composes ?? []), ...(fleet.units ?? []), ...(fleet.kubernetes?.reads ?? [])];
   const out: Missing[] = [];
   for (const r of reads)
     for (const p of r.problems)

@@ -1,4 +1,4 @@
-// A model's Hugging Face config.json read as vLLM reads it (contract section 13):
+// A model's Hugging Face config.json read as vLLM reads it (docs/vllm-sizing.md#model-facts):
 // - the text config of a multimodal model: vllm/transformers_utils/config.py get_hf_text_config
 //   (config.get_text_config(): `text_config`, which must carry num_attention_heads);
 // - KV heads: vllm/config/model.py get_total_num_kv_heads (n_head_kv, num_kv_heads,

@@ -1,4 +1,4 @@
-// Where a seat's model facts come from (contract section 13), first match wins:
+// Where a seat's model facts come from (docs/vllm-sizing.md#model-facts), first match wins:
 //   1. `models:` in kvgate.yaml (the operator's own numbers);
 //   2. a config.json committed in the repository: the one the service names with MODEL_CONFIG, else
 //      one under `models/` whose `_name_or_path` or folder (`models/<org>/<name>/config.json`) is the

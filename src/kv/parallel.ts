@@ -1,4 +1,4 @@
-// Tensor and pipeline parallelism as vLLM checks and applies them (contract section 13,
+// Tensor and pipeline parallelism as vLLM checks and applies them (docs/vllm-sizing.md#model-facts,
 // engine/parallel):
 // - vllm/config/model.py verify_with_parallel_config: total attention heads must be divisible by TP
 //   ("Total number of attention heads (40) must be divisible by tensor parallel size (3).");

@@ -1,4 +1,4 @@
-// gpu/plateau (contract section 16), as a pure function for the check to call: a card's observed
+// gpu/plateau (docs/usage-observe.md), as a pure function for the check to call: a card's observed
 // plateau free memory, less what the change adds to the card, must stay at or above the card's
 // reserve — headroom counts at plateau, not at boot. The check computes `addedBytes` (Σ footprints
 // after − before on the card, src/kv/card-usage.ts) and reads the plateau from the observed file.

@@ -287,7 +287,7 @@ export function seatFootprint(seat: VllmSeat, card: Pick<Card, "totalBytes" | "c
   return (seat.weights ?? 0) + seat.pinned + seat.overhead;
 }
 
-/** The KV data every kv rule carries (contract section 10). */
+/** The KV data every kv rule carries (docs/cli.md). */
 export function kvData(seat: VllmSeat): Record<string, unknown> {
   return {
     required_bytes: seat.required,

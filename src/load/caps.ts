@@ -23,6 +23,7 @@ export const READ_CAPS: Readonly<Record<string, number>> = {
   "systemd units": 1 * MiB,
   "observed plateaus": 8 * MiB,
   "model files": 8 * MiB,
+  "Kubernetes manifests": 16 * MiB,
 };
 
 /** A kind the table does not name yet (a new input kind) is held to the largest cap. */

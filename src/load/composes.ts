@@ -1,4 +1,4 @@
-// The docker compose files under the `compose` glob (contract section 14), read into
+// The docker compose files under the `compose` glob (docs/compose.md), read into
 // FleetState.composes: each service a deploy, as a playbook's container task is (the engine checks the
 // fleet as each changed compose file would leave it).
 import { posix } from "node:path";

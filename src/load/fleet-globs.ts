@@ -30,9 +30,19 @@ const MODEL_FILE_GLOBS = ["models/**/config.json", "models/**/model.safetensors.
 export const ENV_ANYWHERE_GLOBS = ["**/.env", "**/.env.*", "**/*.env"];
 export const COMPOSE_SIDE_GLOBS = [...ENV_ANYWHERE_GLOBS, "**/*.yml", "**/*.yaml"];
 
-/** What loadFleet lists first: env files under `services`, ledger facts, playbooks, compose and model files. */
-export function listingGlobs(policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd">): string[] {
-  return [policy.services, ledgerGlob(policy.ledgers), policy.playbooks, policy.compose, policy.systemd, ...MODEL_FILE_GLOBS];
+/** What loadFleet lists first: env files under `services`, ledger facts, playbooks, compose, systemd, Kubernetes and model files. */
+export function listingGlobs(
+  policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd"> & Partial<Pick<Policy, "kubernetes">>,
+): string[] {
+  return [
+    policy.services,
+    ledgerGlob(policy.ledgers),
+    policy.playbooks,
+    policy.compose,
+    policy.systemd,
+    ...(policy.kubernetes ?? []),
+    ...MODEL_FILE_GLOBS,
+  ];
 }
 
 /**
@@ -41,7 +51,8 @@ export function listingGlobs(policy: Pick<Policy, "services" | "ledgers" | "play
  * config itself, `.kvgateignore`, the TTM guards and the observed plateaus file.
  */
 export function fleetChangeGlobs(
-  policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd" | "ttm" | "observed">,
+  policy: Pick<Policy, "services" | "ledgers" | "playbooks" | "compose" | "systemd" | "ttm" | "observed"> &
+    Partial<Pick<Policy, "kubernetes">>,
   hasCompose = true,
 ): string[] {
   const globs = [

@@ -8,5 +8,15 @@ import { composes } from "./composes.js";
 import { observed } from "./observed.js";
 import { modelFiles } from "./model-files.js";
 import { systemdUnits } from "./systemd.js";
+import { kubernetes } from "./kubernetes.js";
 
-export const FLEET_INPUTS: readonly FleetInput[] = [envFiles, ledgerFacts, playbooks, composes, systemdUnits, observed, modelFiles];
+export const FLEET_INPUTS: readonly FleetInput[] = [
+  envFiles,
+  ledgerFacts,
+  playbooks,
+  composes,
+  systemdUnits,
+  kubernetes,
+  observed,
+  modelFiles,
+];

@@ -1,4 +1,4 @@
-// The model files a repository commits beside its fleet (contract section 13): every `config.json`
+// The model files a repository commits beside its fleet (docs/vllm-sizing.md#model-facts): every `config.json`
 // (a model's Hugging Face config; matched to a service under `models/<org>/<name>/` or by its
 // `_name_or_path`, or named with MODEL_CONFIG) and every `model.safetensors.index.json` (the
 // checkpoint's size). They are kept as text: src/kv/model-source.ts reads them as vLLM does, so a

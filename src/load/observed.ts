@@ -1,4 +1,4 @@
-// The observed plateaus file kvgate.yaml names (`observed: observed.yaml`, contract section 16), read
+// The observed plateaus file kvgate.yaml names (`observed: observed.yaml`, docs/usage-observe.md), read
 // into FleetState.observed for gpu/plateau. A file that is missing, not text or malformed is kept as
 // such, so the check reports it at its file and line: never a silent pass.
 import { readObservedFile } from "../parse/observed.js";

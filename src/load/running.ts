@@ -8,8 +8,10 @@
 // - a playbook edits or writes the env file on the host: the committed env file is what runs, and
 //   `playbook/drift` says when the two disagree. A seat that only a playbook (or a role's template)
 //   defines, with no env file committed, runs as that playbook deploys it;
+// - a Kubernetes workload runs what its manifest (or the chart's values) gives its container, each
+//   replica a seat on its pool's cards (src/load/kubernetes.ts placed them), every file in path order;
 // - model files, the observed file, tenants and cards are read once into the fleet (src/load/inputs.ts).
-import type { ComposeDeploy, DeployFile, FleetState, ParsedEnv, Service } from "../model/types.js";
+import type { ComposeDeploy, DeployFile, FleetState, K8sDeploy, KubernetesFleet, ParsedEnv, Service } from "../model/types.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { buildService } from "../model/build.js";
@@ -36,8 +38,10 @@ export function deployFleet(state: FleetState, read: DeployFile, build: BuildSer
     const i = services.findIndex((s) => s.name === d.service);
     const current = i >= 0 ? (services[i] as Service) : null;
     const deployed = build(deployedEnv(d, current?.env ?? null), d.service);
-    const anchor = current?.definedAt ?? (committed.has(deployed.file) ? null : deployAnchor(d, read.path));
+    const k8s = isK8sDeploy(d);
+    const anchor = current?.definedAt ?? (committed.has(deployed.file) && !k8s ? null : deployAnchor(d, read.path));
     if (anchor) deployed.definedAt = anchor;
+    if (k8s) deployed.flagsOnly = true;
     if (i >= 0) services[i] = deployed;
     else services.push(deployed);
   }
@@ -46,7 +50,7 @@ export function deployFleet(state: FleetState, read: DeployFile, build: BuildSer
 
 /** Where a deploy defines its service: a compose service's key, else the deploy's first edit. */
 function deployAnchor(d: DeployFile["deploys"][number], path: string): { file: string; line: number } {
-  if (isComposeDeploy(d)) return { file: d.file, line: d.line };
+  if (isComposeDeploy(d) || isK8sDeploy(d)) return { file: d.file, line: d.line };
   const first = d.edits.find((e) => e.kind !== "reset") ?? d.edits[0];
   return first ? { file: first.file, line: first.line } : { file: path, line: 1 };
 }
@@ -66,6 +70,7 @@ export function runningFleet(written: FleetState, build: BuildService): FleetSta
   }
   // A systemd unit runs its service as its ExecStart says; its After= + Requires= order its boot.
   for (const r of written.units ?? []) out = deployFleet(out, r, build);
+  if (written.kubernetes) out = deployFleet(out, kubernetesDeployFile(written.kubernetes), build);
   return withUnitBootOrder(out, written.units ?? []);
 }
 
@@ -96,6 +101,15 @@ function withBootOrder(state: FleetState, r: NonNullable<FleetState["composes"]>
       return first && first.length > 0 ? { ...s, bootsAfter: [...new Set([...(s.bootsAfter ?? []), ...first])] } : s;
     }),
   };
+}
+
+/** The Kubernetes seats as one deploy file: each replica placed on its cards (src/load/kubernetes.ts). */
+function kubernetesDeployFile(k: KubernetesFleet): DeployFile {
+  return { path: "kubernetes", kind: "kubernetes", deploys: k.seats, problems: [], files: k.reads.flatMap((r) => r.files) };
+}
+
+function isK8sDeploy(d: DeployFile["deploys"][number]): d is K8sDeploy {
+  return "kubernetes" in d;
 }
 
 export function isComposeDeploy(d: DeployFile["deploys"][number]): d is ComposeDeploy {

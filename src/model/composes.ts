@@ -6,7 +6,7 @@ import type { UnitView } from "./playbooks.js";
 
 export function composesInUnit(ctx: UnitView): ComposeRead[] {
   const all = ctx.after.composes ?? [];
-  if (ctx.unit.kind === "all") return all;
+  if (ctx.unit.kind === "all" || ctx.unit.policyChange) return all;
   // A binary file has no text (`after` null) but is there: a compose file turned binary is read (and refused).
   const changed = new Set(ctx.unit.files.filter((f) => f.after !== null || (f.binary && f.status !== "deleted")).map((f) => f.path));
   return all.filter((r) => changed.has(r.path) || r.files.some((f) => changed.has(f)));

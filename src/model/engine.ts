@@ -54,7 +54,7 @@ export function settingDefault(spec: SettingSpec, policy: Policy): unknown {
 }
 
 /**
- * The engine a service runs when ENGINE is not set (contract §12): recognised from its image, its
+ * The engine a service runs when ENGINE is not set (docs/engines.md): recognised from its image, its
  * command line, a command word, the flags only one engine has, or `serve MODEL`, by the `recognise`
  * traits of rules/engines.yaml; the strongest kind of evidence decides. null engine when nothing
  * names one, or when one kind of evidence names two engines (`candidates` then lists them).
@@ -73,7 +73,7 @@ export function knownEngines(pack: RulesPack): string[] {
   return Object.keys(pack.engines.engines);
 }
 
-/** The keys that give a service cards (contract §12). `none`/`void` hide every card. */
+/** The keys that give a service cards (docs/engines.md). `none`/`void` hide every card. */
 const GPU_KEYS = ["GPU", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"];
 
 /** Why the service needs an engine: the first GPU key or sizing setting it sets, with its place. */

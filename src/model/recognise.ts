@@ -1,4 +1,4 @@
-// Which engine a service runs when its env file has no ENGINE key (contract §12). Operators write
+// Which engine a service runs when its env file has no ENGINE key (docs/engines.md). Operators write
 // what the container runs (an image, a command line, the engine's own flags) and rarely a label for
 // kvgate; reading only ENGINE left such seats unchecked and the gate said PASS. Each engine's
 // `recognise` traits in rules/engines.yaml say what names it; no engine is named here.
@@ -144,4 +144,16 @@ export function recogniseFrom(engines: Record<string, EngineSpec>, parsed: Parse
     return { engine: first.engine, by, evidence: first.evidence, origin: first.origin };
   }
   return { engine: null, by: "none", evidence: null, origin: null };
+}
+
+/**
+ * True when a command's words run an engine by its traits (a `recognise.commands` command, or a
+ * `command_words` word followed by `serve`): what picks the server out of a container's `sh -c` script.
+ */
+export function runsEngineCommand(engines: Record<string, EngineSpec>, words: readonly string[]): boolean {
+  return Object.values(engines).some(
+    (spec) =>
+      (spec.recognise?.commands ?? []).some((c) => runsCommand(words, c)) ||
+      words.some((w, i) => (spec.recognise?.command_words ?? []).includes(w.split("/").pop() ?? w) && words[i + 1] === "serve"),
+  );
 }

@@ -1,7 +1,7 @@
 // The fix of a setting in the spelling the file uses: the flag when the value came from a flag (a
 // seat that sets utilization by --gpu-memory-utilization changes that flag; adding the env key would
 // only add an env/conflict), the env key otherwise, and the engine's env key when nothing sets it.
-import type { Service } from "./types.js";
+import { definitionOf, type Service } from "./types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { engineSpec } from "./engine.js";
 import type { ValueFix } from "./value-fix.js";
@@ -14,6 +14,8 @@ export function settingFix(pack: RulesPack, service: Service, setting: string, v
   const spec = engineSpec(pack, service.engine)?.settings[setting];
   const holder = spec?.flags?.[0] ? flagHolder(pack, service) : null;
   if (holder && spec?.flags?.[0]) return { file: holder.file, line: holder.line, key: spec.flags[0], value: v, into: holder.key };
+  // A container reads flags, not kvgate's env keys (Service.flagsOnly): the flag to add to its args.
+  if (service.flagsOnly && spec?.flags?.[0]) return { file: definitionOf(service).file, line: null, key: spec.flags[0], value: v };
   if (!spec?.env) return null;
   return { file: service.file, line: null, key: spec.env, value: v };
 }

@@ -13,7 +13,7 @@ export function originOfEntry(parsed: ParsedEnv, e: EnvEntry): Origin {
 export function originOfFlag(parsed: ParsedEnv, f: EnvFlag): Origin {
   // A flag is a flag wherever it is written (an env file's *_ARGS, a compose command, a container task):
   // a fix names it as a flag, in the file the origin names.
-  return { file: f.file ?? parsed.file, line: f.line, source: "flag", name: f.spelled };
+  return { file: f.file ?? parsed.file, line: f.line, source: "flag", name: f.written ?? f.spelled };
 }
 
 /** The last flag with one of these names (as on a command line, the last one wins). */

@@ -5,6 +5,7 @@
 import type { PlaybookRead } from "../playbook/records.js";
 import type { ComposeRead } from "../compose/records.js";
 import type { SystemdRead } from "../systemd/read.js";
+import type { KubernetesFleet } from "../kubernetes/records.js";
 import type { ObservedRead } from "../parse/observed.js";
 import type { LedgerEntry } from "../parse/ledger-facts.js";
 import type { ParsedEnv } from "../parse/env-types.js";
@@ -12,6 +13,7 @@ import type { Severity } from "../rules/severity.js";
 export type { EnvEntry, EnvFlag, ParsedEnv } from "../parse/env-types.js";
 export type { DeployFile, PlaybookRead } from "../playbook/records.js";
 export type { ComposeDeploy, ComposeRead } from "../compose/records.js";
+export type { K8sDeploy, KubernetesFleet } from "../kubernetes/records.js";
 export type { Severity } from "../rules/severity.js";
 
 type Status = "open" | "exempt" | "allowed" | "waived";
@@ -43,7 +45,7 @@ export interface Setting {
 /** An engine of rules/engines.yaml (or a name it does not know, as written). */
 type EngineName = string;
 
-/** How a service's engine was found (contract §12): the ENGINE key, or recognised from what it runs. */
+/** How a service's engine was found (docs/engines.md): the ENGINE key, or recognised from what it runs. */
 export interface EngineRecognition {
   /** The engine, lowercased; null when nothing names one (or two engines match, see candidates). */
   engine: EngineName | null;
@@ -90,6 +92,11 @@ export interface Service {
    * resident, never half-booted. Absent: nothing orders its boot.
    */
   bootsAfter?: string[];
+  /**
+   * The engine reads the seat's settings from its command line only (a Kubernetes container: vLLM
+   * reads no MAX_MODEL_LEN from its environment), so a setting it lacks is advised as a flag.
+   */
+  flagsOnly?: boolean;
 }
 
 /** Where a finding about the whole service points: its env file's first line, or the deploy that defines it. */
@@ -153,6 +160,9 @@ export interface FleetState {
   composes?: ComposeRead[];
   /** Every systemd unit under the `systemd` glob that deploys a service (src/systemd/; src/load/systemd.ts). */
   units?: SystemdRead[];
+  /** The Kubernetes manifests and Helm values under the `kubernetes` globs, read (src/kubernetes/;
+   *  src/load/kubernetes.ts): engine workloads, each replica placed on its pool's cards. */
+  kubernetes?: KubernetesFleet;
   /** kvgate.yaml `observed:`: the file `kvgate observe --write` made, read (gpu/plateau); absent when
    *  the policy names none. `read` is null when the file is not in the repository. */
   observed?: { file: string; read: ObservedRead | null };

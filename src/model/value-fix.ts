@@ -18,8 +18,8 @@ export interface ValueFix {
   into?: string;
 }
 
-/** How a message says the fix: `KEY=value`, `--flag value`, or `--flag value in VLLM_EXTRA_ARGS`. */
+/** How a message says the fix: `KEY=value`, `--flag value`, `--flag value in VLLM_EXTRA_ARGS`, or a YAML key's `key: value` (a chart's `maxModelLen`, `nvidia.com/gpu`). */
 export function showFix(fix: Pick<ValueFix, "key" | "value" | "into">): string {
-  if (!fix.key.startsWith("-")) return `${fix.key}=${fix.value}`;
+  if (!fix.key.startsWith("-")) return /[a-z]/.test(fix.key) ? `${fix.key}: ${fix.value}` : `${fix.key}=${fix.value}`;
   return fix.into ? `${fix.key} ${fix.value} in ${fix.into}` : `${fix.key} ${fix.value}`;
 }

@@ -4,8 +4,8 @@
 // and gpu/fits): the reserve, the predicted footprint, and the memory the prediction does not explain.
 import type { CardUsage } from "../kv/card-usage.js";
 import { size } from "../kv/format.js";
-import { splitBoots, type Boot } from "./boots.js";
-import type { CardSeries } from "./series.js";
+import type { Boot } from "./boots.js";
+import type { CardRead } from "./collect.js";
 
 /** Creep runs for 1–2 days after a boot (the seeds' GPU 0): a younger last boot may still fall. */
 const SETTLED_HOURS = 48;
@@ -31,9 +31,8 @@ export interface CardObservation {
   boots: BootJson[];
   plateau_free_bytes: number;
   plateau_at: string;
-  /** Of the boot that reached the plateau. */
-  boot_free_bytes: number | null;
-  creep_bytes: number | null;
+  /** The boot that reached the plateau, 1-based into `boots` (its boot free and creep are there). */
+  plateau_boot: number;
   last_boot_hours: number;
   /** kvgate's view of the card from the working tree; null when kvgate.yaml does not list it. */
   reserve_bytes: number | null;
@@ -52,6 +51,11 @@ export interface CardObservation {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** The boot that reached the card's plateau. */
+export function plateauBoot(c: CardObservation): BootJson {
+  return c.boots[c.plateau_boot - 1] as BootJson;
+}
+
 function bootJson(b: Boot): BootJson {
   return {
     start: iso(b.start),
@@ -64,8 +68,8 @@ function bootJson(b: Boot): BootJson {
   };
 }
 
-export function observeCard(s: CardSeries, ledger: CardUsage | undefined): CardObservation {
-  const boots = splitBoots(s.times, s.used, s.free);
+export function observeCard(s: CardRead, ledger: CardUsage | undefined): CardObservation {
+  const boots = s.boots;
   let worst = boots[0] as Boot;
   for (const b of boots) if (b.plateau_free_bytes < worst.plateau_free_bytes) worst = b;
   const last = boots[boots.length - 1] as Boot;
@@ -84,16 +88,15 @@ export function observeCard(s: CardSeries, ledger: CardUsage | undefined): CardO
   return {
     host: s.host,
     index: s.index,
-    samples: s.times.length,
-    from: iso(s.times[0] as number),
-    until: iso(s.times[s.times.length - 1] as number),
+    samples: s.samples,
+    from: iso(s.first),
+    until: iso(s.last),
     total_bytes: s.totalBytes,
     total_source: s.totalSource,
     boots: boots.map(bootJson),
     plateau_free_bytes: worst.plateau_free_bytes,
     plateau_at: iso(worst.plateau_at),
-    boot_free_bytes: worst.boot_free_bytes,
-    creep_bytes: worst.creep_bytes,
+    plateau_boot: boots.indexOf(worst) + 1,
     last_boot_hours: Math.round(lastHours * 10) / 10,
     reserve_bytes: ledger?.reserve_bytes ?? null,
     predicted_used_bytes: ledger?.used_bytes ?? null,

@@ -5,15 +5,16 @@
 // each boot is marked. A month of per-minute samples is drawn as a min/max band per pixel column.
 import { GiB } from "../units/bytes.js";
 import { size } from "../kv/format.js";
-import { splitBoots } from "./boots.js";
-import type { CardObservation } from "./cards.js";
-import type { CardSeries } from "./series.js";
+import { plateauBoot, type CardObservation } from "./cards.js";
+import type { CardRead } from "./collect.js";
 
 const W = 1100;
 const PANEL_H = 300;
 const M = { left: 90, right: 24, top: 58, bottom: 40 };
 const HEADER_H = 110;
 const PLOT_W = W - M.left - M.right;
+/** The chart's pixel columns: a card's used memory is binned into this many min/max pairs while read. */
+export const PLOT_COLUMNS = PLOT_W;
 const PLOT_H = PANEL_H - M.top - M.bottom;
 
 const C = {
@@ -30,8 +31,20 @@ const C = {
   muted: "#6b7280",
 };
 
+/** Characters XML 1.0 does not allow at all, even escaped: C0 controls but tab and newline, U+FFFE/FFFF,
+ *  and lone surrogates. Shown text reaches here already escaped (src/secrets/shown.ts); this is the
+ *  chart's own guarantee of well-formed XML. */
+const NOT_XML =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 function esc(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return s
+    .replace(NOT_XML, "\ufffd")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
 }
 
 function niceStep(range: number, targetTicks: number): number {
@@ -57,15 +70,9 @@ function gib(bytes: number): string {
 
 /** The used-memory range worth showing: the settled readings (past each boot's first 10 minutes), the
  *  card total and the predicted footprint, with a margin; never below 0. */
-function yRange(s: CardSeries, o: CardObservation): [number, number] {
-  const boots = splitBoots(s.times, s.used, s.free);
+function yRange(s: CardRead, o: CardObservation): [number, number] {
   let lo = Infinity;
-  for (const b of boots) {
-    for (let i = b.first; i <= b.last; i++) {
-      if ((s.times[i] as number) - b.start < 10 * 60 * 1000 && b.samples > 1) continue;
-      if ((s.used[i] as number) < lo) lo = s.used[i] as number;
-    }
-  }
+  for (const b of s.boots) if (b.settled_low_used !== null && b.settled_low_used < lo) lo = b.settled_low_used;
   if (!Number.isFinite(lo)) lo = 0;
   const hi = s.totalBytes;
   // The prediction is drawn when it is near the readings; one far below them (a card kvgate thinks
@@ -78,10 +85,11 @@ function yRange(s: CardSeries, o: CardObservation): [number, number] {
   return [Math.floor(bottom / step) * step, hi + span * 0.04];
 }
 
-function panel(s: CardSeries, o: CardObservation, y0: number): string {
+function panel(s: CardRead, o: CardObservation, y0: number): string {
   const [lo, hi] = yRange(s, o);
-  const t0 = s.times[0] as number;
-  const t1 = Math.max(s.times[s.times.length - 1] as number, t0 + 60_000);
+  const chart = s.chart;
+  const t0 = chart?.t0 ?? s.first;
+  const t1 = chart?.t1 ?? Math.max(s.last, t0 + 60_000);
   const x = (t: number): number => M.left + ((t - t0) / (t1 - t0)) * PLOT_W;
   const y = (b: number): number => y0 + M.top + (1 - (b - lo) / (hi - lo)) * PLOT_H;
   const clip = `clip-${esc(o.host)}-${o.index}`.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -99,11 +107,12 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
   out.push(
     `<text x="${M.left + 150}" y="${y0 + 24}" font-size="15" fill="${below ? C.reserve : C.predicted}" font-weight="600">${esc(verdict)}</text>`,
   );
+  const pb = plateauBoot(o);
   const sub = [
     `${o.boots.length} boot${o.boots.length === 1 ? "" : "s"}`,
-    o.creep_bytes === null
+    pb.creep_bytes === null
       ? null
-      : `creep ${size(o.creep_bytes)} after boot (${o.boot_free_bytes === null ? "?" : size(o.boot_free_bytes)} free at +10 min)`,
+      : `creep ${size(pb.creep_bytes)} after boot ${o.plateau_boot} (${pb.boot_free_bytes === null ? "?" : size(pb.boot_free_bytes)} free at +10 min)`,
     o.unexplained_bytes === null
       ? null
       : `${size(Math.abs(o.unexplained_bytes))} ${o.unexplained_bytes >= 0 ? "more used than predicted" : "less used than predicted"} at plateau`,
@@ -159,16 +168,10 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
       `<text x="${M.left}" y="${y0 + M.top + PLOT_H + 18}" font-size="12" fill="${C.muted}">${esc(timeLabel(t0))} → ${esc(timeLabel(t1))} UTC</text>`,
     );
 
-  // Used memory: per pixel column the min and max (a band) and the max as the line.
-  const cols = Math.min(PLOT_W, s.times.length);
-  const mins = new Float64Array(cols).fill(Infinity);
-  const maxs = new Float64Array(cols).fill(-Infinity);
-  for (let i = 0; i < s.times.length; i++) {
-    const c = Math.min(cols - 1, Math.floor((((s.times[i] as number) - t0) / (t1 - t0)) * cols));
-    const u = s.used[i] as number;
-    if (u < (mins[c] as number)) mins[c] = u;
-    if (u > (maxs[c] as number)) maxs[c] = u;
-  }
+  // Used memory: per pixel column the min and max (a band) and the max as the line (binned while reading).
+  const mins = chart?.mins ?? new Float64Array(0);
+  const maxs = chart?.maxs ?? new Float64Array(0);
+  const cols = mins.length;
   const colX = (c: number): string => (M.left + ((c + 0.5) / cols) * PLOT_W).toFixed(1);
   const upper: string[] = [];
   const lower: string[] = [];
@@ -216,7 +219,7 @@ function panel(s: CardSeries, o: CardObservation, y0: number): string {
   // Boots (the series' first sample starts one by definition; it is the left edge, not a restart) and
   // each boot's plateau; plateau labels only where they do not run into the previous one.
 
-  splitBoots(s.times, s.used, s.free).forEach((b, k) => {
+  s.boots.forEach((b, k) => {
     if (k > 0) {
       const bx = x(b.start).toFixed(1);
       out.push(
@@ -272,7 +275,9 @@ function legend(y: number): string {
   return out.join("\n");
 }
 
-export function renderSvg(series: CardSeries[], cards: CardObservation[]): string {
+/** The chart of every card: `read` holds the binned readings and boots, `obs` the figures as shown. */
+export function renderSvg(charts: readonly { read: CardRead; obs: CardObservation }[]): string {
+  const cards = charts.map((c) => c.obs);
   const h = HEADER_H + Math.max(1, cards.length) * PANEL_H;
   const from = cards.map((c) => c.from).sort()[0];
   const until = cards
@@ -286,10 +291,7 @@ export function renderSvg(series: CardSeries[], cards: CardObservation[]): strin
     `<text x="${M.left}" y="54" font-size="13" fill="${C.muted}">${esc(from && until ? `${timeLabel(Date.parse(from))} → ${timeLabel(Date.parse(until))} UTC · headroom counts at plateau, not at boot` : "no samples")}</text>`,
     legend(76),
   ];
-  cards.forEach((c, i) => {
-    const s = series.find((x) => x.host === c.host && x.index === c.index);
-    if (s) parts.push(panel(s, c, HEADER_H + i * PANEL_H));
-  });
+  charts.forEach((c, i) => parts.push(panel(c.read, c.obs, HEADER_H + i * PANEL_H)));
   parts.push("</svg>");
   return parts.join("\n") + "\n";
 }

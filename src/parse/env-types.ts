@@ -26,6 +26,8 @@ export interface EnvFlag {
   line: number;
   /** Set when the flag comes from another file than the env file (a playbook's edit). */
   file?: string;
+  /** How that file spells the setting, when not as the flag (a chart values key, `maxModelLen`). */
+  written?: string;
 }
 
 interface EnvProblem {

@@ -1,4 +1,4 @@
-// The env file reader of contract section 2. It never throws: a line it cannot read becomes an
+// The env file reader of docs/env-files.md. It never throws: a line it cannot read becomes an
 // `env/parse` problem with its line number, and the rest of the file still parses.
 import { split as shellSplit } from "shlex";
 import type { EnvEntry, EnvFlag, ParsedEnv } from "./env-types.js";

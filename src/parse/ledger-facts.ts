@@ -1,4 +1,4 @@
-// The radiance ledger facts file (contract section 6): the numbers a boot ledger printed, which the
+// The radiance ledger facts file (docs/radiance.md): the numbers a boot ledger printed, which the
 // funding formula needs and the env file cannot say. Validated with zod; every problem is reported at
 // once with its line, so a hand-copied ledger is fixed in one pass.
 import * as z from "zod";

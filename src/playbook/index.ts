@@ -1,3 +1,3 @@
-// The playbook reader's public surface (contract section 8).
+// The playbook reader's public surface (docs/playbooks.md).
 export type { PlaybookRead } from "./records.js";
 export { readPlaybook } from "./plays.js";

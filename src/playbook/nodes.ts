@@ -48,7 +48,7 @@ const MAX_EXPANDED = 100_000;
  * MAX_EXPANDED nodes. Sizes are memoised per node, so this is linear in the text however many
  * times an anchor is reused; no recursion, so no stack to overflow.
  */
-function hostileShape(doc: Document.Parsed, lines: LineCounter): { line: number; message: string } | null {
+export function hostileShape(doc: Document.Parsed, lines: LineCounter): { line: number; message: string } | null {
   const lineAt = (n: unknown): number => {
     const r = (n as Node | null)?.range;
     return r ? lines.linePos(r[0]).line : 1;

@@ -42,7 +42,7 @@ export function overlayEnv(base: ParsedEnv, edits: readonly EnvEdit[]): ParsedEn
       case "flags":
         // A container's command is the whole command line: the env file's flag keys are not run.
         for (const key of [...env.entries.keys()]) if (isFlagKey(key)) removeKey(env, key);
-        setEntry(env, edit.key, edit.value, edit.line, edit.file, edit.wordLines);
+        setEntry(env, edit.key, edit.value, edit.line, edit.file, edit.wordLines, edit.wordKeys);
         break;
       case "gpus":
         setEntry(env, gpuKeyOf(env), edit.value, edit.line, edit.file);
@@ -67,7 +67,15 @@ function removeKey(env: ParsedEnv, key: string): void {
 }
 
 /** Like lineinfile with a regexp: the key's line is replaced where it was, or appended. */
-function setEntry(env: ParsedEnv, key: string, value: string, line: number, file: string, wordLines?: readonly number[]): void {
+function setEntry(
+  env: ParsedEnv,
+  key: string,
+  value: string,
+  line: number,
+  file: string,
+  wordLines?: readonly number[],
+  wordKeys?: readonly (string | null)[],
+): void {
   const entry: EnvEntry = { key, value, line, exported: false, quoted: false, file };
   const at = env.all.findIndex((e) => e.key === key);
   const rest = env.all.filter((e) => e.key !== key);
@@ -81,17 +89,21 @@ function setEntry(env: ParsedEnv, key: string, value: string, line: number, file
   const parsed = parseEnv(`${key}="${value.replace(/[\\"$`]/g, (c) => "\\" + c)}"`, file);
   // A deployed command that cannot be split is an error, not an empty command line (fail closed).
   for (const prob of parsed.problems) env.problems.push({ ...prob, line, message: `${file}:${line}: ${prob.message}` });
-  const lineOfWord = wordLinesOf(value, wordLines);
-  for (const f of parsed.flags) env.flags.push({ ...f, line: lineOfWord(f.spelled, f.value) ?? line, file });
-  for (const p of parsed.positionals) env.positionals.push({ ...p, line: lineOfWord(p.word) ?? line });
+  const indexOfWord = wordIndexOf(value, wordLines !== undefined);
+  for (const f of parsed.flags) {
+    const i = indexOfWord(f.spelled, f.value);
+    const written = i === undefined ? null : (wordKeys?.[i] ?? null);
+    env.flags.push({ ...f, line: (i === undefined ? undefined : wordLines?.[i]) ?? line, file, ...(written ? { written } : {}) });
+  }
+  for (const p of parsed.positionals) {
+    const i = indexOfWord(p.word);
+    env.positionals.push({ ...p, line: (i === undefined ? undefined : wordLines?.[i]) ?? line });
+  }
 }
 
-/** Finds each flag's or positional's word, in order, and answers with that word's line. */
-function wordLinesOf(
-  value: string,
-  wordLines: readonly number[] | undefined,
-): (word: string, flagValue?: string | null) => number | undefined {
-  if (!wordLines) return () => undefined;
+/** Finds each flag's or positional's word, in order, and answers with that word's index. */
+function wordIndexOf(value: string, located: boolean): (word: string, flagValue?: string | null) => number | undefined {
+  if (!located) return () => undefined;
   let words: string[] = [];
   try {
     words = shellSplit(value);
@@ -106,6 +118,6 @@ function wordLinesOf(
     used.add(i);
     // `--flag value` as two words: the value is not a positional.
     if (isFlag && flagValue !== null && words[i] === word) used.add(i + 1);
-    return wordLines[i];
+    return i;
   };
 }

@@ -16,6 +16,9 @@ export type EnvEdit =
       line: number;
       file: string;
       /** The line of each shell word (a YAML list command). */ wordLines?: number[];
+      /** How its file spells the setting each word sets, where that is not the flag (a values file's
+       *  `maxModelLen`, which a chart renders as --max-model-len): what a finding names and a fix edits. */
+      wordKeys?: (string | null)[];
     }
   /** The cards the service gets (docker_container `device_requests[].device_ids`), e.g. `0,1`. */
   | { kind: "gpus"; value: string; line: number; file: string }
@@ -46,7 +49,7 @@ export interface PlaybookProblem {
  *  deploys are PlaybookDeploys), so the overlay, drift and placement functions take either. */
 export interface DeployFile {
   path: string;
-  kind: "playbook" | "compose" | "systemd";
+  kind: "playbook" | "compose" | "systemd" | "kubernetes";
   deploys: PlaybookDeploy[];
   problems: PlaybookProblem[];
   /** Every file the read used: itself, included tasks files, vars files, templates (or compose's own). */

@@ -1,4 +1,4 @@
-// The funding formula of contract section 6 (radiance 1.8.1's budget resolver): how much of the
+// The funding formula of docs/radiance.md (radiance 1.8.1's budget resolver): how much of the
 // demand MAX_SEQS × MAX_MODEL_LEN the cards can hold as KV. MiB unless a name says bytes; the KV
 // terms are bytes because kv_bytes_per_token is. The smaller card is the budget.
 import type { Service } from "../model/types.js";
@@ -172,7 +172,7 @@ function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-/** The `funding` object of `kvgate explain --format json` and the funding rules' data (contract section 10). */
+/** The `funding` object of `kvgate explain --format json` and the funding rules' data (docs/cli.md). */
 export function fundingJson(f: Funding): Record<string, unknown> {
   return {
     tokens: f.tokens,

@@ -1,4 +1,4 @@
-// The sizing knobs of contract section 7 and what counts as moving one. A knob moves when its
+// The sizing knobs of docs/radiance.md#knobs and what counts as moving one. A knob moves when its
 // *effective* value changes: the typed value with the engine's default for an unset key, so a
 // reformatted line, a moved comment, `32768` → `32K`, or a value moved from an env key into a flag
 // is not a change. TTM_MIN_MIB / TTM_TARGET_MIB are derived from the knobs, never knobs themselves.

@@ -1,4 +1,4 @@
-// The TTM pin ledger of contract section 7: the pinned host RAM a radiance endpoint holds, which the
+// The TTM pin ledger of docs/radiance.md#ttm-ledger: the pinned host RAM a radiance endpoint holds, which the
 // serve script's TTM_MIN_MIB gate must cover (a pin above the TTM limit kills the host at boot).
 //
 //   ledger = TP × HOST_POOL_MIB + PLE_TABLE_MIB + PREFIX_CACHE_MIB + STATICS_MIB + slots × slot_mib
@@ -89,7 +89,7 @@ function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-/** The `ttm` object of `kvgate explain --format json` (contract section 10), terms included. */
+/** The `ttm` object of `kvgate explain --format json` (docs/cli.md), terms included. */
 export function ttmJson(l: TtmLedger): Record<string, unknown> {
   return {
     ledger_mib: l.ledger_mib,
@@ -114,7 +114,7 @@ export function ttmJson(l: TtmLedger): Record<string, unknown> {
   };
 }
 
-/** The numbers every ttm/* finding carries (contract section 10), and the ledger's terms as text. */
+/** The numbers every ttm/* finding carries (docs/cli.md), and the ledger's terms as text. */
 export type TtmData = {
   ledger_mib: number;
   required_mib: number;

@@ -1,4 +1,4 @@
-// Audit output: a table of commits (text) or contract section 10's JSON.
+// Audit output: a table of commits (text) or docs/cli.md's JSON.
 import type { AuditResult } from "../engine/audit.js";
 import { COLORS, PLAIN } from "./color.js";
 

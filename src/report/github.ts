@@ -104,7 +104,7 @@ export function verdictLine(result: CheckResult): string {
   return `kvgate ${result.mode}: ${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s)${extra}${coverageText(result.coverage)} — ${result.verdict === "pass" ? "PASS" : "REFUSED"}`;
 }
 
-/** One card's memory, as the card usage reports it (contract section 10's `gpu/fits` data). */
+/** One card's memory, as the card usage reports it (docs/cli.md's `gpu/fits` data). */
 export interface CardRow {
   host: string;
   index: number;

@@ -1,4 +1,4 @@
-// JSON output, contract section 10. Findings keep the contract's keys in its order; `reason` is added
+// JSON output, docs/cli.md. Findings keep the contract's keys in its order; `reason` is added
 // for exempt / allowed / waived findings (who owns the exception, which placeholder, the waiver's why).
 import type { CheckResult } from "../engine/result.js";
 

@@ -6,6 +6,7 @@
 // (playbook/drift) and no longer says where the seat is.
 import type { FleetState, Service } from "../model/types.js";
 import type { CardsLine, ComposeDeploy } from "../compose/index.js";
+import type { K8sSeat } from "../kubernetes/index.js";
 
 /** The key the file moves the seat with: the one it uses (CUDA_VISIBLE_DEVICES, `export GPU`), else GPU. */
 function gpuKeyOf(service: Service | undefined): string {
@@ -44,10 +45,26 @@ function composeEdit(cards: CardsLine, to: number): string {
 }
 
 /**
+ * A Kubernetes seat: the device plugin, not a manifest, picks which card of its pool a pod gets, so no
+ * line pins it to card `to`; what the manifest can change is the pool (its nodeSelector, node affinity
+ * or a chart's nodeSelectorTerms) and the GPUs it asks for, each named as the file spells it.
+ */
+function k8sMoveText(seat: K8sSeat, to: number): string {
+  const choice = seat.placedBy ?? seat.nodes[0];
+  const where = choice
+    ? `${choice.via} ${choice.key}: ${choice.values.join(", ")} at ${choice.file}:${choice.line}`
+    : `${seat.kind === "modelSpec" ? "nodeSelectorTerms" : "nodeSelector"} for ${seat.workload} at ${seat.file}:${seat.line}`;
+  const gpu = seat.gpu ? ` or its ${seat.gpu.key} at ${seat.gpu.file}:${seat.gpu.line} on a pool without sharing` : "";
+  return `Kubernetes picks the card of ${seat.pool ?? "its pool"} (no line pins ${seat.service} to gpu ${to}): to give it a card of its own, change its pool (${where})${gpu}`;
+}
+
+/**
  * The edit that moves seat `name` to card `to`. `state` is the fleet as deployed (its compose reads
  * included); `written` the fleet as the env files say, for the env file's own GPU line.
  */
 export function seatMoveText(name: string, to: number, state: FleetState, written: FleetState | null): string {
+  const k8s = state.kubernetes?.seats.find((s) => s.service === name);
+  if (k8s) return k8sMoveText(k8s, to);
   const service = state.services.find((s) => s.name === name);
   const deploy = composeDeployOf(state, name);
   if (deploy?.cards) {

@@ -9,6 +9,7 @@ import { ConfigSchema } from "../config/schema.js";
 import { EnginesFile } from "./engines.js";
 import { ModelsFile } from "./models.js";
 import { SecretsFile } from "./detectors.js";
+import { CardsFile } from "./cards.js";
 
 /** Every rules/*.yaml file and the schema that validates it: a new file must be registered here. */
 const PACK_SCHEMAS: Record<string, z.ZodType> = {
@@ -16,6 +17,7 @@ const PACK_SCHEMAS: Record<string, z.ZodType> = {
   "engines.yaml": EnginesFile,
   "models.yaml": ModelsFile,
   "secrets.yaml": SecretsFile,
+  "cards.yaml": CardsFile,
 };
 
 /**

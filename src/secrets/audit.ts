@@ -1,5 +1,5 @@
 // `kvgate audit`: classify one commit from its message, its trailers and a re-scan of it with the
-// current policy (contract section 9). Pure: the engine gathers the inputs and turns the reports into
+// current policy (docs/secrets.md). Pure: the engine gathers the inputs and turns the reports into
 // findings (src/engine/audit.ts); the audit/* rules of src/checks/ hold their messages.
 import type { Finding } from "../model/types.js";
 import type { Report } from "../model/rule.js";

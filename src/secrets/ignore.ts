@@ -1,4 +1,4 @@
-// `.kvgateignore` (contract section 15): the reviewed way to accept a known value. One fingerprint a
+// `.kvgateignore` (docs/secrets.md#kvgateignore): the reviewed way to accept a known value. One fingerprint a
 // line, as kvgate prints it (`sha256:<12 hex>`), then optionally `# reason`, where `@owner` and
 // `until YYYY-MM-DD` may appear. An entry names a value, never a path or a line, so moving a line or a
 // file never churns it (detect-secrets' baselines churn on every line move). Pure: the engine reads
@@ -33,7 +33,7 @@ export interface IgnoreList {
 }
 
 const FINGERPRINT = /^sha256:[0-9a-f]{12}$/;
-/** The one accepted form of a line (contract section 15), quoted by every problem. */
+/** The one accepted form of a line (docs/secrets.md#kvgateignore), quoted by every problem. */
 export const IGNORE_SHAPE = "sha256:<12 hex> # reason @owner until YYYY-MM-DD";
 const SHAPE = `a line is \`${IGNORE_SHAPE}\` (reason, owner and expiry optional; the expiry exactly \`until YYYY-MM-DD\`)`;
 /** The expiry as the grammar writes it: the word `until`, one space, a date, as a word of its own. */

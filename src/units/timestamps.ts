@@ -1,5 +1,5 @@
 // Timestamps as LiteLLM writes them: ISO 8601 (`2026-10-05T22:26:01.123456Z`, `+00:00`), PostgreSQL's
-// text form (`2026-10-05 22:26:01.123`), or either without a zone — LiteLLM's database column is a
+// text form (`2026-10-05 22:26:01.123`), nvidia-smi's (`2026/10/05 22:26:01.123`), or any without a zone — LiteLLM's database column is a
 // `timestamp(3)` without time zone holding UTC, so a time without a zone is read as UTC. The result is
 // milliseconds since the epoch, with sub-millisecond digits kept as a fraction.
 //
@@ -21,7 +21,9 @@ function dayOf(s: string): number | null {
   const y = dig(s, 0) * 1000 + dig(s, 1) * 100 + dig(s, 2) * 10 + dig(s, 3);
   const mo = dig(s, 5) * 10 + dig(s, 6);
   const d = dig(s, 8) * 10 + dig(s, 9);
-  if (y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
+  const sep = s.charCodeAt(4);
+  // ISO's dashes, or nvidia-smi's slashes (`2026/10/05`), the same on both sides.
+  if (y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || (sep !== 45 && sep !== 47) || s.charCodeAt(7) !== sep) return null;
   const key = (y * 100 + mo) * 100 + d;
   if (key === cachedKey) return cachedDay;
   const day = Date.UTC(y, mo - 1, d);

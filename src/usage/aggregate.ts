@@ -1,10 +1,12 @@
 // The streaming aggregation of spend rows per service. Per service it holds two token histograms (exact
 // percentiles, memory bounded by distinct values: ./histogram.ts), an in-flight tracker (memory
-// bounded by the rows of one reorder window: ./inflight.ts), the largest RUNAWAY_LIST runaways and a
-// tally per key that sent one. Nothing here grows with the number of rows.
+// bounded by the rows of one reorder window: ./inflight.ts) and one per deployment when several serve
+// it, the largest RUNAWAY_LIST runaways and a tally per key that sent one. Nothing here grows with the
+// number of rows. Failures and cache hits are counted, not called: a failure used no KV (a
+// context-length refusal is kept as the sign it is), a cache hit never reached the engine.
 import { TokenHistogram } from "./histogram.js";
 import { InflightPeak, REORDER_WINDOW_MS } from "./inflight.js";
-import { keyAliasOf, type SpendRow } from "./row.js";
+import { contextErrorOf, keyAliasOf, type SpendRow } from "./row.js";
 import type { ServiceMap } from "./services.js";
 import {
   PROBLEM_LIST,
@@ -22,6 +24,9 @@ export interface AggregateOptions {
   services: ServiceMap;
   /** The completion size from which a reply is a runaway, per service (usage.runaway_tokens, or the seat's cap when lower). */
   runawayThreshold: (service: string) => number;
+  /** The completion size from which a reply is left out of the KV's peak (what a cap would cut): for a
+   *  seat whose cap is in force, cap + 1 (it cuts nothing further). Default: the runaway threshold. */
+  peakCut?: (service: string) => number;
   /** Rows whose startTime is before `since` or at/after `until` are left out (ms; null: no bound). */
   since: number | null;
   until: number | null;
@@ -34,11 +39,24 @@ function maxAlias(a: string | null, b: string | null): string | null {
   return a > b ? a : b;
 }
 
+export interface ExactPeaks {
+  all: number;
+  sans: number;
+  deployments: Map<string, number>;
+}
+
 class ServiceAcc {
   calls = 0;
+  failed = 0;
+  contextErrors = { count: 0, maxAsked: null as number | null, limit: null as number | null };
+  cacheHits = 0;
   readonly prompt = new TokenHistogram();
   readonly completion = new TokenHistogram();
   readonly inflight: InflightPeak;
+  /** The one deployment seen so far; once a second comes, each gets its own tracker (`deployments`). */
+  private firstDeployment: string | null = null;
+  private firstCalls = 0;
+  deployments: Map<string, { calls: number; inflight: InflightPeak }> | null = null;
   maxCompletionSans = -1;
   runawayCount = 0;
   runaways: RunawayRow[] = [];
@@ -46,26 +64,64 @@ class ServiceAcc {
   firstStart = Infinity;
   lastStart = -Infinity;
   /** Set by a second pass when the rows were not in start order (see ./spill.ts). */
-  exactPeaks: { all: number; sans: number } | null = null;
+  exactPeaks: ExactPeaks | null = null;
 
   constructor(
     readonly name: string,
     readonly threshold: number,
-    windowMs: number,
+    readonly cut: number,
+    private readonly windowMs: number,
   ) {
     this.inflight = new InflightPeak(windowMs);
   }
 
   add(r: SpendRow): void {
+    if (r.failed) {
+      this.failed++;
+      const ce = contextErrorOf(r.metadata);
+      if (ce) {
+        const c = this.contextErrors;
+        c.count++;
+        if (ce.asked !== null && (c.maxAsked === null || ce.asked > c.maxAsked)) c.maxAsked = ce.asked;
+        if (ce.limit !== null && (c.limit === null || ce.limit > c.limit)) c.limit = ce.limit;
+      }
+      return;
+    }
+    if (r.cacheHit) {
+      this.cacheHits++;
+      return;
+    }
     this.calls++;
     this.prompt.add(r.prompt);
     this.completion.add(r.completion);
     if (r.start < this.firstStart) this.firstStart = r.start;
     if (r.start > this.lastStart) this.lastStart = r.start;
-    const runaway = r.completion >= this.threshold;
-    this.inflight.add(r.start, r.end, r.prompt + r.completion, runaway);
-    if (runaway) this.runaway(r);
+    const tokens = r.prompt + r.completion;
+    // The deployment first: a fork of the service's tracker must not hold this row yet.
+    this.deployment(r, tokens);
+    this.inflight.add(r.start, r.end, tokens, r.completion >= this.cut);
+    if (r.completion >= this.threshold) this.runaway(r);
     else if (r.completion > this.maxCompletionSans) this.maxCompletionSans = r.completion;
+  }
+
+  /** Per deployment, only once a second one appears: until then the service's tracker is the first
+   *  deployment's, and a copy of it goes on as that deployment's (no second sweep per row before). */
+  private deployment(r: SpendRow, tokens: number): void {
+    if (this.deployments === null) {
+      if (this.firstDeployment === null) this.firstDeployment = r.deployment;
+      if (r.deployment === this.firstDeployment) {
+        this.firstCalls++;
+        return;
+      }
+      this.deployments = new Map([[this.firstDeployment, { calls: this.firstCalls, inflight: this.inflight.clone() }]]);
+    }
+    let d = this.deployments.get(r.deployment);
+    if (!d) {
+      d = { calls: 0, inflight: new InflightPeak(this.windowMs) };
+      this.deployments.set(r.deployment, d);
+    }
+    d.calls++;
+    d.inflight.add(r.start, r.end, tokens);
   }
 
   private runaway(r: SpendRow): void {
@@ -96,7 +152,7 @@ class ServiceAcc {
   }
 
   get ordered(): boolean {
-    return this.inflight.ordered;
+    return this.inflight.ordered && [...(this.deployments?.values() ?? [])].every((d) => d.inflight.ordered);
   }
 
   figures(): ServiceFigures {
@@ -106,13 +162,28 @@ class ServiceAcc {
     const peakSans = this.exactPeaks?.sans ?? swept?.withoutRunaways;
     if (peakAll === undefined || peakSans === undefined)
       throw new Error(`in-flight peak of ${this.name}: rows out of order and no second pass ran`);
+    const deployments =
+      this.deployments === null
+        ? []
+        : [...this.deployments.entries()]
+            .map(([name, d]) => ({
+              name,
+              calls: d.calls,
+              peakAll: this.exactPeaks?.deployments.get(name) ?? d.inflight.finish()?.all ?? 0,
+            }))
+            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return {
       name: this.name,
       calls: this.calls,
-      prompt: this.prompt.quantiles() as NonNullable<ReturnType<TokenHistogram["quantiles"]>>,
-      completion: this.completion.quantiles() as NonNullable<ReturnType<TokenHistogram["quantiles"]>>,
+      failed: this.failed,
+      contextErrors: { ...this.contextErrors },
+      cacheHits: this.cacheHits,
+      deployments,
+      prompt: this.prompt.quantiles() ?? { p50: 0, p99: 0, max: 0 },
+      completion: this.completion.quantiles() ?? { p50: 0, p99: 0, max: 0 },
       peakAll,
       peakWithoutRunaways: peakSans,
+      peakCut: this.cut,
       maxCompletionWithoutRunaways: this.maxCompletionSans < 0 ? null : this.maxCompletionSans,
       runawayThreshold: this.threshold,
       runawayCount: this.runawayCount,
@@ -125,7 +196,7 @@ class ServiceAcc {
 }
 
 export class UsageAggregator {
-  readonly counts: RowCounts = { read: 0, used: 0, skipped: 0, outside: 0 };
+  readonly counts: RowCounts = { read: 0, used: 0, skipped: 0, outside: 0, failed: 0, cacheHits: 0 };
   readonly problems: RowProblem[] = [];
   private readonly acc = new Map<string, ServiceAcc>();
   private readonly since: number;
@@ -144,7 +215,7 @@ export class UsageAggregator {
     return this.o.services.serviceOf(r.modelGroup, r.model);
   }
 
-  /** Counts the row as read; true when it falls inside --since/--until. */
+  /** True when the row falls inside --since/--until. */
   inWindow(r: SpendRow): boolean {
     return r.start >= this.since && r.start < this.until;
   }
@@ -156,6 +227,8 @@ export class UsageAggregator {
       return;
     }
     this.counts.used++;
+    if (r.failed) this.counts.failed++;
+    else if (r.cacheHit) this.counts.cacheHits++;
     if (r.modelGroup === this.lastGroup && r.model === this.lastModel && this.lastAcc !== null) {
       this.lastAcc.add(r);
       return;
@@ -163,7 +236,8 @@ export class UsageAggregator {
     const name = this.serviceOf(r);
     let s = this.acc.get(name);
     if (!s) {
-      s = new ServiceAcc(name, this.o.runawayThreshold(name), this.o.windowMs ?? REORDER_WINDOW_MS);
+      const threshold = this.o.runawayThreshold(name);
+      s = new ServiceAcc(name, threshold, this.o.peakCut?.(name) ?? threshold, this.o.windowMs ?? REORDER_WINDOW_MS);
       this.acc.set(name, s);
     }
     this.lastGroup = r.modelGroup;
@@ -184,13 +258,14 @@ export class UsageAggregator {
     return [...this.acc.values()].filter((s) => !s.ordered).map((s) => s.name);
   }
 
-  threshold(service: string): number {
-    return this.acc.get(service)?.threshold ?? this.o.runawayThreshold(service);
+  /** The service's peak cut (see AggregateOptions.peakCut). */
+  cutOf(service: string): number {
+    return this.acc.get(service)?.cut ?? Infinity;
   }
 
-  setExactPeaks(service: string, all: number, sans: number): void {
+  setExactPeaks(service: string, peaks: ExactPeaks): void {
     const s = this.acc.get(service);
-    if (s) s.exactPeaks = { all, sans };
+    if (s) s.exactPeaks = peaks;
   }
 
   figures(): ServiceFigures[] {

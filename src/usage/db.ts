@@ -5,7 +5,17 @@
 import type { Client as PgClient } from "pg";
 import { GateError, UsageError } from "../errors.js";
 import { scrubText } from "../secrets/redact.js";
-import { AGGREGATE_SQL, COLUMNS_SQL, PROBLEMS_SQL, REQUIRED_DB_COLUMNS, RUNAWAYS_SQL, sqlValues, type SqlParams } from "./sql.js";
+import {
+  COLUMNS_SQL,
+  OPTIONAL_DB_COLUMNS,
+  REQUIRED_DB_COLUMNS,
+  aggregateSql,
+  problemsSql,
+  runawaysSql,
+  sqlValues,
+  type SqlParams,
+  type TableShape,
+} from "./sql.js";
 import {
   PROBLEM_LIST,
   RUNAWAY_LIST,
@@ -21,7 +31,10 @@ import type { ServiceMap } from "./services.js";
 import { parseTimestamp } from "../units/timestamps.js";
 
 const DB_USAGE =
-  "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--since T] [--until T] [--format text|json]";
+  "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--since T] [--until T] [--connect-timeout D] [--statement-timeout D] [--format text|json]";
+
+const ENCODE_HINT =
+  "a password with any of # / ? @ : % or a space must be percent-encoded in the URL (# → %23, / → %2F, ? → %3F, @ → %40, : → %3A, % → %25, space → %20): node -e 'console.log(encodeURIComponent(process.argv[1]))' 'the password' prints it; or leave the password out of the URL and set PGPASSWORD";
 
 export interface DbTarget {
   url: string;
@@ -35,18 +48,24 @@ export interface DbTarget {
 /** Reads the URL without ever echoing it whole (it may hold a password). */
 export function dbTarget(url: string): DbTarget {
   let u: URL;
+  // The text is never quoted back: it may hold a password.
   try {
     u = new URL(url);
   } catch {
     throw new UsageError(
-      "--litellm-db is not a URL: write postgresql://USER:PASSWORD@HOST:PORT/DATABASE (LiteLLM's DATABASE_URL)",
+      `--litellm-db is not a URL: write postgresql://<user>:<password>@<host>:<port>/<database> (LiteLLM's DATABASE_URL)${url.includes("@") ? `; ${ENCODE_HINT}` : ""}`,
       DB_USAGE,
     );
   }
   if (u.protocol !== "postgresql:" && u.protocol !== "postgres:") {
     throw new UsageError(`--litellm-db must be a postgresql:// URL (got ${u.protocol}//…)`, DB_USAGE);
   }
-  const password = decodeURIComponent(u.password);
+  let password: string;
+  try {
+    password = decodeURIComponent(u.password);
+  } catch {
+    throw new UsageError(`--litellm-db: the password holds a % that is not a percent-encoding; ${ENCODE_HINT}`, DB_USAGE);
+  }
   const shownUrl = new URL(url);
   shownUrl.password = "";
   for (const k of [...shownUrl.searchParams.keys()]) if (/pass/i.test(k)) shownUrl.searchParams.set(k, "***");
@@ -58,11 +77,41 @@ function secretsOf(t: DbTarget): string[] {
   return out;
 }
 
+export interface DbTimeouts {
+  /** To connect and log in (--connect-timeout). */
+  connectMs: number;
+  /** Per statement, enforced by the server (statement_timeout) and, a little later, by kvgate (--statement-timeout). */
+  statementMs: number;
+}
+
+/** `10s`, `5m`, `2h` — as the flags take them. */
+function durationText(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
+}
+
 /** A pg error as a sentence that names the fix, with the password scrubbed out of whatever pg said. */
-function dbError(e: unknown, t: DbTarget): GateError {
+function dbError(e: unknown, t: DbTarget, timeouts: DbTimeouts, connecting: boolean): GateError {
   const err = e as { code?: string; message?: string; address?: string; port?: number; hostname?: string };
   const said = scrubText(String(err.message ?? e), secretsOf(t));
   const where = t.shown;
+  // A server that takes the connection and never answers (a firewall that drops, a port of another
+  // service), or a statement that waits on a lock: the flag that bounds it, and how to move it.
+  if (connecting && /timeout|terminated/i.test(said)) {
+    return new GateError(
+      `PostgreSQL at ${where} did not answer within ${durationText(timeouts.connectMs)} (--connect-timeout ${durationText(timeouts.connectMs)})`,
+      {
+        hint: "check the host and the port (is it PostgreSQL? a firewall that accepts and drops?), or raise --connect-timeout",
+      },
+    );
+  }
+  if (err.code === "57014" || /query read timeout/i.test(said)) {
+    return new GateError(
+      `PostgreSQL at ${where}: a statement ran past --statement-timeout ${durationText(timeouts.statementMs)} (a lock on "LiteLLM_SpendLogs"? pg_stat_activity shows who holds it)`,
+      { hint: "narrow the window with --since/--until, wait for the lock to go, or raise --statement-timeout" },
+    );
+  }
   switch (err.code) {
     case "ECONNREFUSED":
       return new GateError(`cannot connect to PostgreSQL at ${where}: connection refused`, {
@@ -99,9 +148,12 @@ export interface DbUsageOptions {
   target: DbTarget;
   services: ServiceMap;
   thresholds: Map<string, number>;
+  /** Services whose replies are left out of the KV's peak from another size than their runaway threshold (a seat's cap in force: above it). */
+  cuts: Map<string, number>;
   defaultThreshold: number;
   since: number | null;
   until: number | null;
+  timeouts: DbTimeouts;
 }
 
 export interface DbUsage {
@@ -124,21 +176,29 @@ interface AggregateRow {
   read: number;
   skipped: number;
   outside: number;
+  failed: number;
+  cached: number;
   services: {
     name: string;
     calls: number;
-    p50p: number;
-    p99p: number;
-    maxp: number;
-    p50c: number;
-    p99c: number;
-    maxc: number;
+    p50p: number | null;
+    p99p: number | null;
+    maxp: number | null;
+    p50c: number | null;
+    p99c: number | null;
+    maxc: number | null;
     c_sans: number | null;
     runaways: number;
     peak_all: number;
     peak_sans: number;
-    first: string;
-    last: string;
+    first: string | null;
+    last: string | null;
+    failed: number;
+    cached: number;
+    ctx: number;
+    asked: number | null;
+    lim: number | null;
+    deployments: { name: string; calls: number; peak: number }[];
   }[];
 }
 
@@ -147,11 +207,22 @@ interface RunawaysRow {
   keys: { service: string; api_key: string; count: number; max: number; alias: string | null }[];
 }
 
+/** Ends the client, and its socket with it even when the server never answers the goodbye. */
+async function close(client: PgClient): Promise<void> {
+  await Promise.race([client.end().catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
+  // pg keeps its socket on `connection.stream`: a half-open socket would hold the process open.
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
 export async function usageFromDb(o: DbUsageOptions): Promise<DbUsage> {
   const pg = (await import("pg")).default;
   const client: PgClient = new pg.Client({
     connectionString: o.target.url,
-    connectionTimeoutMillis: 15_000,
+    connectionTimeoutMillis: o.timeouts.connectMs,
+    // The server cancels a statement past this (a lock it waits on included): SQLSTATE 57014.
+    statement_timeout: o.timeouts.statementMs,
+    // And kvgate stops waiting shortly after, should the server not answer at all.
+    query_timeout: o.timeouts.statementMs + 5_000,
     application_name: "kvgate usage",
   });
   // An idle client's socket error (the server going away) would otherwise be an unhandled event.
@@ -159,7 +230,8 @@ export async function usageFromDb(o: DbUsageOptions): Promise<DbUsage> {
   try {
     await client.connect();
   } catch (e) {
-    throw dbError(e, o.target);
+    await close(client);
+    throw dbError(e, o.target, o.timeouts, true);
   }
   try {
     if (o.target.schema) await client.query(`SET search_path TO ${quoteIdent(o.target.schema)}`);
@@ -171,6 +243,7 @@ export async function usageFromDb(o: DbUsageOptions): Promise<DbUsage> {
         hint: "this is not LiteLLM's spend-log table, or it is from a LiteLLM too old for kvgate (model_group came in 2024)",
       });
     }
+    const shape: TableShape = { has: new Set(OPTIONAL_DB_COLUMNS.filter((c) => cols.includes(c))) };
     const threshold = [...o.thresholds.entries()];
     const params: SqlParams = {
       names: o.services.pairs().map(([n]) => n),
@@ -180,17 +253,19 @@ export async function usageFromDb(o: DbUsageOptions): Promise<DbUsage> {
       defaultThreshold: o.defaultThreshold,
       since: sqlTime(o.since),
       until: sqlTime(o.until),
+      cutServices: [...o.cuts.keys()],
+      cuts: [...o.cuts.values()],
     };
     const values = sqlValues(params);
     const smallest = Math.min(o.defaultThreshold, ...threshold.map(([, t]) => t));
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    const agg = (await client.query<{ result: AggregateRow }>(AGGREGATE_SQL, values)).rows[0]?.result as AggregateRow;
-    const run = (await client.query<{ result: RunawaysRow }>(RUNAWAYS_SQL, [...values, RUNAWAY_LIST, smallest])).rows[0]
+    const agg = (await client.query<{ result: AggregateRow }>(aggregateSql(shape), values)).rows[0]?.result as AggregateRow;
+    const run = (await client.query<{ result: RunawaysRow }>(runawaysSql(shape), [...values, RUNAWAY_LIST, smallest])).rows[0]
       ?.result as RunawaysRow;
     const problems: RowProblem[] =
       agg.skipped > 0
         ? (
-            await client.query<{ request_id: string; reason: string }>(PROBLEMS_SQL, [params.names, params.services, PROBLEM_LIST])
+            await client.query<{ request_id: string; reason: string }>(problemsSql(shape), [params.names, params.services, PROBLEM_LIST])
           ).rows.map((r) => ({
             file: "LiteLLM_SpendLogs",
             line: null,
@@ -200,14 +275,21 @@ export async function usageFromDb(o: DbUsageOptions): Promise<DbUsage> {
     await client.query("COMMIT");
     return {
       figures: figuresOf(agg, run, o),
-      counts: { read: agg.read, used: agg.read - agg.skipped - agg.outside, skipped: agg.skipped, outside: agg.outside },
+      counts: {
+        read: agg.read,
+        used: agg.read - agg.skipped - agg.outside,
+        skipped: agg.skipped,
+        outside: agg.outside,
+        failed: agg.failed,
+        cacheHits: agg.cached,
+      },
       problems,
     };
   } catch (e) {
     if (e instanceof GateError) throw e;
-    throw dbError(e, o.target);
+    throw dbError(e, o.target, o.timeouts, false);
   } finally {
-    await client.end().catch(() => {});
+    await close(client);
   }
 }
 
@@ -235,19 +317,29 @@ function figuresOf(agg: AggregateRow, run: RunawaysRow, o: DbUsageOptions): Serv
     l.push({ api_key: k.api_key, alias: k.alias, count: Number(k.count), max_completion_tokens: k.max });
     keys.set(k.service, l);
   }
+  const q = (a: number | null, b: number | null, c: number | null) => ({ p50: a ?? 0, p99: b ?? 0, max: c ?? 0 });
   return agg.services.map((s) => ({
     name: s.name,
     calls: Number(s.calls),
-    prompt: { p50: s.p50p, p99: s.p99p, max: s.maxp },
-    completion: { p50: s.p50c, p99: s.p99c, max: s.maxc },
+    failed: Number(s.failed),
+    contextErrors: {
+      count: Number(s.ctx),
+      maxAsked: s.asked === null ? null : Number(s.asked),
+      limit: s.lim === null ? null : Number(s.lim),
+    },
+    cacheHits: Number(s.cached),
+    deployments: s.deployments.map((d) => ({ name: d.name, calls: Number(d.calls), peakAll: Number(d.peak) })),
+    prompt: q(s.p50p, s.p99p, s.maxp),
+    completion: q(s.p50c, s.p99c, s.maxc),
     peakAll: Number(s.peak_all),
     peakWithoutRunaways: Number(s.peak_sans),
+    peakCut: o.cuts.get(s.name) ?? o.thresholds.get(s.name) ?? o.defaultThreshold,
     maxCompletionWithoutRunaways: s.c_sans,
     runawayThreshold: o.thresholds.get(s.name) ?? o.defaultThreshold,
     runawayCount: Number(s.runaways),
     runaways: (lists.get(s.name) ?? []).sort(byRunawayOrder),
     runawayKeys: (keys.get(s.name) ?? []).sort(byKeyOrder),
-    firstStartMs: time(s.first),
-    lastStartMs: time(s.last),
+    firstStartMs: s.first === null ? Infinity : time(s.first),
+    lastStartMs: s.last === null ? -Infinity : time(s.last),
   }));
 }

@@ -19,15 +19,33 @@ export interface KeyTally {
   max_completion_tokens: number;
 }
 
-export interface ServiceFigures {
+interface DeploymentFigures {
+  /** api_base (else model_id) of the rows. */
   name: string;
   calls: number;
+  peakAll: number;
+}
+
+export interface ServiceFigures {
+  name: string;
+  /** Requests the engine served: not failures, not cache hits. */
+  calls: number;
+  /** Requests that failed (LiteLLM status "failure"): not calls. */
+  failed: number;
+  /** Of those, refused for context length; `maxAsked` the most tokens one asked, when the messages say. */
+  contextErrors: { count: number; maxAsked: number | null; limit: number | null };
+  /** Served from LiteLLM's cache: the engine never saw them. */
+  cacheHits: number;
+  /** Calls by deployment, when more than one deployment served the service. */
+  deployments: DeploymentFigures[];
   prompt: Quantiles;
   completion: Quantiles;
   /** Every request of the service. */
   peakAll: number;
-  /** The runaways left out: the traffic the output cap leaves. */
+  /** The replies an output cap would cut left out (for a seat whose cap is in force: only those above it). */
   peakWithoutRunaways: number;
+  /** The reply size from which a reply is left out of peakWithoutRunaways. */
+  peakCut: number;
   /** The largest reply that is not a runaway; null when every reply was one. */
   maxCompletionWithoutRunaways: number | null;
   runawayThreshold: number;
@@ -48,6 +66,9 @@ export interface RowCounts {
   skipped: number;
   /** Rows outside --since/--until. */
   outside: number;
+  /** Of the used rows: failures and cache hits (not calls). */
+  failed: number;
+  cacheHits: number;
 }
 
 export interface RowProblem {

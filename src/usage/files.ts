@@ -9,12 +9,14 @@ import type { RowCounts, RowProblem, ServiceFigures } from "./figures.js";
 import { readSpendFile } from "./read.js";
 import { emptyRow, spendRowOf } from "./row.js";
 import type { ServiceMap } from "./services.js";
-import { SpillPeak } from "./spill.js";
+import { SpillSweep, who } from "./spill.js";
 
 export interface FileUsageOptions {
   files: string[];
   services: ServiceMap;
   runawayThreshold: (service: string) => number;
+  /** See AggregateOptions.peakCut. */
+  peakCut?: (service: string) => number;
   since: number | null;
   until: number | null;
   windowMs?: number;
@@ -34,6 +36,7 @@ export async function usageFromFiles(o: FileUsageOptions): Promise<FileUsage> {
   const agg = new UsageAggregator({
     services: o.services,
     runawayThreshold: o.runawayThreshold,
+    ...(o.peakCut === undefined ? {} : { peakCut: o.peakCut }),
     since: o.since,
     until: o.until,
     ...(o.windowMs === undefined ? {} : { windowMs: o.windowMs }),
@@ -77,7 +80,24 @@ export async function usageFromFiles(o: FileUsageOptions): Promise<FileUsage> {
 }
 
 async function exactPeaks(o: FileUsageOptions, agg: UsageAggregator, services: string[]): Promise<void> {
-  const spills = new Map(services.map((s) => [s, { all: new SpillPeak(), sans: new SpillPeak(), threshold: agg.threshold(s) }]));
+  const index = new Map(services.map((s, i) => [s, i]));
+  // Deployments are numbered as they come, per service (their names repeat across services).
+  const deployments = new Map<string, number>();
+  const depNames: { service: string; name: string }[] = [];
+  const depOf = (service: string, name: string): number => {
+    const key = `${service}\u0000${name}`;
+    let d = deployments.get(key);
+    if (d === undefined) {
+      d = depNames.length;
+      deployments.set(key, d);
+      depNames.push({ service, name });
+    }
+    return d;
+  };
+  const cuts = services.map((s) => agg.cutOf(s));
+  // Deployment numbers are not known before the pass: the sweep gets a generous bound and the
+  // numbers actually used are read back.
+  const sweep = new SpillSweep(services.length, 1 << 16);
   try {
     for (const file of o.files) {
       await readSpendFile(
@@ -85,24 +105,27 @@ async function exactPeaks(o: FileUsageOptions, agg: UsageAggregator, services: s
         {
           record(rec) {
             const row = spendRowOf(rec);
-            if (typeof row === "string" || !agg.inWindow(row)) return;
-            const sp = spills.get(agg.serviceOf(row));
-            if (!sp) return;
-            const tokens = row.prompt + row.completion;
-            sp.all.add(row.start, row.end, tokens);
-            if (row.completion < sp.threshold) sp.sans.add(row.start, row.end, tokens);
+            if (typeof row === "string" || row.failed || row.cacheHit || !agg.inWindow(row)) return;
+            const s = index.get(agg.serviceOf(row));
+            if (s === undefined) return;
+            const d = depNames.length < 1 << 16 ? depOf(services[s] as string, row.deployment) : -1;
+            sweep.add(row.start, row.end, row.prompt + row.completion, who(s, d, row.completion >= (cuts[s] as number)));
           },
           bad() {},
         },
         (n) => o.onBytes?.(n, 2),
       );
     }
-    for (const [name, sp] of spills) agg.setExactPeaks(name, sp.all.finish(), sp.sans.finish());
+    const peaks = sweep.finish();
+    services.forEach((service, s) => {
+      const byDeployment = new Map<string, number>();
+      depNames.forEach((d, i) => {
+        if (d.service === service) byDeployment.set(d.name, peaks.deployments[i] as number);
+      });
+      agg.setExactPeaks(service, { all: peaks.all[s] as number, sans: peaks.sans[s] as number, deployments: byDeployment });
+    });
   } finally {
-    // finish() removes its temp files; a failed read must not leave them behind either.
-    for (const sp of spills.values()) {
-      sp.all.dispose();
-      sp.sans.dispose();
-    }
+    // finish() removes its folder; a failed read must not leave it behind either.
+    sweep.dispose();
   }
 }

@@ -107,6 +107,16 @@ export class EndHeap {
     return this.n;
   }
 
+  clone(): EndHeap {
+    const c = new EndHeap();
+    c.ends = this.ends.slice();
+    c.tokens = this.tokens.slice();
+    c.flags = this.flags.slice();
+    c.n = this.n;
+    c.poppedRunaway = this.poppedRunaway;
+    return c;
+  }
+
   minEnd(): number {
     return this.ends[0] as number;
   }

@@ -13,7 +13,7 @@ export interface Quantiles {
 }
 
 /**
- * Nearest rank (contract section 16): the ⌈q·n⌉-th smallest value, 1-based. `percent` is an integer
+ * Nearest rank (docs/usage-observe.md): the ⌈q·n⌉-th smallest value, 1-based. `percent` is an integer
  * (50, 99) so the rank is computed in integers: ⌈p·n / 100⌉ never suffers 0.07 × 100 = 7.000000000000001.
  */
 export function nearestRank(percent: number, n: number): number {

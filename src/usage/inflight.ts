@@ -1,4 +1,4 @@
-// The in-flight peak (contract section 16): the largest sum of prompt + completion tokens over the
+// The in-flight peak (docs/usage-observe.md): the largest sum of prompt + completion tokens over the
 // requests in flight at one instant, a request being in flight on [startTime, endTime) — a request that
 // ends at the instant another starts does not overlap it. Two sums are swept at once: every request,
 // and every request but the runaways (what the output cap leaves).
@@ -60,6 +60,14 @@ export class InflightPeak {
     this.ring = Math.ceil(windowMs / SLOT_MS) + 2;
     this.head = new Int32Array(this.ring).fill(NONE);
     this.tail = new Int32Array(this.ring).fill(NONE);
+  }
+
+  /** A copy of the tracker as it stands (the rows so far, swept and waiting), to go on separately. */
+  clone(): InflightPeak {
+    const c = Object.create(InflightPeak.prototype) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(this))
+      c[k] = ArrayBuffer.isView(v) ? (v as Float64Array).slice() : v instanceof EndHeap ? v.clone() : v;
+    return c as unknown as InflightPeak;
   }
 
   /** False once a row arrived out of order beyond the window: finish() then has no answer. */

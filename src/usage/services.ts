@@ -1,4 +1,4 @@
-// Which service a spend row belongs to (contract section 16): a service that lists the row's model_group
+// Which service a spend row belongs to (docs/usage-observe.md): a service that lists the row's model_group
 // (else its model) under usage.models, else the service named like the model_group, else like the model.
 // A name listed under two services is refused by the config schema, so the mapping is a function.
 

@@ -6,7 +6,7 @@ const LAYERS: readonly { name: string; folders: readonly string[] }[] = [
   { name: "config schemas", folders: ["config"] },
   { name: "rules pack", folders: ["rules"] },
   { name: "git", folders: ["git"] },
-  { name: "parsers", folders: ["parse", "playbook", "compose", "systemd"] },
+  { name: "parsers", folders: ["parse", "playbook", "compose", "systemd", "kubernetes"] },
   { name: "model", folders: ["model"] },
   { name: "fleet loader", folders: ["load"] },
   { name: "domain math", folders: ["kv", "radiance", "secrets", "plan", "fix"] },

@@ -42,6 +42,27 @@ describe("kvgate.yaml validation", () => {
     expect(details).toHaveLength(1);
     expect(details[0]).toMatch(/^fleet\.hosts\.h\.gpus\.0\.cuda_total: .*\(kvgate\.yaml:3\)$/);
   });
+  test("a Kubernetes pool names its card or its CUDA total; its count is a whole number; kubernetes is a glob or a list", () => {
+    const details = problems(
+      ["kubernetes: []", "fleet:", "  pools:", "    l4: { count: 2 }", "    h100: { card: NVIDIA-H100-80GB-HBM3, count: 1.5 }"].join("\n"),
+    );
+    expect(details).toHaveLength(3);
+    expect(details.some((d) => /^kubernetes: .*\(kvgate\.yaml:1\)$/.test(d))).toBe(true);
+    expect(details.some((d) => /^fleet\.pools\.l4: name the pool's card, or give its cuda_total_mib \(kvgate\.yaml:4\)$/.test(d))).toBe(
+      true,
+    );
+    expect(details.some((d) => /^fleet\.pools\.h100\.count: .*\(kvgate\.yaml:5\)$/.test(d))).toBe(true);
+    const pack = loadPack();
+    const policy = loadPolicy(
+      'kubernetes: "ops/**/*.yaml"\nfleet: { pools: { l4: { card: NVIDIA-L4, reserve: 512MiB } } }\n',
+      "kvgate.yaml",
+      pack,
+    );
+    expect([policy.kubernetes, policy.fleet.pools.l4]).toEqual([
+      ["ops/**/*.yaml"],
+      { card: "NVIDIA-L4", cuda_total_mib: null, count: null, reserve_bytes: 512 * 2 ** 20, device_plugin_config: null },
+    ]);
+  });
   test("a KV factor below 1 is refused for the policy and for a seat; exactly 1 is accepted", () => {
     const details = problems(["kv:", "  factor: 0.9", "  seats:", "    voices: { factor: 0.5 }"].join("\n"));
     expect(details).toEqual([
@@ -112,6 +133,7 @@ describe("the JSON Schema", () => {
         "fleet",
         "kv",
         "knobs",
+        "kubernetes",
         "ledgers",
         "models",
         "observed",

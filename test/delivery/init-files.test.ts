@@ -1,7 +1,7 @@
 // The files `kvgate init` writes or edits, as text: hook scripts, package.json's prepare, the
-// pre-commit framework entry, the workflow. The hooks themselves run in init.test.ts and install.test.ts.
+// pre-commit framework entry, the workflow. sh reads them back in init-files.e2e.test.ts; the hooks
+// themselves run in init.e2e.test.ts and install.e2e.test.ts.
 import { describe, expect, test } from "vitest";
-import { spawnSync } from "node:child_process";
 import { parse } from "yaml";
 import { guardLine, hasKvgate, kvgateLine, mergeHook, OLD_LINES, shWord, wrapperHook } from "../../src/init/hooks.js";
 import { withPrepare } from "../../src/init/husky.js";
@@ -29,8 +29,6 @@ describe("hook lines", () => {
     ["/tmp/it's/kvgate-hook", "'/tmp/it'\\''s/kvgate-hook'"],
   ])("the runner path %j is one sh word: %s", (path, word) => {
     expect(shWord(path)).toBe(word);
-    const echoed = spawnSync("sh", ["-c", `printf %s ${word}`], { encoding: "utf8" }).stdout;
-    expect(echoed).toBe(path);
   });
 });
 
@@ -95,7 +93,6 @@ describe("the plain-git wrapper", () => {
       'if [ -z "${KVGATE_CANARY-}" ] && [ -x "$chained" ]; then "$chained" "$@" || exit $?; fi',
       '[ "${HUSKY-}" = "0" ] || exec sh /opt/kvgate/bin/kvgate-hook hook prepare-commit-msg "$@"',
     ]);
-    expect(spawnSync("sh", ["-n", "-c", text]).status).toBe(0);
   });
 });
 

@@ -63,6 +63,30 @@ describe("applyFixes", () => {
       fix("--override-generation-config", '{"max_new_tokens":40960}', 1, "hosts/h/compose.yaml"),
       `      --override-generation-config '{"max_new_tokens":40960}'\n`,
     ],
+    [
+      "a flag in a YAML flow list (a Kubernetes args line): the list's quotes kept",
+      `          args: ["Qwen/Qwen3-8B", "--max-model-len", "65536"]\n`,
+      fix("--max-model-len", "40960", 1, "k8s/chat.yaml"),
+      `          args: ["Qwen/Qwen3-8B", "--max-model-len", "40960"]\n`,
+    ],
+    [
+      "a flag alone on a YAML block list item: its value is the next item",
+      `          args:\n            - --gpu-memory-utilization\n            # the L4's share\n            - "0.9"\n`,
+      fix("--gpu-memory-utilization", "0.45", 2, "k8s/chat.yaml"),
+      `          args:\n            - --gpu-memory-utilization\n            # the L4's share\n            - "0.45"\n`,
+    ],
+    [
+      "a chart values key (vllmConfig.maxModelLen)",
+      "    vllmConfig:\n      maxModelLen: 16384\n",
+      fix("maxModelLen", "8192", 2, "charts/stack/values.yaml"),
+      "    vllmConfig:\n      maxModelLen: 8192\n",
+    ],
+    [
+      "a GPU limit key with a dot and a slash",
+      '            limits:\n              nvidia.com/gpu: "2"\n',
+      fix("nvidia.com/gpu", "4", 2, "k8s/chat.yaml"),
+      '            limits:\n              nvidia.com/gpu: "4"\n',
+    ],
   ])("%s", (_name, before, f, after) => {
     const r = applyFixes(before, f.file, [f]);
     expect(r.failed).toEqual([]);
@@ -96,6 +120,7 @@ describe("applyFixes", () => {
   test.each([
     ["a Jinja variable", '        line: "MAX_MODEL_LEN={{ coder_ctx | int }}"\n'],
     ["a compose variable", "      - --max-model-len=${CTX:-40960}\n"],
+    ["a container variable", '            - "--max-model-len=$(CTX)"\n'],
   ])("a value written through %s is not overwritten: reported, text unchanged", (_name, text) => {
     const key = text.includes("--max-model-len") ? "--max-model-len" : "MAX_MODEL_LEN";
     const r = applyFixes(text, "playbooks/p.yml", [fix(key, "32768", 1, "playbooks/p.yml")]);

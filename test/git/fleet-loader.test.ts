@@ -103,7 +103,9 @@ describe("loadFleet", () => {
       ["scripts/.h.env", "scripts/c.env"],
       [".h", "c"],
     ],
-    ["a path with a backslash is one name, not two folders", { "scripts\\a.env": ENV("h1") }, [], []],
+    // Not under scripts/ (one name, not two folders): the glob matches nothing, so discovery reads it as
+    // an env file at the top level, and it names an engine.
+    ["a path with a backslash is one name, not two folders", { "scripts\\a.env": ENV("h1") }, ["scripts\\a.env"], ["scripts\\a"]],
   ])("%s", async (_, files, read, services) => {
     const snap = fake("s", files);
     const fleet = (await loadFleet(snap, policy, pack)).written;

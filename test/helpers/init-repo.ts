@@ -2,7 +2,7 @@
 // the built CLI, and the assertions every path shares (a refused commit names kvgate's finding and
 // leaves no commit). Each test file calls useInitRepos() once for cleanup.
 import { afterEach, expect } from "vitest";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeRepo, type TempRepo } from "./repo.js";
@@ -34,8 +34,17 @@ export function scratch(prefix: string): string {
   return dir;
 }
 
-export function init(r: TempRepo, env: Record<string, string | undefined> = {}) {
-  return kvgate(["init"], { cwd: r.dir, env });
+export function init(r: TempRepo, env: Record<string, string | undefined> = {}, args: string[] = []) {
+  return kvgate(["init", ...args], { cwd: r.dir, env });
+}
+
+/** The host's cards as `nvidia-smi --query-gpu=index,name,memory.total --format=csv` prints them, in a
+ *  file outside the repository: what `kvgate init --from-host FILE` reads. */
+export function hostCsv(cards = 2, name = "NVIDIA H100 80GB HBM3", mib = 81559): string {
+  const file = join(mkdtempSync(join(tmpdir(), "kvgate-gpus-")), "gpus.csv");
+  const lines = Array.from({ length: cards }, (_, i) => `${i}, ${name}, ${mib} MiB`);
+  writeFileSync(file, ["index, name, memory.total [MiB]", ...lines, ""].join("\n"));
+  return file;
 }
 
 /** A script hook that leaves a mark when git runs it (and passes). */

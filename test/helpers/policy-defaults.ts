@@ -9,6 +9,7 @@ export const DEFAULTS: Config = {
   playbooks: "playbooks/**/*.{yml,yaml}",
   compose: "**/{docker-compose,compose}*.{yml,yaml}",
   systemd: "**/*.service",
+  kubernetes: ["k8s/**/*.{yml,yaml}", "deploy/**/*.{yml,yaml}", "charts/**/values*.{yml,yaml}"],
   vllm: { overhead: "2GiB", default_utilization: 0.92, context_overhead: "512MiB" },
   kv: { factor: 1.25, round: "0.5GiB" },
   radiance: { headroom_floor_mib: 48, pool_step_mib: 1024 },

@@ -8,7 +8,7 @@
 //   pg.psql("CREATE DATABASE x");            // as the superuser, over the socket
 //   pg.url("kvgate", "secret", "litellm");   // postgresql://kvgate:secret@127.0.0.1:PORT/litellm
 //   pg.stop();
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -21,6 +21,8 @@ export interface PgServer {
   url(user: string, password: string, db: string): string;
   /** Runs SQL as the superuser over the socket; `input` is fed to stdin (for \copy ... FROM STDIN). */
   psql(sql: string, opts?: { db?: string; input?: string }): string;
+  /** The same, left running (a session that holds a lock while a test runs); kill() ends it. */
+  spawnPsql(sql: string, opts?: { db?: string }): ChildProcess;
   stop(): void;
 }
 
@@ -85,32 +87,33 @@ export async function startPostgres(): Promise<PgServer> {
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c timezone=UTC`;
   as(join(bin, "pg_ctl"), ["-D", data, "-o", opts, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
   let stopped = false;
+  const psqlArgs = (sql: string, db: string): string[] => [
+    "-h",
+    dir,
+    "-p",
+    String(port),
+    "-U",
+    "postgres",
+    "-d",
+    db,
+    "-v",
+    "ON_ERROR_STOP=1",
+    "-X",
+    "-q",
+    "-A",
+    "-t",
+    "-c",
+    sql,
+  ];
   const server: PgServer = {
     port,
     url: (user, password, db) => `postgresql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${db}`,
-    psql: (sql, o = {}) =>
-      as(
-        join(bin, "psql"),
-        [
-          "-h",
-          dir,
-          "-p",
-          String(port),
-          "-U",
-          "postgres",
-          "-d",
-          o.db ?? "postgres",
-          "-v",
-          "ON_ERROR_STOP=1",
-          "-X",
-          "-q",
-          "-A",
-          "-t",
-          "-c",
-          sql,
-        ],
-        o.input,
-      ),
+    psql: (sql, o = {}) => as(join(bin, "psql"), psqlArgs(sql, o.db ?? "postgres"), o.input),
+    spawnPsql: (sql, o = {}) => {
+      const argv = [join(bin, "psql"), ...psqlArgs(sql, o.db ?? "postgres")];
+      const [file, args] = root ? ["runuser", ["-u", "postgres", "--", ...argv]] : [argv[0] as string, argv.slice(1)];
+      return spawn(file, args, { cwd: dir, stdio: "ignore", env: { ...process.env, LC_ALL: "C.UTF-8", PGTZ: "UTC" } });
+    },
     stop: () => {
       if (stopped) return;
       stopped = true;

@@ -7,12 +7,17 @@
 //   repo.git("log", "--oneline");                  // any git command, returns stdout
 //   await repo.cleanup();                          // in afterEach / afterAll
 //
-// `makeFolder()` gives the same write/remove/cleanup on a folder that is not a repository.
+// `makeFolder()` (test/helpers/folder.ts) gives the same write/remove/cleanup on a folder that is not a
+// repository, without git: unit tests import it from there.
+//
 // Git runs with a fixed identity and dates and without the user's global config, so shas are stable.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { folderAt, makeFolder, type TempFolder } from "./folder.js";
+
+export { makeFolder, type TempFolder };
 
 // A test run from inside a git hook would otherwise aim every git command at the outer repository.
 // HUSKY=0 (set by CI for installs, or by a developer) would silently skip the hooks a test installs.
@@ -34,18 +39,6 @@ export const GIT_ENV: NodeJS.ProcessEnv = {
   GIT_TERMINAL_PROMPT: "0",
 };
 
-export interface TempFolder {
-  /** Absolute path (symlinks resolved, so it compares equal to what git prints). */
-  readonly dir: string;
-  /** Writes a file (relative path), creating its folders. */
-  write(path: string, content: string | Buffer): void;
-  /** Deletes a file or folder (relative path). */
-  remove(path: string): void;
-  /** Makes `path` a symlink to `target`. */
-  symlink(target: string, path: string): void;
-  cleanup(): Promise<void>;
-}
-
 export interface TempRepo extends TempFolder {
   /** Runs git in the repository; returns stdout. Throws (with git's stderr) on failure. */
   git(...args: string[]): string;
@@ -55,10 +48,6 @@ export interface TempRepo extends TempFolder {
   commit(message: string, opts?: { allowEmpty?: boolean; noVerify?: boolean }): string;
   /** Clones this repository (e.g. `["--depth", "1"]`) into a new temp folder, via file:// so depth works. */
   clone(args?: string[]): TempRepo;
-}
-
-export async function makeFolder(): Promise<TempFolder> {
-  return folderAt(realpathSync(mkdtempSync(join(tmpdir(), "kvgate-test-"))));
 }
 
 export async function makeRepo(): Promise<TempRepo> {
@@ -83,24 +72,11 @@ function run(cwd: string, args: string[]): string {
   return execFileSync("git", [...fixed, ...args], { cwd, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
-function folderAt(dir: string): TempFolder {
-  return {
-    dir,
-    write(path, content) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), content);
-    },
-    remove(path) {
-      rmSync(join(dir, path), { recursive: true, force: true });
-    },
-    symlink(target, path) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      symlinkSync(target, join(dir, path));
-    },
-    async cleanup() {
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+/** Clones the repository at `source` (a work tree or a bare one) into a new temp folder, via file:// so depth works. */
+export function cloneRepo(source: string, args: string[] = []): TempRepo {
+  const target = realpathSync(mkdtempSync(join(tmpdir(), "kvgate-clone-")));
+  run(target, ["clone", "-q", ...args, `file://${source}`, "."]);
+  return repoAt(folderAt(target));
 }
 
 function repoAt(folder: TempFolder): TempRepo {
@@ -116,11 +92,7 @@ function repoAt(folder: TempFolder): TempRepo {
       run(dir, ["commit", "-q", ...flags, "-m", message]);
       return run(dir, ["rev-parse", "HEAD"]).trim();
     },
-    clone(args = []) {
-      const target = realpathSync(mkdtempSync(join(tmpdir(), "kvgate-clone-")));
-      run(target, ["clone", "-q", ...args, `file://${dir}`, "."]);
-      return repoAt(folderAt(target));
-    },
+    clone: (args = []) => cloneRepo(dir, args),
   };
   return repo;
 }

@@ -1,9 +1,9 @@
 // Boots, boot free, plateau and creep (contract section 16), worked by hand; and gpu/plateau's rule.
 import { describe, expect, test } from "vitest";
 import { bootStarts, splitBoots } from "../../src/observe/boots.js";
-import { observeCard } from "../../src/observe/cards.js";
+import { observeCard, plateauBoot } from "../../src/observe/cards.js";
 import { addedToCard, plateauFinding } from "../../src/observe/plateau.js";
-import type { CardSeries } from "../../src/observe/series.js";
+import type { CardRead } from "../../src/observe/collect.js";
 import type { CardUsage } from "../../src/kv/card-usage.js";
 import { GiB, MiB } from "../../src/units/bytes.js";
 
@@ -33,8 +33,8 @@ describe("per boot: free 10 minutes in, the least free, and the creep between th
   test("boot 1: 40 free at +10 min (the first sample ≥ 10 minutes in), plateau 10 at +45, creep 30", () => {
     const [b1, b2, b3] = splitBoots(times, used, free);
     expect(b1).toMatchObject({
-      first: 0,
-      last: 5,
+      start: 0,
+      end: 45 * MIN,
       samples: 6,
       boot_free_bytes: 40,
       boot_free_at: 10 * MIN,
@@ -44,8 +44,7 @@ describe("per boot: free 10 minutes in, the least free, and the creep between th
     });
     // boot 2 starts at +50; +55 is 5 minutes in, +60 is 10: 35 free; the least is 31 at +70.
     expect(b2).toMatchObject({
-      first: 6,
-      last: 9,
+      samples: 4,
       start: 50 * MIN,
       end: 70 * MIN,
       boot_free_bytes: 35,
@@ -53,18 +52,20 @@ describe("per boot: free 10 minutes in, the least free, and the creep between th
       creep_bytes: 4,
     });
     // boot 3 ends 5 minutes in: no boot free, no creep; its plateau is its least free, 60.
-    expect(b3).toMatchObject({ first: 10, last: 11, boot_free_bytes: null, creep_bytes: null, plateau_free_bytes: 60 });
+    expect(b3).toMatchObject({ samples: 2, start: 80 * MIN, boot_free_bytes: null, creep_bytes: null, plateau_free_bytes: 60 });
   });
 
   test("the card's plateau is the least of its boots', with the creep of that boot; against the reserve and the prediction", () => {
-    const series: CardSeries = {
+    const series: CardRead = {
       host: "h",
       index: 0,
-      times: Float64Array.from(times),
-      used: Float64Array.from(used),
-      free: Float64Array.from(free),
+      samples: times.length,
+      first: 0,
+      last: 85 * MIN,
+      boots: splitBoots(times, used, free),
       totalBytes: 100,
       totalSource: "metrics",
+      chart: null,
     };
     const ledger = {
       host: "h",
@@ -80,8 +81,7 @@ describe("per boot: free 10 minutes in, the least free, and the creep between th
     const o = observeCard(series, ledger);
     expect(o).toMatchObject({
       plateau_free_bytes: 10,
-      boot_free_bytes: 40,
-      creep_bytes: 30,
+      plateau_boot: 1,
       reserve_bytes: 15,
       plateau_margin_bytes: -5, // 10 free at plateau, 15 to keep
       predicted_used_bytes: 70,
@@ -90,6 +90,10 @@ describe("per boot: free 10 minutes in, the least free, and the creep between th
       last_boot_hours: 0.1,
     });
     expect(o.boots).toHaveLength(3);
+    // Its boot free and creep are that boot's, held once (in boots), not repeated on the card.
+    expect(plateauBoot(o)).toMatchObject({ boot_free_bytes: 40, creep_bytes: 30, plateau_free_bytes: 10 });
+    expect(o).not.toHaveProperty("boot_free_bytes");
+    expect(o).not.toHaveProperty("creep_bytes");
     expect(o.notes.join("\n")).toMatch(/the last boot ran 0\.1 h: creep runs for 1–2 days/);
     expect(o.notes.join("\n")).toMatch(/less free than its 15 B reserve/);
     const alone = observeCard(series, undefined);

@@ -1,5 +1,5 @@
 // Issue 4's "Done means", at the level of this area's checks (the end-to-end runs in temp repos are
-// in test/e2e/radiance.test.ts): every radiance, ttm and knob check over one deploy unit, through the
+// in test/e2e/radiance.e2e.test.ts): every radiance, ttm and knob check over one deploy unit, through the
 // engine and its finding pipeline.
 import { describe, expect, it } from "vitest";
 import { CHECKS } from "../../src/checks/registry.js";

@@ -2,22 +2,22 @@
 // file, a file without a schema, or data JSON cannot carry must fail the build, naming the file.
 import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { checkedPack } from "../../src/rules/pack-check.js";
-import { ROOT } from "../helpers/cli.js";
 
+const RULES = fileURLToPath(new URL("../../rules/", import.meta.url));
 const shipped = (): Record<string, unknown> =>
   Object.fromEntries(
-    readdirSync(join(ROOT, "rules"))
+    readdirSync(RULES)
       .filter((f) => f.endsWith(".yaml"))
-      .map((f) => [f, parse(readFileSync(join(ROOT, "rules", f), "utf8"))]),
+      .map((f) => [f, parse(readFileSync(RULES + f, "utf8"))]),
   );
 
 describe("checkedPack (what the build embeds)", () => {
   it("validates every shipped file and keeps what the schemas return", () => {
     const out = checkedPack(shipped());
-    expect(Object.keys(out).sort()).toEqual(["engines.yaml", "models.yaml", "policy.yaml", "secrets.yaml"]);
+    expect(Object.keys(out).sort()).toEqual(["cards.yaml", "engines.yaml", "models.yaml", "policy.yaml", "secrets.yaml"]);
     // The validated catalog, not the raw YAML: the schema's own shape (every model keeps its fields).
     expect(Object.keys((out["models.yaml"] as { models: object }).models).length).toBeGreaterThan(10);
   });

@@ -111,3 +111,20 @@ export function shown(a: Actual): Finding {
   const { messageId: _id, secret: _secret, ...f } = a;
   return f;
 }
+
+/** A line of filler for big files: no keyword of any detector. */
+export const filler = (i: number): string => `# row ${i}: seat card ledger pool setting=${i % 977} note=batch-${i % 31}`;
+/** A private key block, its body split over two lines. */
+export const pem = (body: string): string[] => [
+  "-----BEGIN PRIVATE KEY-----",
+  body.slice(0, 64),
+  body.slice(64),
+  "-----END PRIVATE KEY-----",
+];
+
+/** A text of `lines` filler lines, with the planted ones (1-based line → text) in place. */
+export function bigText(lines: number, plant: Map<number, string>): string {
+  const out: string[] = [];
+  for (let i = 1; i <= lines; i++) out.push(plant.get(i) ?? filler(i));
+  return `${out.join("\n")}\n`;
+}

@@ -3,7 +3,7 @@
 // time (newest first) gets the same in-flight peak through the sorted second pass.
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
-import { makeFolder, type TempFolder } from "../helpers/repo.js";
+import { makeFolder, type TempFolder } from "../helpers/folder.js";
 import { usageFromFiles, type FileUsage } from "../../src/usage/files.js";
 import { ServiceMap } from "../../src/usage/services.js";
 import { GateError } from "../../src/errors.js";
@@ -117,7 +117,7 @@ describe("three formats, one answer", () => {
         start_ms: Date.UTC(2026, 9, 1) + 1000,
       },
     ]);
-    expect(a.counts).toEqual({ read: 6, used: 6, skipped: 0, outside: 0 });
+    expect(a.counts).toEqual({ read: 6, used: 6, skipped: 0, outside: 0, failed: 0, cacheHits: 0 });
     expect(a.resorted).toEqual([]);
   });
 
@@ -132,7 +132,7 @@ describe("three formats, one answer", () => {
   test("--since/--until keep the rows that start in the window; the others are counted as outside", async () => {
     dir.write("a.jsonl", ROWS.map((r) => JSON.stringify(r)).join("\n"));
     const r = await run(["a.jsonl"], { since: Date.UTC(2026, 9, 1) + 3000, until: Date.UTC(2026, 9, 1) + 14_000 });
-    expect(r.counts).toEqual({ read: 6, used: 3, skipped: 0, outside: 3 });
+    expect(r.counts).toEqual({ read: 6, used: 3, skipped: 0, outside: 3, failed: 0, cacheHits: 0 });
     expect(r.figures.map((f) => [f.name, f.calls])).toEqual([
       ["gen-small", 2],
       ["voices", 1],
@@ -172,7 +172,7 @@ describe("bad rows are skipped, counted, and shown with file and line", () => {
     ];
     dir.write("a.jsonl", lines.join("\n"));
     const r = await run(["a.jsonl"]);
-    expect(r.counts).toEqual({ read: 5, used: 2, skipped: 3, outside: 0 });
+    expect(r.counts).toEqual({ read: 5, used: 2, skipped: 3, outside: 0, failed: 0, cacheHits: 0 });
     expect(r.problems.map((p) => [p.file.endsWith("a.jsonl"), p.line, p.reason.split(":")[0]])).toEqual([
       [true, 2, "not valid JSON"],
       [true, 3, "prompt_tokens"],
@@ -192,7 +192,7 @@ describe("bad rows are skipped, counted, and shown with file and line", () => {
     const text = csvOf(ROWS.slice(0, 3)).replace(",200,20,", ",2x0,20,") + "req-9,k,m\n";
     dir.write("a.csv", text);
     const r = await run(["a.csv"]);
-    expect(r.counts).toEqual({ read: 4, used: 2, skipped: 2, outside: 0 });
+    expect(r.counts).toEqual({ read: 4, used: 2, skipped: 2, outside: 0, failed: 0, cacheHits: 0 });
     expect(r.problems.map((p) => [p.line, p.reason])).toEqual([
       [3, 'prompt_tokens: expected a whole number of tokens ≥ 0, got "2x0"'],
       [5, "prompt_tokens is missing"],

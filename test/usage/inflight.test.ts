@@ -4,7 +4,11 @@
 import { describe, expect, test } from "vitest";
 import fc from "fast-check";
 import { InflightPeak, peakOfIntervals } from "../../src/usage/inflight.js";
-import { SpillPeak } from "../../src/usage/spill.js";
+import { existsSync } from "node:fs";
+import { SpillSweep, who } from "../../src/usage/spill.js";
+import { UsageAggregator } from "../../src/usage/aggregate.js";
+import { ServiceMap } from "../../src/usage/services.js";
+import { emptyRow } from "../../src/usage/row.js";
 
 type Req = { start: number; end: number; tokens: number };
 const r = (start: number, end: number, tokens: number): Req => ({ start, end, tokens });
@@ -15,11 +19,11 @@ function streamed(reqs: Req[], windowMs = 1000): number | null {
   return t.finish()?.all ?? null;
 }
 
-function spilled(reqs: Req[], chunk = 4): { peak: number; runs: number } {
-  const s = new SpillPeak(chunk);
-  for (const q of reqs) s.add(q.start, q.end, q.tokens);
+function spilled(reqs: Req[], chunk = 4): { peak: number; runs: number; folder: string } {
+  const s = new SpillSweep(1, 0, chunk);
+  for (const q of reqs) s.add(q.start, q.end, q.tokens, who(0, -1, false));
   const runs = s.spilled;
-  return { peak: s.finish(), runs };
+  return { peak: s.finish().all[0] as number, runs, folder: s.folder };
 }
 
 const TABLE: { name: string; reqs: Req[]; peak: number }[] = [
@@ -142,8 +146,101 @@ describe("the external sort (any order)", () => {
 
   test("runs go to disk once a chunk is full, and are removed after", () => {
     const reqs = Array.from({ length: 100 }, (_, i) => r(100 - i, 100 - i + 3, 1)); // newest first
-    const { peak, runs } = spilled(reqs, 16);
+    const { peak, runs, folder } = spilled(reqs, 16);
     expect(runs).toBeGreaterThan(5);
     expect(peak).toBe(3);
+    expect(folder).toMatch(new RegExp(`kvgate-inflight-${process.pid}-`));
+    expect(existsSync(folder)).toBe(false);
+  });
+
+  test("one sort for several services and deployments: each accumulator equals its own reference", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 300 }),
+            fc.integer({ min: 0, max: 60 }),
+            fc.integer({ min: 1, max: 1000 }),
+            fc.integer({ min: 0, max: 2 }),
+            fc.integer({ min: -1, max: 3 }),
+            fc.boolean(),
+          ),
+          { maxLength: 150 },
+        ),
+        (xs) => {
+          const s = new SpillSweep(3, 4, 16);
+          for (const [st, d, t, svc, dep, cut] of xs) s.add(st, st + d, t, who(svc, dep, cut));
+          const got = s.finish();
+          for (let svc = 0; svc < 3; svc++) {
+            const mine = xs.filter((x) => x[3] === svc).map(([st, d, t]) => r(st, st + d, t));
+            const sans = xs.filter((x) => x[3] === svc && !x[5]).map(([st, d, t]) => r(st, st + d, t));
+            expect(got.all[svc]).toBe(peakOfIntervals(mine));
+            expect(got.sans[svc]).toBe(peakOfIntervals(sans));
+          }
+          for (let dep = 0; dep < 4; dep++) {
+            expect(got.deployments[dep]).toBe(peakOfIntervals(xs.filter((x) => x[4] === dep).map(([st, d, t]) => r(st, st + d, t))));
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe("per deployment", () => {
+  test("a second deployment forks the service's tracker: each deployment's peak equals its reference, in start order", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 500 }),
+            fc.integer({ min: 0, max: 80 }),
+            fc.integer({ min: 1, max: 1000 }),
+            fc.integer({ min: 0, max: 2 }),
+          ),
+          {
+            maxLength: 120,
+          },
+        ),
+        (xs) => {
+          const rows = [...xs].sort((a, b) => a[0] - b[0]);
+          const agg = new UsageAggregator({
+            services: new ServiceMap({}),
+            runawayThreshold: () => 1e9,
+            since: null,
+            until: null,
+            windowMs: 1000,
+          });
+          for (const [st, d, t, dep] of rows) {
+            const row = emptyRow();
+            Object.assign(row, {
+              modelGroup: "g",
+              prompt: t,
+              completion: 0,
+              start: st * 1000,
+              end: (st + d) * 1000,
+              deployment: `d${dep}`,
+            });
+            agg.add(row);
+          }
+          if (rows.length === 0) return;
+          const [f] = agg.figures();
+          const deps = new Set(rows.map((x) => x[3]));
+          if (deps.size < 2) {
+            expect(f?.deployments).toEqual([]);
+            return;
+          }
+          for (const dep of deps) {
+            const mine = rows.filter((x) => x[3] === dep).map(([st, d, t]) => r(st * 1000, (st + d) * 1000, t));
+            expect(f?.deployments.find((x) => x.name === `d${dep}`)).toEqual({
+              name: `d${dep}`,
+              calls: mine.length,
+              peakAll: peakOfIntervals(mine),
+            });
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

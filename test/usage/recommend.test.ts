@@ -26,10 +26,15 @@ function figures(p: Partial<ServiceFigures> = {}): ServiceFigures {
   return {
     name: "voices",
     calls: 1000,
+    failed: 0,
+    contextErrors: { count: 0, maxAsked: null, limit: null },
+    cacheHits: 0,
+    deployments: [],
     prompt: { p50: 800, p99: 15_000, max: 20_000 },
     completion: { p50: 300, p99: 2_000, max: 3_000 },
     peakAll: 60_000,
     peakWithoutRunaways: 60_000,
+    peakCut: 8193,
     maxCompletionWithoutRunaways: 3_000,
     runawayThreshold: 8192,
     runawayCount: 0,
@@ -95,6 +100,56 @@ describe("the recommendation, by hand", () => {
     expect(unknown.notes[0]).toMatch(/bytes per token are unknown/);
   });
 
+  test("the evidence behind it: requests, span, and what each figure was taken from", () => {
+    expect(recommend(figures(), SEAT).evidence).toEqual({
+      requests: 1000,
+      span_hours: 144,
+      max_model_len_from: "the largest prompt (p100, 20000 tokens) + the output cap",
+      output_cap_from: "the seat's cap in force",
+      kv_from: "the peak in flight, the replies at the cap included (60000 tokens; only replies above the cap left out)",
+    });
+  });
+
+  test("the engine preempted at 10.5 GiB, where the spend logs ask 10.5 GiB: one kv.round above it, said why", () => {
+    const engine = {
+      source: "vllm.json",
+      preemptions: 12,
+      windows: [{ from: "2026-10-01T10:00:00.000Z", until: "2026-10-01T10:30:00.000Z", preemptions: 12 }],
+      peak_kv_usage: 1,
+      kv_bytes: 10.5 * GiB,
+    };
+    const r = recommend(figures(), SEAT, engine);
+    expect(r.kv_for_peak_bytes).toBe(10.5 * GiB);
+    expect(r.kv_for_preemptions_bytes).toBe(11 * GiB);
+    expect(r.kv_bytes).toBe(11 * GiB);
+    expect(r.notes).toEqual([
+      "the engine preempted 12 requests (vllm.json, from 2026-10-01 10:00 UTC) at KV 10.5 GiB: vLLM ran out of KV blocks, so the seat needed more than it had",
+      "the spend logs alone would advise no more than it preempted at: KV raised one kv.round above it, then observe again",
+    ]);
+    // Preemptions at a KV below what the logs ask: the logs' figure stands, the note says what the engine saw.
+    const lower = recommend(figures(), SEAT, { ...engine, kv_bytes: 6 * GiB });
+    expect(lower.kv_bytes).toBe(10.5 * GiB);
+    expect(lower.kv_for_preemptions_bytes).toBeNull();
+    expect(lower.notes).toHaveLength(1);
+  });
+
+  test("context-length refusals and several deployments are said", () => {
+    const r = recommend(
+      figures({
+        contextErrors: { count: 3, maxAsked: 33_154, limit: 32_768 },
+        deployments: [
+          { name: "http://fv-ml1:8001/v1", calls: 600, peakAll: 40_000 },
+          { name: "http://fv-ml2:8001/v1", calls: 400, peakAll: 30_000 },
+        ],
+      }),
+      SEAT,
+    );
+    expect(r.notes).toEqual([
+      "3 requests were refused for context length (the largest asked 33154 tokens of 32768): not in the figures above; serving them needs max_model_len ≥ 33792",
+      "2 deployments serve it (http://fv-ml1:8001/v1: 600 calls, peak 40000 tokens; http://fv-ml2:8001/v1: 400 calls, peak 30000 tokens): the figures are the whole group's; a seat that serves part of it needs its own share",
+    ]);
+  });
+
   test("next power of two", () => {
     expect([1, 1024, 1025, 32_767, 32_768, 32_769].map(nextPowerOfTwo)).toEqual([1024, 1024, 2048, 32_768, 32_768, 65_536]);
   });
@@ -121,10 +176,12 @@ describe("the report never shows a raw key", () => {
       source: { files: ["week.jsonl"] },
       since: null,
       until: null,
-      counts: { read: 1000, used: 1000, skipped: 0, outside: 0 },
+      counts: { read: 1000, used: 1000, skipped: 0, outside: 0, failed: 0, cacheHits: 0 },
       problems: [],
       figures: [f],
       seats: new Map([["voices", SEAT]]),
+      floor: { minRequests: 1000, minSpanMs: 24 * 3_600_000 },
+      engines: new Map(),
     });
     const text = JSON.stringify(report);
     expect(text).not.toContain(raw);
