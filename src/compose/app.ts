@@ -222,6 +222,22 @@ function extendsTarget(
 }
 
 /** `include:` entries: a path, a list of paths merged, or `{ path, env_file, project_directory }`. */
+/** Included applications already read, per read, by project and files. */
+const includedApps = new WeakMap<Ctx, Map<string, App | null>>();
+
+/**
+ * An included application, read once per read: a file included twice (a diamond, `include: [a, a]`)
+ * is the same application, and reading it again per path through the diamonds was exponential in
+ * their depth (16 levels: 131,000 reads; a pull request could stop CI with a few more).
+ */
+function includedApp(ctx: Ctx, files: string[], project: Project, stack: string[]): App | null {
+  let apps = includedApps.get(ctx);
+  if (!apps) includedApps.set(ctx, (apps = new Map<string, App | null>()));
+  const key = `${project.id}\0${files.join("\0")}`;
+  if (!apps.has(key)) apps.set(key, readApp(ctx, files, project, stack));
+  return apps.get(key) ?? null;
+}
+
 function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<string, ServiceDef>, stack: string[]): void {
   const items = include.t === "seq" ? include.items : [include];
   for (const item of items) {
@@ -247,10 +263,24 @@ function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<
       continue;
     }
     for (const f of files) if (!ctx.out.composeFiles.includes(f)) ctx.out.composeFiles.push(f);
-    const sub = readApp(ctx, files, includedProject(ctx, item, first, project), [...stack, first]);
+    const sub = includedApp(ctx, files, includedProject(ctx, item, first, project), [...stack, first]);
     if (!sub) continue;
+    let twice = false;
     for (const [name, s] of sub.services) {
       const mine = services.get(name);
+      if (mine === s) {
+        // The same file reached twice (`include: [a, a]`, or two includes that both include it): said once per include.
+        if (!twice) {
+          twice = true;
+          problem(ctx, {
+            kind: "unresolved",
+            file: at0(paths).pos.file,
+            line: at0(paths).pos.line,
+            message: `${first} is included more than once (here and through another include), so its services are defined twice; include it from one place`,
+          });
+        }
+        continue;
+      }
       if (mine) {
         problem(ctx, {
           kind: "unresolved",
@@ -265,6 +295,8 @@ function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<
     }
   }
 }
+
+const at0 = (paths: CNode[]): CNode => paths[0] as CNode;
 
 function includedPath(ctx: Ctx, node: CNode): string | null {
   if (node.t !== "str") return null;

@@ -111,3 +111,56 @@ test("any compose text gives deploys or problems, never a throw", () => {
     { numRuns: RUNS.medium },
   );
 });
+
+test("any graph of includes and extends (diamonds, cycles, a file pulled in twice) ends, reading each file a bounded number of times", () => {
+  const names = ["compose.yaml", "f1.yaml", "f2.yaml", "f3.yaml", "f4.yaml", "f5.yaml"];
+  const file = fc.record({
+    include: fc.array(fc.constantFrom(...names), { maxLength: 4 }),
+    extendsFile: fc.option(fc.constantFrom(...names)),
+    documents: fc.integer({ min: 1, max: 3 }),
+  });
+  fc.assert(
+    fc.property(fc.array(file, { minLength: names.length, maxLength: names.length }), (shapes) => {
+      const texts = new Map<string, string>();
+      shapes.forEach((s, i) => {
+        const svc = `s${i}`;
+        const def: Record<string, unknown> = { image: "vllm/vllm-openai:v0.11.0", command: ["--model", "m"] };
+        if (s.extendsFile !== null) def.extends = { file: s.extendsFile, service: "s0" };
+        const doc = stringify({ ...(s.include.length > 0 ? { include: s.include } : {}), services: { [svc]: def } });
+        texts.set(`deploy/${names[i]}`, Array.from({ length: s.documents }, () => doc).join("---\n"));
+      });
+      let reads = 0;
+      const r = readCompose(CF, (p) => {
+        reads++;
+        return texts.get(p) ?? null;
+      });
+      wellFormed(r);
+      // A diamond read once per path through it was exponential in the depth; a bounded reader is not.
+      expect(reads).toBeLessThan(names.length * 40);
+    }),
+    { numRuns: RUNS.medium },
+  );
+});
+
+test("a 24-level diamond of includes (each file including the next twice) is read in linear time, each duplicate said once", () => {
+  const depth = 24;
+  const texts = new Map<string, string>();
+  const name = (i: number) => `deploy/${i === 0 ? "compose.yaml" : `f${i}.yaml`}`;
+  for (let i = 0; i < depth; i++) {
+    const next = i + 1 < depth ? `include:\n  - f${i + 1}.yaml\n  - f${i + 1}.yaml\n` : "";
+    texts.set(name(i), `${next}services:\n  s${i}:\n    image: vllm/vllm-openai:v0.11.0\n`);
+  }
+  let reads = 0;
+  const r = readCompose(name(0), (p) => {
+    reads++;
+    return texts.get(p) ?? null;
+  });
+  // Before: 2^24 reads (it never ended). Now a handful per file.
+  expect(reads).toBeLessThan(depth * 10);
+  expect(r.deploys.map((d) => d.service).sort()).toEqual(Array.from({ length: depth }, (_, i) => `s${i}`).sort());
+  expect(r.problems).toHaveLength(depth - 1);
+  expect(r.problems[0]).toMatchObject({ file: name(depth - 2), line: 3 });
+  expect(r.problems[0]?.message).toBe(
+    `${name(depth - 1)} is included more than once (here and through another include), so its services are defined twice; include it from one place`,
+  );
+});
