@@ -2,6 +2,7 @@
 // once, keeping paths inside the repository, the `.env` of a project, and reporting a problem once.
 import { posix } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { yamlOverLimits, type YamlLimits } from "../config/yaml-limits.js";
 import { parseYamlFile } from "../playbook/nodes.js";
 import type { ComposeProblem, ComposeRead, ComposeReadOptions, ComposeSource } from "./records.js";
 import { lookupOf, readDotEnv } from "./dotenv.js";
@@ -119,6 +120,18 @@ export function loadTree(ctx: Ctx, path: string, project: Project): CNode | null
   ctx.trees.set(id, null);
   const text = readText(ctx, path);
   if (text === null) return null;
+  // Shapes that cost the parser minutes (20,000 `---` documents in 80 KB took each document as a
+  // file-long text) are refused at their line first (docs/gated-files.md#caps).
+  const over = yamlOverLimits(text, COMPOSE_LIMITS);
+  if (over) {
+    problem(ctx, {
+      kind: "parse",
+      file: path,
+      line: over.line,
+      message: `${path} ${over.message}; kvgate does not read a compose file this shape`,
+    });
+    return null;
+  }
   let tree: CNode | null = null;
   for (const part of documentsOf(text)) {
     const yf = parseYamlFile(path, part);
@@ -137,13 +150,19 @@ export function loadTree(ctx: Ctx, path: string, project: Project): CNode | null
   return tree;
 }
 
-/** Each YAML document of a file as its own text, the others blanked so offsets and lines stay the file's. */
+/**
+ * A compose file is one document or a few layered ones; the node cap is far above a 10 MB file's
+ * (a legitimate one must still be read).
+ */
+const COMPOSE_LIMITS: YamlLimits = { documents: 100, nodes: 4_000_000, flowDepth: 64 };
+
+/** Each YAML document of a file as its own text, the ones before it kept as their newlines so its lines stay the file's. */
 function documentsOf(text: string): string[] {
   if (!/^---/m.test(text)) return [text];
   const docs = parseAllDocuments(text);
   const starts = (Array.isArray(docs) ? docs : []).map((d) => d.range[0]);
   if (starts.length < 2) return [text];
-  const blank = (s: string): string => s.replace(/[^\n]/g, " ");
+  const blank = (s: string): string => s.replace(/[^\n]/g, "");
   return starts.map((start, i) => blank(text.slice(0, start)) + text.slice(start, starts[i + 1] ?? text.length));
 }
 

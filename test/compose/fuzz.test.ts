@@ -164,3 +164,26 @@ test("a 24-level diamond of includes (each file including the next twice) is rea
     `${name(depth - 1)} is included more than once (here and through another include), so its services are defined twice; include it from one place`,
   );
 });
+
+test.each([
+  [
+    "20,000 `---` documents in 300 KB (it never ended)",
+    `services:\n  a:\n    image: x\n${"---\nservices: {}\n".repeat(20000)}`,
+    /holds more than 100 YAML documents/,
+    202,
+  ],
+  [
+    "50,000 nested `[`",
+    `services:\n  a:\n    image: x\n    command: ${"[".repeat(50000)}${"]".repeat(50000)}\n`,
+    /nested too deeply: more than 64 flow collections/,
+    4,
+  ],
+])("a compose file of %s is refused at its line, at once", (_, text, message, line) => {
+  const started = Date.now();
+  const r = readCompose(CF, new Map([[CF, text]]));
+  expect(Date.now() - started).toBeLessThan(2000);
+  expect(r.deploys).toEqual([]);
+  expect(r.problems).toHaveLength(1);
+  expect(r.problems[0]).toMatchObject({ kind: "parse", file: CF, line });
+  expect(r.problems[0]?.message).toMatch(message);
+});
