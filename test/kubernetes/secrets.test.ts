@@ -49,7 +49,7 @@ describe("the secret scan over manifests", () => {
     expect(found.map((f) => [f.rule, f.file, f.line, f.status, f.secret])).toEqual([
       ["secret/github-token", "k8s/pull.yaml", 6, "open", FAKE.ghp],
     ]);
-    expect(found[0]?.message).toContain("base64 of a Secret's data..dockerconfigjson");
+    expect(found[0]?.message).toContain("decoded from the base64 of the .dockerconfigjson");
     // Every shown field: no decoded token, no base64 of it.
     const out = JSON.stringify(found.map(shown));
     expect(out).not.toContain(FAKE.ghp.slice(4, 20));
