@@ -35,7 +35,7 @@ export const CONFIG_CAP: Cap = { bytes: 4 * MiB, kind: "kvgate.yaml" };
 export const IGNORE_CAP: Cap = { bytes: 1 * MiB, kind: ".kvgateignore" };
 
 /** The cap of a path the kinds `kinds` read. */
-export function capOf(path: string, kinds: readonly string[]): Cap {
+function capOf(path: string, kinds: readonly string[]): Cap {
   const envCap = READ_CAPS["env files"] as number;
   if (ENV_NAME.test(path)) return { bytes: envCap, kind: "env files" };
   let best: Cap | null = null;

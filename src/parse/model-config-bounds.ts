@@ -73,7 +73,7 @@ const BOUNDS: Readonly<Record<string, number>> = {
 const PER_LAYER = new Set(["layer_types", "no_rope_layers"]);
 
 /** The JSON's shape: a config.json nests 4 levels; a safetensors index has a node per tensor (DeepSeek-V3: 91,000). */
-export const JSON_LIMITS = { depth: 64, nodes: 2_000_000 };
+const JSON_LIMITS = { depth: 64, nodes: 2_000_000 };
 
 export interface BoundProblem {
   /** The field, as a path (`text_config.num_hidden_layers`), or "(file)" for the file's shape. */
