@@ -5,7 +5,7 @@ import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { GateError } from "../errors.js";
 import type { ChangeNotice, ReadLimits } from "./types.js";
-import { FileDoor, isRefusal } from "./door.js";
+import { ERRNO_WHY as WHY, FileDoor, isRefusal } from "./door.js";
 import { globFilter, isUnder } from "./globs.js";
 import { pathspecs, type ListedSnapshot, type RepoPlace } from "./snapshots.js";
 
@@ -40,14 +40,6 @@ function diskSnapshot(door: FileDoor, lister: (folders: readonly string[]) => Pr
     notices: () => notices,
   };
 }
-
-const WHY: Record<string, string> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EISDIR: "it is a folder",
-  ELOOP: "too many levels of symlinks",
-  EIO: "input/output error",
-};
 
 /**
  * A file through the door (src/git/door.ts). One that is there but cannot be read stops the gate

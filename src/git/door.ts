@@ -56,7 +56,8 @@ export interface Cap {
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const ABSENT = new Set(["ENOENT", "ENOTDIR"]);
-const WHY: Record<string, string> = {
+/** A system error code in words, for messages that name a file or folder that cannot be read. */
+export const ERRNO_WHY: Readonly<Record<string, string>> = {
   EACCES: "permission denied",
   EPERM: "operation not permitted",
   EISDIR: "it is a folder",
@@ -108,7 +109,7 @@ function contained(path: string): string | null {
 
 function unreadable(path: string, err: unknown): GateError {
   const code = String((err as NodeJS.ErrnoException).code ?? "");
-  return new GateError(`${path} cannot be read: ${code || (err as Error).message}${WHY[code] ? ` (${WHY[code]})` : ""}`, {
+  return new GateError(`${path} cannot be read: ${code || (err as Error).message}${ERRNO_WHY[code] ? ` (${ERRNO_WHY[code]})` : ""}`, {
     hint: `make ${path} readable by the user running kvgate (e.g. chmod a+r ${path}), or remove it from the folder being checked`,
     cause: err,
   });
@@ -283,7 +284,7 @@ function writeChecked(
     const code = (err as NodeJS.ErrnoException).code ?? "";
     if (code === "ENXIO") throw refusedWrite(special(shown, "a FIFO or socket"));
     if (code === "ELOOP") throw refusedWrite(outside(shown, "is a symlink that"));
-    throw new GateError(`cannot write ${shown}: ${code || (err as Error).message}${WHY[code] ? ` (${WHY[code]})` : ""}`, {
+    throw new GateError(`cannot write ${shown}: ${code || (err as Error).message}${ERRNO_WHY[code] ? ` (${ERRNO_WHY[code]})` : ""}`, {
       hint: `make ${shown} writable by the user running kvgate`,
       cause: err,
     });

@@ -4,10 +4,8 @@
 // hook as a plain message) is recognised too. Through real commits, the built CLI, both answerers.
 import { afterEach, describe, expect, test } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { GIT_ENV, makeRepo, type TempRepo } from "../helpers/repo.js";
-import { BIN } from "../helpers/cli.js";
+import { GIT_ENV, type TempRepo } from "../helpers/repo.js";
+import { hookedRepo } from "../helpers/install.js";
 import { FAKE } from "./helpers.js";
 import { amendedHeadOf, amendedRecord } from "../../src/secrets/amend.js";
 
@@ -16,20 +14,10 @@ afterEach(async () => {
   for (const r of made.splice(0)) await r.cleanup();
 });
 
+/** A repository with `kvgate init`'s own hooks: what a user's amend runs. */
 async function hooked(): Promise<TempRepo> {
-  const r = await makeRepo();
+  const r = await hookedRepo();
   made.push(r);
-  r.write("README.md", "a\n");
-  r.stage();
-  r.commit("base", { noVerify: true });
-  for (const [hook, args] of [
-    ["pre-commit", "check --staged"],
-    ["prepare-commit-msg", 'hook prepare-commit-msg "$@"'],
-  ]) {
-    const file = join(r.dir, ".git", "hooks", hook as string);
-    writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" ${args}\n`);
-    chmodSync(file, 0o755);
-  }
   return r;
 }
 
