@@ -1,7 +1,7 @@
 // Builds the CLI and the GitHub Action into single ESM bundles.
 // One file per entry keeps startup to one module load: the pre-commit hook runs on every commit.
 import { build } from "esbuild";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -91,6 +91,54 @@ const common = {
   banner,
 };
 
+// The Compose Specification's JSON schema (src/compose/schema/), compiled once here with ajv into a
+// validator of its own file: src/load/compose-schema.ts loads it the first time a compose file is
+// read, so neither ajv's compile (a second per run) nor the validator (200 KB) weighs on a hook run
+// that reads no compose file. Descriptions are dropped (the messages are kvgate's); `duration` is a
+// format compose-go checks with Go's time.ParseDuration, which kvgate does not repeat.
+async function composeSchemaValidator(outfile, dir) {
+  const { Ajv } = await import("ajv");
+  const { default: standaloneCode } = await import("ajv/dist/standalone/index.js");
+  const drop = new Set(["description", "title", "deprecated", "$schema", "$comment"]);
+  const strip = (n) =>
+    Array.isArray(n)
+      ? n.map(strip)
+      : n && typeof n === "object"
+        ? Object.fromEntries(
+            Object.entries(n)
+              .filter(([k, v]) => !(drop.has(k) && typeof v !== "object"))
+              .map(([k, v]) => [
+                k,
+                ["properties", "patternProperties", "definitions"].includes(k)
+                  ? Object.fromEntries(Object.entries(v).map(([a, b]) => [a, strip(b)]))
+                  : strip(v),
+              ]),
+          )
+        : n;
+  const schema = strip(JSON.parse(readFileSync("src/compose/schema/compose-spec.json", "utf8")));
+  const ajv = new Ajv({
+    strict: false,
+    validateSchema: false,
+    inlineRefs: false,
+    allErrors: false,
+    code: { source: true, optimize: true },
+  });
+  ajv.addFormat("duration", true);
+  const source = join(dir, "compose-schema-standalone.cjs");
+  writeFileSync(source, standaloneCode(ajv, ajv.compile(schema)));
+  // The generated code requires ajv's small runtime helpers (ajv/dist/runtime/*), bundled in.
+  await build({
+    ...common,
+    entryPoints: [source],
+    nodePaths: [join(process.cwd(), "node_modules")],
+    format: "cjs",
+    banner: { js: "" },
+    define: {},
+    minify: true,
+    outfile,
+  });
+}
+
 const only = process.argv[2];
 // The rule registry is generated from the files of src/checks/ (a full build only: the test setup
 // builds one bundle at a time, and a test fails when the committed registry differs).
@@ -107,7 +155,7 @@ if (!only || only === "cli")
       // module compile cache); import.meta.url becomes the file's URL.
       format: "cjs",
       banner: { js: "const __kvgateUrl = require('node:url').pathToFileURL(__filename).href;" },
-      define: { ...common.define, "import.meta.url": "__kvgateUrl" },
+      define: { ...common.define, "import.meta.url": "__kvgateUrl", __KVGATE_COMPOSE_SCHEMA__: JSON.stringify("./compose-schema.cjs") },
       entryPoints: ["src/cli/main.ts"],
       outfile: "dist/cli.cjs",
       external: ["pg-native"],
@@ -128,5 +176,18 @@ if (!only || only === "cli") {
   );
 }
 if (!only || only === "action")
-  jobs.push(build({ ...common, entryPoints: ["src/action/main.ts"], outfile: "dist/action/index.js", target: "node24" }));
+  jobs.push(
+    build({
+      ...common,
+      // The Action runs from the repository's checkout, where dist/compose-schema.cjs is committed.
+      define: { ...common.define, __KVGATE_COMPOSE_SCHEMA__: JSON.stringify("../compose-schema.cjs") },
+      entryPoints: ["src/action/main.ts"],
+      outfile: "dist/action/index.js",
+      target: "node24",
+    }),
+  );
+if (!only || only === "cli") {
+  const dir = mkdtempSync(join(tmpdir(), "kvgate-compose-schema-"));
+  jobs.push(composeSchemaValidator("dist/compose-schema.cjs", dir).finally(() => rmSync(dir, { recursive: true, force: true })));
+}
 await Promise.all(jobs);

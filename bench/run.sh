@@ -114,6 +114,9 @@ if [ -f "$here/plan.sh" ] && [ -z "${SKIP_PLAN:-}" ]; then
   done
 fi
 
+echo "compose ..." >&2
+RUNS=$(( runs < 5 ? runs : 5 )) bash "$here/compose.sh" >> "$out"
+
 echo "commit ..." >&2
 COMMIT_BENCH_JSON=1 RUNS=$runs FILES=$files bash "$here/commit.sh" >> "$out"
 

@@ -103,5 +103,17 @@ if (plan64.length)
   );
 else target("plan 64 × 8 proven ≤ 3 s", "", null, "PLAN_SIZES without 64; bench/plan-bound.sh proves it");
 
-console.log("targets (issue 13):");
+// Issue 25: a 10 MB compose file within 1 s CPU and 150 MiB in explain; each hostile shape within 1 s
+// (read or refused). bench/compose.sh measures them (`compose (this): explain, …`).
+for (const r of rows.filter((r) => r.label.startsWith("compose (this): explain, "))) {
+  const what = r.label.slice("compose (this): explain, ".length);
+  const tenMb = /^10 MB/.test(what);
+  target(
+    `explain, ${what} ≤ 1 s CPU${tenMb ? " and ≤ 150 MiB" : ""}`,
+    `${r.cpu_s} s CPU, ${r.peak_rss_mib} MiB, ${r.median_s} s wall`,
+    r.cpu_s <= 1 && (!tenMb || r.peak_rss_mib <= 150),
+  );
+}
+
+console.log("targets (issue 13; issue 25's compose rows):");
 for (const v of verdicts) console.log(`  ${v}`);

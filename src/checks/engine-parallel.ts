@@ -4,7 +4,7 @@
 // this a seat sized with "2.5 KV heads per card" passes and then never starts.
 import { defineCheck, type Report } from "./define.js";
 import { kvData, placeOf, vllmSeats } from "../kv/seat.js";
-import { parallelProblems } from "../kv/parallel.js";
+import { parallelProblems, ppPartitionOf } from "../kv/parallel.js";
 
 const messages = {
   parallel: (d: { name: string; model: string; problem: string; fix: string }) => `${d.name}: ${d.model}: ${d.problem}; ${d.fix}`,
@@ -16,19 +16,30 @@ export const engineParallel = defineCheck({
   id: "engine/parallel",
   severity: "error",
   description:
-    "A vLLM seat's tensor-parallel size does not shard its model (attention or KV heads), or its pipeline-parallel size exceeds the layers: vLLM refuses to start.",
+    "A vLLM seat's tensor-parallel size does not shard its model (attention or KV heads), its pipeline-parallel size exceeds the layers, or VLLM_PP_LAYER_PARTITION does not split them: vLLM refuses to start.",
   messages,
   run(ctx) {
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
       if (!seat.facts) return [];
-      return parallelProblems(seat.facts, seat.tp, seat.pp).map((p) => ({
+      const partition = seat.service.settings.pp_layer_partition?.value;
+      const partitionRead =
+        typeof partition === "string" && partition.trim() !== "" && seat.pp > 1
+          ? ppPartitionOf(partition.trim(), seat.pp, seat.facts.layers)
+          : null;
+      const problems = [
+        ...parallelProblems(seat.facts, seat.tp, seat.pp),
+        ...(partitionRead && !partitionRead.ok ? [partitionRead.problem] : []),
+      ];
+      return problems.map((p) => ({
         message: "parallel" as const,
         service: seat.name,
         ...(p.check === "pp-layers"
           ? placeOf(seat, "pp")
-          : seat.service.origins.tp
-            ? { file: seat.service.origins.tp.file, line: seat.service.origins.tp.line }
-            : placeOf(seat)),
+          : p.check === "pp-partition"
+            ? placeOf(seat, "pp_layer_partition")
+            : seat.service.origins.tp
+              ? { file: seat.service.origins.tp.file, line: seat.service.origins.tp.line }
+              : placeOf(seat)),
         data: {
           ...kvData(seat),
           name: seat.name,

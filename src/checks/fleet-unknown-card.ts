@@ -10,10 +10,13 @@ export const fleetUnknownCard = defineCheck({
   severity: "error",
   description: "A service names a card index its host does not have in the inventory (or names no card on a host with several).",
   messages: {
-    unknown: (d: { service: string; gpu: number; host: string; cards: string }) =>
-      `${d.service}: GPU ${d.gpu} is not a card of ${d.host} (cards: ${d.cards}); fix GPU or add the card to fleet.hosts.${d.host}.gpus`,
+    unknown: (d: { service: string; gpu: number; host: string; cards: string; gpu_key?: string }) =>
+      `${d.service}: GPU ${d.gpu} is not a card of ${d.host} (cards: ${d.cards}); fix ${d.gpu_key ?? "GPU"} or add the card to fleet.hosts.${d.host}.gpus`,
     missing: (d: { service: string; host: string; cards: string }) =>
       `${d.service}: no GPU, and ${d.host} has several cards (${d.cards}); add GPU=<index>`,
+    // A seat only a compose file defines has no env file to add GPU to: its compose service places it.
+    missing_compose: (d: { service: string; host: string; cards: string }) =>
+      `${d.service}: no GPU, and ${d.host} has several cards (${d.cards}); give its compose service a card: deploy.resources.reservations.devices: [{ capabilities: [gpu], device_ids: ["<index>"] }]`,
   },
   run(ctx) {
     return ctx.after.services
@@ -24,13 +27,20 @@ export const fleetUnknownCard = defineCheck({
         const list = cards.join(", ");
         if (s.gpus.length === 0)
           return cards.length > 1
-            ? [{ message: "missing" as const, data: { service: s.name, host, cards: list }, ...definitionOf(s), service: s.name }]
+            ? [
+                {
+                  message: s.definedAt?.by === "compose" ? ("missing_compose" as const) : ("missing" as const),
+                  data: { service: s.name, host, cards: list },
+                  ...definitionOf(s),
+                  service: s.name,
+                },
+              ]
             : [];
         return s.gpus
           .filter((g) => !cards.includes(g))
           .map((g) => ({
             message: "unknown" as const,
-            data: { service: s.name, gpu: g, host, cards: list },
+            data: { service: s.name, gpu: g, host, cards: list, ...(s.origins.gpus ? { gpu_key: s.origins.gpus.name } : {}) },
             ...(s.origins.gpus ? { file: s.origins.gpus.file, line: s.origins.gpus.line } : definitionOf(s)),
             service: s.name,
             key: String(g),

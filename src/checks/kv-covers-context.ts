@@ -9,7 +9,7 @@
 // (kv/boot-check): then it lowers the context to what the pin holds. An unpinned seat is told the
 // longest context its estimate holds.
 import { defineCheck, type Report } from "./define.js";
-import { kvData, longestFitting, pinFix, placeOf, requiredFormula, setPin, vllmSeats, type VllmSeat } from "../kv/seat.js";
+import { acrossVersions, kvData, longestFitting, pinFix, placeOf, requiredFormula, setPin, vllmSeats, type VllmSeat } from "../kv/seat.js";
 import { cardUsage, type CardUsage } from "../kv/card-usage.js";
 import { compact, formatInt, size } from "../kv/format.js";
 import { contextThatFits, pinRaiseFits, utilizationFor, utilizationRaiseFits } from "../fix/kv-room.js";
@@ -25,6 +25,7 @@ type Data = {
   formula: string;
   fix?: ValueFix;
   fix_kind: "pin" | "context" | "none";
+  versions_note?: string;
 };
 type Estimated = {
   name: string;
@@ -41,6 +42,7 @@ type Estimated = {
   pin_fits?: boolean;
   utilization_fix?: ValueFix;
   context_fix?: ValueFix;
+  versions_note?: string;
 };
 
 const advice = (d: Data): string => {
@@ -51,13 +53,14 @@ const advice = (d: Data): string => {
 };
 
 const messages = {
-  short: (d: Data) => `${d.name}: KV pin ${size(d.pinned_bytes)} < required ${size(d.required_bytes)} = ${d.formula}; ${advice(d)}`,
+  short: (d: Data) =>
+    `${d.name}: KV pin ${size(d.pinned_bytes)} < required ${size(d.required_bytes)} = ${d.formula}; ${advice(d)}${d.versions_note ?? ""}`,
   estimated: (d: Estimated) =>
     `${d.name}: no KV pin, so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${
       d.pin_fits
         ? `pin it: set ${d.set}${d.context_fix ? `, or set ${showFix(d.context_fix)}, the longest the estimate holds` : ""}`
         : `${d.context_fix ? `set ${showFix(d.context_fix)}, the longest the estimate holds, or ` : ""}pin ${d.set} where the card has room`
-    }`,
+    }${d.versions_note ?? ""}`,
   "estimated-no-pin": (d: Estimated) =>
     `${d.name}: no KV pin (vLLM ${d.no_pin_version} has none: --kv-cache-memory-bytes came in 0.10.2), so vLLM's profiler sizes the cache: an estimated ${size(d.estimated_bytes)} (${d.estimate}) < required ${size(d.required_bytes)} = ${d.formula}; ${
       d.utilization_fix
@@ -65,7 +68,7 @@ const messages = {
         : d.context_fix
           ? `the card has no room for more utilization: set ${showFix(d.context_fix)}, the longest the estimate holds, or free the card (kvgate plan)`
           : "free room on the card (kvgate plan), or lower the context"
-    }`,
+    }${d.versions_note ?? ""}`,
 };
 
 /** The highest utilization advised: vLLM must still find it free beside its own CUDA context at boot. */
@@ -120,34 +123,34 @@ export const kvCoversContext = defineCheck({
   run(ctx) {
     const round = ctx.policy.kv.round_bytes;
     const usages = cardUsage(ctx.after, ctx.policy, ctx.pack);
-    return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {
-      if (seat.required === null || seat.maxModelLenAuto) return [];
-      const owner = seat.policy?.pinned_bytes !== undefined ? seat.policy : undefined;
-      const exempt = owner
-        ? { status: "exempt" as const, reason: `owner-pinned by ${owner.by ?? "the seat's owner"} (kv.seats.${seat.name}.pinned)` }
-        : {};
-      if (seat.pinned !== null) {
-        if (seat.pinned >= seat.required) return [];
-        return [{ message: "short" as const, ...pinnedShort(seat, seat.pinned, seat.required, usages, ctx.pack, round), ...exempt }];
-      }
-      const e = seat.estimate;
-      if (!e || e.bytes >= seat.required) return [];
-      const fits = longestFitting(seat, Math.max(0, e.bytes), round) ?? 0;
-      const context = contextFix(ctx.pack, seat, fits);
-      const estimate = `${e.utilization} × ${size(e.totalBytes)} − weights ${size(e.weightsPerGpu)} − overhead ${size(e.overhead.bytes)}${e.graphsBytes > 0 ? ` − CUDA graphs ${size(e.graphsBytes)}` : ""}`;
-      // Before 0.10.2 there is no pin to advise: the utilization that leaves the KV, when the card holds it.
-      const noPin = !seat.vf.kvCacheMemoryBytesFlag;
-      const u = noPin ? utilizationFor(seat, seat.required) : null;
-      const utilization =
-        u !== null && u <= MAX_UTILIZATION && utilizationRaiseFits(usages, seat, u)
-          ? settingFix(ctx.pack, seat.service, "gpu_memory_utilization", u)
-          : null;
-      // A version with the pin: the pin, where the card holds it (it is what an unpinned seat lacks),
-      // else the longest context the estimate holds.
-      const pin = !noPin && pinRaiseFits(usages, seat, seat.required) ? pinFix(seat, seat.required, ctx.pack) : null;
-      const fix = noPin ? (utilization ?? context) : (pin ?? context);
-      return [
-        {
+    return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((primary): R[] =>
+      acrossVersions(primary, (seat): R | null => {
+        if (seat.required === null || seat.maxModelLenAuto) return null;
+        const owner = seat.policy?.pinned_bytes !== undefined ? seat.policy : undefined;
+        const exempt = owner
+          ? { status: "exempt" as const, reason: `owner-pinned by ${owner.by ?? "the seat's owner"} (kv.seats.${seat.name}.pinned)` }
+          : {};
+        if (seat.pinned !== null) {
+          if (seat.pinned >= seat.required) return null;
+          return { message: "short" as const, ...pinnedShort(seat, seat.pinned, seat.required, usages, ctx.pack, round), ...exempt };
+        }
+        const e = seat.estimate;
+        if (!e || e.bytes >= seat.required) return null;
+        const fits = longestFitting(seat, Math.max(0, e.bytes), round) ?? 0;
+        const context = contextFix(ctx.pack, seat, fits);
+        const estimate = `${e.utilization} × ${size(e.totalBytes)} − weights ${size(e.weightsPerGpu)} − overhead ${size(e.overhead.bytes)}${e.graphsBytes > 0 ? ` − CUDA graphs ${size(e.graphsBytes)}` : ""}`;
+        // Before 0.10.2 there is no pin to advise: the utilization that leaves the KV, when the card holds it.
+        const noPin = !seat.vf.kvCacheMemoryBytesFlag;
+        const u = noPin ? utilizationFor(seat, seat.required) : null;
+        const utilization =
+          u !== null && u <= MAX_UTILIZATION && utilizationRaiseFits(usages, seat, u)
+            ? settingFix(ctx.pack, seat.service, "gpu_memory_utilization", u)
+            : null;
+        // A version with the pin: the pin, where the card holds it (it is what an unpinned seat lacks),
+        // else the longest context the estimate holds.
+        const pin = !noPin && pinRaiseFits(usages, seat, seat.required) ? pinFix(seat, seat.required, ctx.pack) : null;
+        const fix = noPin ? (utilization ?? context) : (pin ?? context);
+        return {
           message: noPin ? ("estimated-no-pin" as const) : ("estimated" as const),
           service: seat.name,
           ...placeOf(seat, "max_model_len"),
@@ -172,8 +175,8 @@ export const kvCoversContext = defineCheck({
               : { pin_fits: pin !== null }),
           },
           ...exempt,
-        },
-      ];
-    });
+        };
+      }),
+    );
   },
 });

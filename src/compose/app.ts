@@ -5,6 +5,7 @@
 import { posix } from "node:path";
 import { loadTree, problem, projectOf, readText, resolvePath, unresolved, type Ctx, type Project } from "./context.js";
 import { mergeNode } from "./merge.js";
+import { schemaProblem } from "./validate.js";
 import { get, textOf, type CEntry, type CMap, type CNode, type Pos } from "./tree.js";
 
 /** A service after its extends chain is merged. */
@@ -19,20 +20,6 @@ export interface ServiceDef {
 export interface App {
   isCompose: boolean;
   services: Map<string, ServiceDef>;
-}
-
-const DEFAULT_FILES = new Set(["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"]);
-const OVERRIDE_FILES = ["compose.override.yml", "compose.override.yaml", "docker-compose.override.yml", "docker-compose.override.yaml"];
-
-/** `docker compose up` in a folder reads compose.yaml and, when there, compose.override.yaml merged over it. */
-export function overrideFileOf(ctx: Ctx, path: string): string | null {
-  if (!DEFAULT_FILES.has(posix.basename(path))) return null;
-  const dir = posix.dirname(path);
-  for (const name of OVERRIDE_FILES) {
-    const p = dir === "." ? name : `${dir}/${name}`;
-    if (ctx.source(p) !== null) return p;
-  }
-  return null;
 }
 
 /** The root project: the compose file's folder and the `.env` beside it. */
@@ -58,13 +45,16 @@ export function readApp(ctx: Ctx, files: string[], project: Project, includeStac
   const isCompose = servicesNode !== undefined || include !== undefined;
   const services = new Map<string, ServiceDef>();
   if (!isCompose) return { isCompose, services };
+  // With the schema check, what the schema refuses is said once, in its words (refusedBySchema).
+  const schema = ctx.opts.schema !== undefined;
   if (servicesNode && servicesNode.t !== "map" && !(servicesNode.t === "str" && servicesNode.value === null)) {
-    problem(ctx, {
-      kind: "parse",
-      file: servicesNode.pos.file,
-      line: servicesNode.pos.line,
-      message: "services must be a mapping of service names to definitions; docker compose refuses the file",
-    });
+    if (!schema)
+      problem(ctx, {
+        kind: "parse",
+        file: servicesNode.pos.file,
+        line: servicesNode.pos.line,
+        message: "services must be a mapping of service names to definitions; docker compose refuses the file",
+      });
   } else if (servicesNode?.t === "map") {
     const memo = new Map<string, CMap>();
     for (const [name, entry] of servicesNode.entries) {
@@ -73,19 +63,47 @@ export function readApp(ctx: Ctx, files: string[], project: Project, includeStac
       if (def) services.set(name, { name, def, keyPos: entry.keyPos, project });
     }
   }
+  if (refusedBySchema(ctx, model, services)) return { isCompose, services: new Map() };
   if (include) readIncludes(ctx, include, project, services, includeStack);
   return { isCompose, services };
 }
 
-function asServiceMap(n: CNode, name: string, ctx: Ctx): CMap | null {
+/**
+ * The application checked against the Compose Specification's schema as compose checks it: after
+ * interpolation, with each service's `extends` merged and the override files laid over (compose-go
+ * loadYamlFile validates once those are applied). What the schema refuses deploys nothing; the
+ * problem is placed at the line of the value it names, in whichever file wrote it.
+ */
+function refusedBySchema(ctx: Ctx, model: CMap, services: ReadonlyMap<string, ServiceDef>): boolean {
+  const check = ctx.opts.schema;
+  if (!check) return false;
+  const written = model.entries.get("services");
+  let doc: CNode = model;
+  if (written?.value.t === "map") {
+    const entries = new Map<string, CEntry>();
+    for (const [name, e] of written.value.entries) {
+      const def = services.get(name)?.def;
+      // A service written as null stays null: the schema wants a mapping.
+      entries.set(name, def && !(e.value.t === "str" && e.value.value === null) ? { keyPos: e.keyPos, value: def } : e);
+    }
+    doc = { ...model, entries: new Map(model.entries).set("services", { keyPos: written.keyPos, value: { ...written.value, entries } }) };
+  }
+  const refused = schemaProblem(doc, check);
+  if (!refused) return false;
+  problem(ctx, { kind: "parse", file: refused.file, line: refused.line, message: refused.message });
+  return true;
+}
+
+function asServiceMap(n: CNode, name: string, ctx: Ctx, quiet: boolean): CMap | null {
   if (n.t === "map") return n;
   if (n.t === "str" && n.value === null) return { t: "map", entries: new Map(), pos: n.pos };
-  problem(ctx, {
-    kind: "parse",
-    file: n.pos.file,
-    line: n.pos.line,
-    message: `service ${name} must be a mapping; docker compose refuses the file`,
-  });
+  if (!quiet)
+    problem(ctx, {
+      kind: "parse",
+      file: n.pos.file,
+      line: n.pos.line,
+      message: `service ${name} must be a mapping; docker compose refuses the file`,
+    });
   return null;
 }
 
@@ -110,7 +128,8 @@ function resolveService(
   if (cached) return cached;
   const entry = services.get(name);
   if (!entry) return null;
-  const def = asServiceMap(entry.value, name, ctx);
+  // A service of the application itself is checked by the schema; one in an extends target's file is not.
+  const def = asServiceMap(entry.value, name, ctx, ctx.opts.schema !== undefined && stack.length === 0);
   if (!def) return null;
   const ext = get(def, "extends");
   if (ext === undefined) {
@@ -180,11 +199,13 @@ function extendsTarget(
   if (fileNode && written !== null) {
     const resolved = resolvePath(posix.dirname(fileNode.pos.file), written);
     if (!resolved.ok) {
+      // A file outside the repository is one the gate cannot see: what runs is unknown, so it refuses
+      // (a remote resource is a notice: compose fetches it, kvgate does not).
       problem(ctx, {
-        kind: "unresolved",
+        kind: resolved.remote ? "unresolved" : "parse",
         file: fileNode.pos.file,
         line: fileNode.pos.line,
-        message: `extends of ${name}: ${resolved.why}; what ${service} sets is unknown to kvgate`,
+        message: `extends of ${name}: ${resolved.why}; what ${service} sets is unknown to kvgate${resolved.remote ? "" : ", so it cannot size the service (keep the base in the repository)"}`,
         service: name,
       });
       return null;
@@ -222,22 +243,6 @@ function extendsTarget(
 }
 
 /** `include:` entries: a path, a list of paths merged, or `{ path, env_file, project_directory }`. */
-/** Included applications already read, per read, by project and files. */
-const includedApps = new WeakMap<Ctx, Map<string, App | null>>();
-
-/**
- * An included application, read once per read: a file included twice (a diamond, `include: [a, a]`)
- * is the same application, and reading it again per path through the diamonds was exponential in
- * their depth (16 levels: 131,000 reads; a pull request could stop CI with a few more).
- */
-function includedApp(ctx: Ctx, files: string[], project: Project, stack: string[]): App | null {
-  let apps = includedApps.get(ctx);
-  if (!apps) includedApps.set(ctx, (apps = new Map<string, App | null>()));
-  const key = `${project.id}\0${files.join("\0")}`;
-  if (!apps.has(key)) apps.set(key, readApp(ctx, files, project, stack));
-  return apps.get(key) ?? null;
-}
-
 function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<string, ServiceDef>, stack: string[]): void {
   const items = include.t === "seq" ? include.items : [include];
   for (const item of items) {
@@ -263,32 +268,17 @@ function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<
       continue;
     }
     for (const f of files) if (!ctx.out.composeFiles.includes(f)) ctx.out.composeFiles.push(f);
-    const sub = includedApp(ctx, files, includedProject(ctx, item, first, project), [...stack, first]);
+    // A file included along two paths (a diamond) is read once: a chain of diamonds would otherwise
+    // cost 2^depth reads.
+    const sub = includedApp(ctx, files, includedProject(ctx, item, first, project), [...stack, first], item);
     if (!sub) continue;
-    let twice = false;
     for (const [name, s] of sub.services) {
       const mine = services.get(name);
-      if (mine === s) {
-        // The same file reached twice (`include: [a, a]`, or two includes that both include it): said once per include.
-        if (!twice) {
-          twice = true;
-          problem(ctx, {
-            kind: "unresolved",
-            file: at0(paths).pos.file,
-            line: at0(paths).pos.line,
-            message: `${first} is included more than once (here and through another include), so its services are defined twice; include it from one place`,
-          });
-        }
-        continue;
-      }
       if (mine) {
-        problem(ctx, {
-          kind: "unresolved",
-          file: s.keyPos.file,
-          line: s.keyPos.line,
-          message: `service ${name} of ${s.keyPos.file} is also defined in ${mine.keyPos.file}:${mine.keyPos.line}; Compose does not merge included services, kvgate reads the one in ${mine.keyPos.file} (rename one)`,
-          service: name,
-        });
+        // compose-go include.go importResource (since 2025-11, "Allow importing compose file to
+        // override resource definition"): the including file's service is merged over the imported one.
+        const merged = mergeNode(s.def, mine.def, ["services", name]);
+        if (merged?.t === "map") services.set(name, { ...mine, def: merged });
         continue;
       }
       services.set(name, s);
@@ -296,7 +286,25 @@ function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<
   }
 }
 
-const at0 = (paths: CNode[]): CNode => paths[0] as CNode;
+/** More includes than any real project has: past it the include graph is a hostile shape. */
+const MAX_INCLUDED_APPS = 500;
+
+function includedApp(ctx: Ctx, files: string[], project: Project, stack: string[], at: CNode): App | null {
+  const id = `${files.join("\u0000")}\u0000${project.id}`;
+  if (ctx.apps.has(id)) return ctx.apps.get(id) ?? null;
+  if (ctx.apps.size >= MAX_INCLUDED_APPS) {
+    problem(ctx, {
+      kind: "parse",
+      file: at.pos.file,
+      line: at.pos.line,
+      message: `the includes of ${ctx.root} reach more than ${MAX_INCLUDED_APPS} applications (files included along many paths, each with its own .env); kvgate does not read further: include each file once`,
+    });
+    return null;
+  }
+  const app = readApp(ctx, files, project, stack);
+  ctx.apps.set(id, app);
+  return app;
+}
 
 function includedPath(ctx: Ctx, node: CNode): string | null {
   if (node.t !== "str") return null;
@@ -307,11 +315,13 @@ function includedPath(ctx: Ctx, node: CNode): string | null {
   if (node.value === null) return null;
   const r = resolvePath(posix.dirname(node.pos.file), node.value);
   if (!r.ok) {
+    // README "Compose files": an include outside the repository is compose/parse (the services it
+    // defines are unknown, so the gate cannot pass them); a remote include is a notice.
     problem(ctx, {
-      kind: "unresolved",
+      kind: r.remote ? "unresolved" : "parse",
       file: node.pos.file,
       line: node.pos.line,
-      message: `include: ${r.why}; the services it defines are unknown to kvgate`,
+      message: `include: ${r.why}; the services it defines are unknown to kvgate${r.remote ? "" : ", so it cannot size them (keep the included file in the repository)"}`,
     });
     return null;
   }

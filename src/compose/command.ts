@@ -2,9 +2,17 @@
 // `command`/`entrypoint`: a string is split into shell words, a list is the words), as the words of
 // one command line with the line each word is written on. A `sh -c "vllm serve …"` wrapper is
 // opened when the script is one plain command, so its flags are read like any other.
+//
+// Two kinds of variable are in a command. Compose's own (`${LEN}`) are interpolated before anything
+// runs; one that stays unknown (the deploy host's shell would set it) leaves out only its own word
+// (and the flag it is the value of), never the rest of the command. The container shell's
+// (`$${LEN}` in the file, `${LEN}` in the `sh -c` script) are the service's environment as the
+// container gets it (environment over env_file): resolved from there, or kept as written when it does
+// not set them, which vLLM cannot read (engine/bad-value), so the seat is never sized by a default.
 import { posix } from "node:path";
 import { join as shellJoin, split as shellSplit } from "shlex";
-import { problem, unresolved, type Ctx } from "./context.js";
+import { problem, type Ctx } from "./context.js";
+import { interpolate, UNKNOWN_CLOSE, UNKNOWN_OPEN, type Lookup } from "./interpolate.js";
 import { get, type CMap, type CNode } from "./tree.js";
 
 export interface CommandLine {
@@ -28,9 +36,10 @@ const VLLM_IMAGE = /^(docker\.io\/)?vllm\/vllm-openai(:|@|$)/;
 const VLLM_ENTRYPOINT = ["vllm", "serve"];
 /** Operators that make a script more than one command: kvgate does not guess which part is the server. */
 const SCRIPT_OPERATORS = /[;&|`<>]|\$\(|\n/;
+const MARKED = new RegExp(`${UNKNOWN_OPEN}([^${UNKNOWN_CLOSE}]*)${UNKNOWN_CLOSE}`, "g");
 
 /** The command line of a service; null when it sets neither (the image's own command runs) or one is unreadable. */
-export function commandOf(ctx: Ctx, service: string, def: CMap): CommandLine | null {
+export function commandOf(ctx: Ctx, service: string, def: CMap, container: Lookup): CommandLine | null {
   const entrypoint = get(def, "entrypoint");
   const command = get(def, "command");
   const parts = [entrypoint, command].filter((n): n is CNode => n !== undefined && !(n.t === "str" && n.value === null && !n.unresolved));
@@ -41,7 +50,7 @@ export function commandOf(ctx: Ctx, service: string, def: CMap): CommandLine | n
     if (t === null) return null;
     tokens.push(...t);
   }
-  const words = unwrapShell(tokens);
+  const words = known(ctx, service, unwrapShell(ctx, service, tokens, container));
   const anchor = (command && parts.includes(command) ? command : parts[0]) as CNode;
   const image = get(def, "image");
   const first = words[0]?.word;
@@ -73,14 +82,13 @@ export function commandOf(ctx: Ctx, service: string, def: CMap): CommandLine | n
   };
 }
 
+/** The words of a command or entrypoint; a word compose could not interpolate keeps its marks. */
 function tokensOf(ctx: Ctx, service: string, node: CNode, what: string): Token[] | null {
   if (node.t === "str") {
-    if (node.unresolved) {
-      unresolved(ctx, node, `${what} of ${service}`, service, "COMMAND");
-      return null;
-    }
+    const text = node.unresolved ? node.unresolved.partial : (node.value ?? "");
+    if (text === undefined) return null;
     try {
-      return shellSplit(node.value ?? "").map((word) => ({ word, node }));
+      return shellSplit(text).map((word) => ({ word, node }));
     } catch (e) {
       problem(ctx, {
         kind: "parse",
@@ -97,11 +105,7 @@ function tokensOf(ctx: Ctx, service: string, node: CNode, what: string): Token[]
     const out: Token[] = [];
     for (const item of node.items) {
       if (item.t !== "str") continue;
-      if (item.unresolved) {
-        unresolved(ctx, item, `${what} of ${service}`, service, "COMMAND");
-        return null;
-      }
-      out.push({ word: item.value ?? "", node: item });
+      out.push({ word: item.unresolved ? (item.unresolved.partial ?? "") : (item.value ?? ""), node: item });
     }
     return out;
   }
@@ -116,17 +120,71 @@ function tokensOf(ctx: Ctx, service: string, node: CNode, what: string): Token[]
   return null;
 }
 
-/** `sh -c "exec vllm serve M --max-model-len 8192"` → the words of the script, each still on its line. */
-function unwrapShell(tokens: Token[]): Token[] {
+/**
+ * The words compose could interpolate. A word holding a variable the `.env` does not set is left out,
+ * with the flag it is the value of (`--max-model-len ${LEN}` → both): the env file's setting, if it
+ * has one, then stands, as for any unresolved compose value. The notice names the words.
+ */
+function known(ctx: Ctx, service: string, tokens: readonly Token[]): Token[] {
+  const out: Token[] = [];
+  for (const t of tokens) {
+    const vars = [...t.word.matchAll(MARKED)].map((m) => m[1] as string);
+    if (vars.length === 0) {
+      out.push(t);
+      continue;
+    }
+    const prev = out[out.length - 1];
+    const flag =
+      !t.word.startsWith("-") && prev && /^--?[A-Za-z]/.test(prev.word) && !prev.word.includes("=") ? (out.pop() as Token) : null;
+    const shown = `${flag ? `${flag.word} ` : ""}${t.word.replace(MARKED, (_m, v: string) => "${" + v + "}")}`;
+    problem(ctx, {
+      kind: "unresolved",
+      file: t.node.pos.file,
+      line: t.node.pos.line,
+      message: `${shown} in the command of ${service}: ${[...new Set(vars)].map((v) => "${" + v + "}").join(", ")} is not set in the .env beside the compose file; docker compose takes it from the deploy host's shell, which kvgate cannot see, so that setting is skipped and the rest of the command is read (set it in the .env, or give a default: \${${vars[0] as string}:-value})`,
+      service,
+      key: "COMMAND",
+    });
+  }
+  return out;
+}
+
+/**
+ * `sh -c "exec vllm serve M --max-model-len ${LEN}"` → the words of the script, each still on its
+ * line, with the container shell's variables expanded from the service's environment (outside single
+ * quotes, as sh does). One the environment does not set stays as written, with a notice.
+ */
+function unwrapShell(ctx: Ctx, service: string, tokens: Token[], container: Lookup): Token[] {
   const [sh, flag, script, ...rest] = tokens;
   if (!sh || !flag || !script || rest.length > 0) return tokens;
   if (!SHELLS.has(posix.basename(sh.word)) || !/^-[a-z]*c$/.test(flag.word) || SCRIPT_OPERATORS.test(script.word)) return tokens;
+  const missing: string[] = [];
+  const expanded = script.word
+    .split(/('[^']*')/)
+    .map((seg) => {
+      if (seg.startsWith("'") || !seg.includes("$")) return seg;
+      const r = interpolate(seg, container);
+      if (r.ok) return r.value;
+      if (r.kind === "invalid") return seg;
+      missing.push(...r.vars);
+      return r.partial.replace(MARKED, (_m, v: string) => "${" + v + "}");
+    })
+    .join("");
   let inner: string[];
   try {
-    inner = shellSplit(script.word);
+    inner = shellSplit(expanded);
   } catch {
     return tokens;
   }
+  if (missing.length > 0)
+    problem(ctx, {
+      kind: "unresolved",
+      file: script.node.pos.file,
+      line: script.node.pos.line,
+      message: `${[...new Set(missing)].map((v) => "${" + v + "}").join(", ")} in the ${sh.word} -c script of ${service} is the container shell's variable, and the service's environment (environment, env_file) does not set it: the container may well get no value, so kvgate does not read the setting it is in (set it in the service's environment)`,
+      service,
+      key: "COMMAND",
+    });
   if (inner[0] === "exec") inner = inner.slice(1);
   return inner.map((word) => ({ word, node: script.node }));
 }
@@ -138,10 +196,10 @@ function locator(node: CNode): (word: string) => number {
   let last = node.pos.line;
   return (word) => {
     if (!span || word === "") return last;
-    const i = span.text.indexOf(word, cursor);
+    const i = span.src.text.indexOf(word, cursor);
     if (i < 0 || i >= span.end) return last;
     cursor = i + word.length;
-    last = span.lines.linePos(i).line;
+    last = span.src.lineAt(i);
     return last;
   };
 }

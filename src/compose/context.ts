@@ -1,14 +1,13 @@
 // The reader's state for one compose file and what every part of the read shares: loading a file
 // once, keeping paths inside the repository, the `.env` of a project, and reporting a problem once.
 import { posix } from "node:path";
-import { parseAllDocuments } from "yaml";
-import { yamlOverLimits, type YamlLimits } from "../config/yaml-limits.js";
-import { parseYamlFile } from "../playbook/nodes.js";
 import type { ComposeProblem, ComposeRead, ComposeReadOptions, ComposeSource } from "./records.js";
 import { lookupOf, readDotEnv } from "./dotenv.js";
 import { UNSET, type Lookup } from "./interpolate.js";
 import { mergeNode } from "./merge.js";
-import { treeOf, type CNode } from "./tree.js";
+import type { CNode } from "./tree.js";
+import type { App } from "./app.js";
+import { readComposeYaml } from "./yaml.js";
 
 export interface Ctx {
   root: string;
@@ -18,6 +17,8 @@ export interface Ctx {
   seen: Set<string>;
   /** Compose trees by path and project (a file is interpolated with its project's variables). */
   trees: Map<string, CNode | null>;
+  /** Included applications by files and project, read once however many paths include them. */
+  apps: Map<string, App | null>;
 }
 
 /** A Compose project: the folder relative paths start from, and the variables for interpolation. */
@@ -33,9 +34,10 @@ export function newCtx(root: string, source: ComposeSource, opts: ComposeReadOpt
     root,
     source,
     opts,
-    out: { path: root, isCompose: false, deploys: [], problems: [], files: [], composeFiles: [] },
+    out: { path: root, isCompose: false, deploys: [], problems: [], files: [], composeFiles: [], activeProfiles: null },
     seen: new Set(),
     trees: new Map(),
+    apps: new Map(),
   };
 }
 
@@ -67,7 +69,8 @@ export function readText(ctx: Ctx, path: string): string | null {
   return file.text;
 }
 
-export type Resolved = { ok: true; path: string } | { ok: false; why: string };
+/** `remote`: a URL, git or OCI resource (compose fetches it; kvgate reads only the repository). */
+export type Resolved = { ok: true; path: string } | { ok: false; why: string; remote: boolean };
 
 /** A path written in `from` (relative to `dir`), kept inside the repository: absolute paths and paths
  *  that climb out of it are not read (the file on the deploy host is not the one in the repo). */
@@ -76,14 +79,15 @@ export function resolvePath(dir: string, written: string): Resolved {
     return {
       ok: false,
       why: `${written} is an absolute path; kvgate reads only files in the repository (write it relative to the compose file)`,
+      remote: false,
     };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(written) || written.startsWith("oci://") || written.startsWith("git@")) {
-    return { ok: false, why: `${written} is a remote resource; kvgate reads only files in the repository` };
+    return { ok: false, why: `${written} is a remote resource; kvgate reads only files in the repository`, remote: true };
   }
   const p = posix.normalize(posix.join(dir, written));
   if (p === ".." || p.startsWith("../"))
-    return { ok: false, why: `${written} leaves the repository; kvgate reads only files in the repository` };
+    return { ok: false, why: `${written} leaves the repository; kvgate reads only files in the repository`, remote: false };
   return { ok: true, path: p };
 }
 
@@ -113,57 +117,27 @@ export function projectOf(ctx: Ctx, dir: string, envFiles: string[], parent?: Pr
   return { dir, env, id: [parent?.id ?? "", ...ids].join("|") };
 }
 
-/** A compose file's tree, read once per project; null (with its problems reported) when it cannot be read. */
+/** A compose file's tree (its documents merged as layers), read once per project; null (with its
+ *  problems reported) when compose refuses it. */
 export function loadTree(ctx: Ctx, path: string, project: Project): CNode | null {
   const id = `${path}\u0000${project.id}`;
   if (ctx.trees.has(id)) return ctx.trees.get(id) ?? null;
   ctx.trees.set(id, null);
   const text = readText(ctx, path);
   if (text === null) return null;
-  // Shapes that cost the parser minutes (20,000 `---` documents in 80 KB took each document as a
-  // file-long text) are refused at their line first (docs/gated-files.md#caps).
-  const over = yamlOverLimits(text, COMPOSE_LIMITS);
-  if (over) {
-    problem(ctx, {
-      kind: "parse",
-      file: path,
-      line: over.line,
-      message: `${path} ${over.message}; kvgate does not read a compose file this shape`,
-    });
+  const y = readComposeYaml(path, text, project.env);
+  if (y.refused) {
+    // The finding names the file and line; the message is compose's reason alone.
+    problem(ctx, { kind: "parse", file: path, line: y.refused.line, message: y.refused.message });
     return null;
   }
+  for (const p of y.problems) problem(ctx, { kind: "parse", file: path, line: p.line, message: p.message });
+  if (y.problems.length > 0) return null;
   let tree: CNode | null = null;
-  for (const part of documentsOf(text)) {
-    const yf = parseYamlFile(path, part);
-    if (yf.errors.length > 0) {
-      for (const e of yf.errors)
-        problem(ctx, { kind: "parse", file: path, line: e.line, message: `${path} is not valid YAML: ${e.message}` });
-      return null;
-    }
-    const doc = treeOf(yf, part, project.env);
-    for (const p of doc.problems) problem(ctx, { kind: "parse", file: path, line: p.line, message: `${path}:${p.line}: ${p.message}` });
-    if (doc.problems.length > 0) return null;
-    // Documents of one file are layers merged in order, like files given with -f (compose-go loader).
-    if (doc.tree !== null) tree = tree === null ? doc.tree : (mergeNode(tree, doc.tree, []) ?? null);
-  }
+  // Documents of one file are layers merged in order, like files given with -f (compose-go loader).
+  for (const doc of y.docs) tree = tree === null ? doc : (mergeNode(tree, doc, []) ?? null);
   ctx.trees.set(id, tree);
   return tree;
-}
-
-/**
- * A compose file is one document or a few layered ones; the node cap is far above a 10 MB file's
- * (a legitimate one must still be read).
- */
-const COMPOSE_LIMITS: YamlLimits = { documents: 100, nodes: 4_000_000, flowDepth: 64 };
-
-/** Each YAML document of a file as its own text, the ones before it kept as their newlines so its lines stay the file's. */
-function documentsOf(text: string): string[] {
-  if (!/^---/m.test(text)) return [text];
-  const docs = parseAllDocuments(text);
-  const starts = (Array.isArray(docs) ? docs : []).map((d) => d.range[0]);
-  if (starts.length < 2) return [text];
-  const blank = (s: string): string => s.replace(/[^\n]/g, "");
-  return starts.map((start, i) => blank(text.slice(0, start)) + text.slice(start, starts[i + 1] ?? text.length));
 }
 
 /** Reports a value that stayed unresolved; the caller skips the setting. */

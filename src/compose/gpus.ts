@@ -1,11 +1,20 @@
-// Which host cards a compose service runs on. Docker hands a container the cards of its GPU requests
-// (`deploy.resources.reservations.devices[]` with the `gpu` capability or the nvidia driver, the
-// service-level `gpus:`, or a CDI name in `devices:`; compose spec, deploy `devices`, services `gpus`
-// and `devices`), or, without a request,
-// what NVIDIA_VISIBLE_DEVICES names for the nvidia runtime. Inside the container the cards are
-// numbered from 0, so a CUDA_VISIBLE_DEVICES there picks among them: device_ids ['2','3'] with
-// CUDA_VISIBLE_DEVICES=1 is host card 3. A request kvgate cannot place (`count: 2`, `all`, UUIDs) is
-// reported, and the env file's GPU is kept, as for a playbook's device_requests.
+// Which host cards a compose service runs on, as Docker places them. docker compose turns the
+// service's GPU requests into the container's device requests (docker/compose pkg/compose/create.go:
+// setReservations for `deploy.resources.reservations.devices`, then `gpus:`; a CDI name in
+// `devices:` is a request of the cdi driver), and the daemon's nvidia driver turns each request into
+// NVIDIA_VISIBLE_DEVICES (moby daemon/nvidia_linux.go setNvidiaGPUs): device_ids as written, `count:
+// N` the cards 0..N-1 (countToDevices), `count: all` (-1) every card, `count: 0` none. Each request
+// appends its variable, and the toolkit reads the environment as a map (nvidia-container-toolkit
+// internal/config/image/builder.go WithEnv), so the last request is the one that counts. A request
+// with neither count nor device_ids is `count: all` (compose-go transform/devices.go
+// deviceRequestDefaults), and so is `gpus: all`. Without a request, NVIDIA_VISIBLE_DEVICES
+// (environment or env_file) says what the nvidia runtime gives; `runtime: nvidia` without it gives
+// every card (the CUDA images set NVIDIA_VISIBLE_DEVICES=all).
+//
+// Inside the container the cards given are numbered from 0, so CUDA_VISIBLE_DEVICES picks among them
+// (device_ids ['2','3'] with CUDA_VISIBLE_DEVICES=1 is host card 3). "Every card" is resolved by the
+// fleet loader, which knows the host's cards (src/load/running.ts): there a pick chooses among them,
+// else vLLM runs on the first TP × PP of them.
 import { problem, unresolved, type Ctx } from "./context.js";
 import { get, getIn, textOf, type CMap, type CNode, type Pos } from "./tree.js";
 import type { CardsLine, GpuRequest } from "./records.js";
@@ -19,13 +28,19 @@ export interface GpuVar {
 
 export interface Gpus {
   request: GpuRequest | null;
-  /** The host cards (`0,1`) and the line that decides them; null when kvgate cannot tell or nothing says. */
-  cards: { value: string; pos: Pos; line: CardsLine } | null;
+  /** The host cards (`0,1`) when the compose file decides them, with the line; `cards.line` alone
+   *  (no value) when the container gets every card of its host, which the loader resolves. */
+  cards: { value: string | null; pos: Pos; line: CardsLine } | null;
 }
+
+/** More cards than any host holds: a count past it is not a list kvgate writes out. */
+const MAX_CARDS = 256;
 
 type Place =
   | { kind: "cards"; ids: string[]; pos: Pos; via: CardsLine["via"]; given?: CardsLine["given"] }
-  /** The cards exist but kvgate cannot say which (`count`, `all`); `why` is null when already reported. */
+  /** Every card of the host; `picks`: CUDA_VISIBLE_DEVICES indices among them. */
+  | { kind: "all"; pos: Pos; via: CardsLine["via"]; picks: number[] | null; given?: CardsLine["given"] }
+  /** kvgate cannot say (an unresolved id, a UUID, a pick past the cards); `why` is null when already reported. */
   | { kind: "unknown"; why: string | null; pos: Pos }
   /** Nothing restricts what the container sees: CUDA_VISIBLE_DEVICES then names host cards. */
   | { kind: "host" }
@@ -44,42 +59,51 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
   const requests = requestsOf(ctx, service, def);
   let place: Place;
   let request: GpuRequest | null = null;
-  const first = requests.find((r) => r.idsNode) ?? requests[0];
-  if (first) {
-    const ids = requests.flatMap((r) => r.ids);
-    const counts = requests.map((r) => r.count).filter((c) => c !== null);
-    const count = counts.includes("all") ? "all" : counts.length > 0 ? (counts as number[]).reduce((a, b) => a + b, 0) : null;
-    const at = (first.idsNode ?? first.node).pos;
-    request = { deviceIds: ids.length > 0 ? ids : null, count, source: first.source, file: at.file, line: at.line };
+  // The nvidia driver's requests: the last one sets NVIDIA_VISIBLE_DEVICES. CDI names add their cards.
+  const nvidia = requests.filter((r) => r.source !== "devices");
+  const cdi = requests.filter((r) => r.source === "devices");
+  const last = nvidia[nvidia.length - 1] ?? null;
+  if (last || cdi.length > 0) {
+    const chosen = last ?? (cdi[0] as Request);
+    const at = (chosen.idsNode ?? chosen.node).pos;
+    const cdiIds = cdi.flatMap((r) => r.ids);
+    const count = last ? last.count : cdi.some((r) => r.count === "all") ? "all" : null;
+    const ids = last ? last.ids : cdiIds;
+    request = { deviceIds: ids.length > 0 ? ids : null, count, source: chosen.source, file: at.file, line: at.line };
     if (requests.some((r) => r.unreadable)) place = { kind: "unknown", why: null, pos: at };
-    else if (count !== null) {
-      const c = requests.find((r) => r.count !== null) as Request;
+    else if (count === "all") place = { kind: "all", pos: chosen.node.pos, via: "all", picks: null };
+    else if (typeof count === "number")
+      // moby countToDevices: `count: N` is the cards 0..N-1; 0 is none (NVIDIA_VISIBLE_DEVICES=void).
+      place =
+        count === 0
+          ? { kind: "none" }
+          : count > MAX_CARDS
+            ? { kind: "unknown", why: `count: ${count} asks for more cards than a host has`, pos: chosen.node.pos }
+            : { kind: "cards", ids: [...Array(count).keys()].map(String), pos: chosen.node.pos, via: "count" };
+    else
       place = {
-        kind: "unknown",
-        why:
-          count === "all"
-            ? `${c.source} reserves every card of the host`
-            : `${c.source} count: ${count} reserves any ${count} card${count === 1 ? "" : "s"}`,
-        pos: c.node.pos,
+        kind: "cards",
+        ids: last && cdiIds.length > 0 ? [...new Set([...ids, ...cdiIds])] : ids,
+        pos: at,
+        via: chosen.source === "devices" ? "devices" : "device_ids",
       };
-    } else place = { kind: "cards", ids, pos: at, via: first.source === "devices" ? "devices" : "device_ids" };
   } else {
-    const nvidia = vars.get("NVIDIA_VISIBLE_DEVICES");
+    const visible = vars.get("NVIDIA_VISIBLE_DEVICES");
     const runtime = get(def, "runtime");
-    if (nvidia) {
-      place = fromVisible(ctx, service, nvidia);
+    if (visible) {
+      place = fromVisible(ctx, service, visible);
       const list = place.kind === "cards" ? place.ids : null;
       if (place.kind !== "none")
         request = {
           deviceIds: list,
           count: list ? null : "all",
           source: "NVIDIA_VISIBLE_DEVICES",
-          file: nvidia.node.pos.file,
-          line: nvidia.node.pos.line,
+          file: visible.node.pos.file,
+          line: visible.node.pos.line,
         };
     } else if (textOf(runtime) === "nvidia") {
       const pos = (runtime as CNode).pos;
-      place = { kind: "unknown", why: "runtime: nvidia without NVIDIA_VISIBLE_DEVICES gives the container every card of the host", pos };
+      place = { kind: "all", pos, via: "all", picks: null };
       request = { deviceIds: null, count: "all", source: "runtime", file: pos.file, line: pos.line };
     } else place = { kind: "host" };
   }
@@ -94,6 +118,17 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
       service,
       key: "GPU",
     });
+  }
+  if (place.kind === "all") {
+    const line: CardsLine = {
+      via: place.via,
+      ids: [],
+      file: place.pos.file,
+      line: place.pos.line,
+      given: place.given ?? null,
+      everyCard: { picks: place.picks },
+    };
+    return { request, cards: { value: null, pos: place.pos, line } };
   }
   if (place.kind !== "cards") return { request, cards: null };
   const odd = place.ids.find((id) => !/^\d+$/.test(id));
@@ -137,12 +172,12 @@ function requestsOf(ctx: Ctx, service: string, def: CMap): Request[] {
     );
   }
   const gpus = get(def, "gpus");
-  if (gpus?.t === "str" && gpus.value !== null) {
-    if (gpus.value === "all") out.push({ ids: [], idsNode: null, count: "all", node: gpus, source: "gpus", unreadable: false });
-    else if (gpus.unresolved) {
-      unresolved(ctx, gpus, `gpus of ${service}`, service, "GPU");
-      out.push({ ids: [], idsNode: null, count: null, node: gpus, source: "gpus", unreadable: true });
-    }
+  // `gpus: all` (the schema's only string) is one request for every card (transform/gpus.go).
+  if (gpus?.t === "str" && gpus.value === "all")
+    out.push({ ids: [], idsNode: null, count: "all", node: gpus, source: "gpus", unreadable: false });
+  else if (gpus?.t === "str" && gpus.unresolved) {
+    unresolved(ctx, gpus, `gpus of ${service}`, service, "GPU");
+    out.push({ ids: [], idsNode: null, count: null, node: gpus, source: "gpus", unreadable: true });
   } else if (gpus?.t === "seq") {
     for (const item of gpus.items) {
       if (item.t !== "map") continue;
@@ -161,7 +196,7 @@ function requestOf(ctx: Ctx, service: string, item: CMap, source: string): Reque
       kind: "parse",
       file: countNode.pos.file,
       line: countNode.pos.line,
-      message: `${service}: ${source} sets both count and device_ids; docker compose refuses it (keep device_ids)`,
+      message: `${service}: ${source} sets both count and device_ids; docker compose refuses it ("\\"count\\" and \\"device_ids\\" attributes are exclusive"): keep device_ids`,
       service,
       key: "GPU",
     });
@@ -216,8 +251,7 @@ function fromVisible(ctx: Ctx, service: string, v: GpuVar): Place {
     return { kind: "unknown", why: null, pos: v.node.pos };
   }
   const t = v.value.trim();
-  if (t === "all")
-    return { kind: "unknown", why: `NVIDIA_VISIBLE_DEVICES=all gives the container every card of the host`, pos: v.node.pos };
+  if (t === "all") return { kind: "all", pos: v.node.pos, via: "NVIDIA_VISIBLE_DEVICES", picks: null };
   if (t === "" || t === "none" || t === "void") return { kind: "none" };
   return {
     kind: "cards",
@@ -242,11 +276,21 @@ function narrow(ctx: Ctx, service: string, place: Place, v: GpuVar): Place {
     .filter((s) => s !== "");
   switch (place.kind) {
     case "none":
+    case "unknown":
       return place;
     case "host":
       return { kind: "cards", ids: picks, pos: v.node.pos, via: "CUDA_VISIBLE_DEVICES" };
-    case "unknown":
-      return place;
+    case "all": {
+      const odd = picks.find((p) => !/^\d+$/.test(p));
+      if (odd !== undefined)
+        return {
+          kind: "unknown",
+          why: `CUDA_VISIBLE_DEVICES=${v.value} names ${odd}, not a card index inside the container`,
+          pos: v.node.pos,
+        };
+      const given = { via: place.via, ids: [], file: place.pos.file, line: place.pos.line };
+      return { kind: "all", pos: v.node.pos, via: "CUDA_VISIBLE_DEVICES", picks: picks.map(Number), given };
+    }
     case "cards": {
       const ids: string[] = [];
       for (const p of picks) {

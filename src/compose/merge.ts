@@ -87,7 +87,7 @@ function rawEnvItems(n: CNode | undefined): EnvItem[] {
       if (item.t !== "str") continue;
       if (item.value === null) {
         // An unresolved `KEY=${VAR}` item: the key is still the text before `=` as written.
-        const written = item.span ? item.span.text.slice(item.span.start, item.span.end) : "";
+        const written = item.span ? item.span.src.text.slice(item.span.start, item.span.end) : "";
         const key = /^\s*["']?([A-Za-z_][A-Za-z0-9_.-]*)=/.exec(written)?.[1];
         if (key && item.unresolved) out.push({ key, value: null, node: item });
         continue;

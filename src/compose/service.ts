@@ -7,10 +7,11 @@ import { posix } from "node:path";
 import type { EnvEdit } from "../playbook/records.js";
 import { problem, readText, resolvePath, unresolved, type Ctx } from "./context.js";
 import { readDotEnv, type DotEnv } from "./dotenv.js";
+import type { VarValue } from "./interpolate.js";
 import { envItemsOf } from "./merge.js";
 import { commandOf } from "./command.js";
 import { gpusOf, type GpuVar } from "./gpus.js";
-import { get, textOf, type CNode } from "./tree.js";
+import { get, getIn, textOf, type CNode } from "./tree.js";
 import type { ServiceDef } from "./app.js";
 import type { ComposeDeploy } from "./records.js";
 
@@ -35,9 +36,12 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
   );
   const edits: EnvEdit[] = [];
   const gpuVars = new Map<string, GpuVar>();
+  // The environment the container gets (env_file, then environment over it): what its shell expands.
+  const container = new Map<string, VarValue>();
 
   for (const f of envFiles) {
     for (const e of f.env.entries) {
+      container.set(e.key, e.value === null ? { state: "unknown", vars: e.vars ?? [e.key] } : { state: "set", value: e.value });
       const node: CNode = {
         t: "str",
         value: e.value,
@@ -58,11 +62,14 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
   for (const item of envItemsOf(get(def, "environment"))) {
     const node = item.node;
     let value = item.value;
+    container.set(item.key, value === null ? { state: "unknown", vars: [item.key] } : { state: "set", value });
     if (value === null && node.t === "str" && !node.unresolved) {
       // A bare KEY takes its value from the environment Compose runs in: the `.env`, else the shell.
       const v = s.project.env(item.key);
-      if (v.state === "set") value = v.value;
-      else {
+      if (v.state === "set") {
+        value = v.value;
+        container.set(item.key, { state: "set", value });
+      } else {
         problem(ctx, {
           kind: "unresolved",
           file: node.pos.file,
@@ -88,11 +95,11 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
   else if (image?.t === "str" && image.value !== null)
     edits.push({ kind: "set", key: "IMAGE", value: image.value, line: image.pos.line, file: image.pos.file });
 
-  const cmd = commandOf(ctx, target.service, def);
+  const cmd = commandOf(ctx, target.service, def, (name) => container.get(name) ?? { state: "unset" });
   if (cmd) edits.push({ kind: "flags", key: "COMMAND", value: cmd.value, line: cmd.line, file: cmd.file, wordLines: cmd.wordLines });
 
   const gpus = gpusOf(ctx, target.service, def, gpuVars);
-  if (gpus.cards) edits.push({ kind: "gpus", value: gpus.cards.value, line: gpus.cards.pos.line, file: gpus.cards.pos.file });
+  if (gpus.cards?.value) edits.push({ kind: "gpus", value: gpus.cards.value, line: gpus.cards.pos.line, file: gpus.cards.pos.file });
 
   return {
     playbook: ctx.root,
@@ -108,8 +115,80 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
     gpu: gpus.request,
     cards: gpus.cards?.line ?? null,
     envFiles: envFiles.map((f) => f.path),
+    replicas: replicasOf(ctx, name, def, containerName),
+    profiles: profilesOf(ctx, name, def),
     healthyFirst: healthyDependencies(get(def, "depends_on")),
   };
+}
+
+/**
+ * How many containers compose starts (compose-go types.go GetScale: `scale`, else `deploy.replicas`,
+ * else 1), with compose's refusals: the two set apart (loader/validate.go checkConsistency), a negative
+ * count, and more than one container under one container_name (docker/compose convergence.go getScale).
+ */
+function replicasOf(ctx: Ctx, service: string, def: CNode, containerName: string | null): number {
+  const read = (n: CNode | undefined, what: string): number | null => {
+    if (n === undefined || (n.t === "str" && n.value === null && !n.unresolved)) return null;
+    if (n.t === "str" && n.unresolved) {
+      unresolved(ctx, n, `${what} of ${service}`, service);
+      return null;
+    }
+    const t = textOf(n);
+    return t !== null && /^-?\d+$/.test(t) ? Number(t) : null;
+  };
+  const scaleNode = get(def, "scale");
+  const replicasNode = getIn(def, "deploy", "replicas");
+  const scale = read(scaleNode, "scale");
+  const replicas = read(replicasNode, "deploy.replicas");
+  const refuse = (n: CNode, message: string): number => {
+    problem(ctx, { kind: "parse", file: n.pos.file, line: n.pos.line, message: `services.${service}: ${message}`, service });
+    return 1;
+  };
+  if (scale !== null && replicas !== null && scale !== replicas)
+    return refuse(
+      replicasNode as CNode,
+      `can't set distinct values on 'scale' and 'deploy.replicas'; docker compose refuses the file (keep one)`,
+    );
+  const n = scale ?? replicas ?? 1;
+  const at = (scale !== null ? scaleNode : replicasNode) as CNode;
+  if (n < 0)
+    return refuse(
+      at,
+      `${scale !== null ? "scale" : "deploy.replicas"} must be greater than or equal to 0; docker compose refuses the file`,
+    );
+  if (n > MAX_REPLICAS) {
+    problem(ctx, {
+      kind: "unresolved",
+      file: at.pos.file,
+      line: at.pos.line,
+      message: `services.${service}: ${n} replicas; kvgate counts ${MAX_REPLICAS} of them on the service's cards (any card is long full by then)`,
+      service,
+    });
+    return MAX_REPLICAS;
+  }
+  if (n > 1 && containerName !== null)
+    return refuse(
+      at,
+      `${n} replicas under one container_name (${containerName}); docker compose refuses to start them (Docker requires each container to have a unique name: remove container_name)`,
+    );
+  return n;
+}
+
+/** Replicas counted at most: each is an entry of its card's usage. */
+const MAX_REPLICAS = 1024;
+
+/** The service's profiles (a list of names). */
+function profilesOf(ctx: Ctx, service: string, def: CNode): string[] {
+  const n = get(def, "profiles");
+  const out: string[] = [];
+  for (const item of n?.t === "seq" ? n.items : []) {
+    if (item.t === "str" && item.unresolved) unresolved(ctx, item, `profiles of ${service}`, service);
+    else {
+      const t = textOf(item);
+      if (t !== null) out.push(t);
+    }
+  }
+  return out;
 }
 
 /**

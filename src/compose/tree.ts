@@ -1,12 +1,9 @@
 // A compose file as a plain tree whose every value keeps the file and line it is written on, with
 // YAML anchors, aliases and merge keys (`<<: *default`, `<<: [*a, *b]`) followed and every scalar
-// interpolated. Compose interpolates each file before merging files (compose spec "Interpolation"),
-// so a tree is built per file with that file's variables, and the merge rules (merge.ts) work on
-// trees from several files without losing where each value came from.
-import { isMap, isPair, isScalar, isSeq, type LineCounter, type YAMLMap } from "yaml";
-import { deref, lineOf, pairsOf, type YamlFile } from "../playbook/nodes.js";
-import { interpolate, type Lookup } from "./interpolate.js";
-import { valueText } from "../units/text.js";
+// interpolated (built by yaml.ts). Compose interpolates each file before merging files (compose spec
+// "Interpolation"), so a tree is built per file with that file's variables, and the merge rules
+// (merge.ts) work on trees from several files without losing where each value came from.
+import type { SourceText } from "./source.js";
 
 export interface Pos {
   file: string;
@@ -15,21 +12,27 @@ export interface Pos {
 
 /** Where a string scalar is written, so each shell word of a command can be given its own line. */
 interface Span {
-  text: string;
+  src: SourceText;
   start: number;
   end: number;
-  lines: LineCounter;
 }
 
 interface Unresolved {
   vars: string[];
   /** The `${VAR:?message}` text of a required variable. */
   required?: string;
+  /** The text with each unknown expansion marked (interpolate.ts UNKNOWN_OPEN/CLOSE): what is known
+   *  of a value (a command's other words). */
+  partial?: string;
 }
 
+/** What YAML makes of a plain scalar (go-yaml's resolution, which compose-go reads with): the JSON
+ *  schema checks types, so an unquoted `8000` in a list of strings is an integer, not text. */
+export type ScalarType = "int" | "float" | "bool";
+
 export type CNode =
-  /** A scalar as text (numbers and booleans as written); null for YAML null. */
-  | { t: "str"; value: string | null; pos: Pos; unresolved?: Unresolved; span?: Span; override?: boolean }
+  /** A scalar as text (numbers and booleans as written); null for YAML null. `type`: absent for a string. */
+  | { t: "str"; value: string | null; pos: Pos; unresolved?: Unresolved; span?: Span; override?: boolean; type?: ScalarType }
   | { t: "seq"; items: CNode[]; pos: Pos; override?: boolean }
   | { t: "map"; entries: Map<string, CEntry>; pos: Pos; override?: boolean }
   /** `!reset`: the merge removes what the files before set. */
@@ -45,80 +48,6 @@ export type CMap = Extract<CNode, { t: "map" }>;
 export interface TreeProblem {
   line: number;
   message: string;
-}
-
-/** The tree of a parsed YAML file, or its problems (an invalid `${`, a key defined twice). */
-export function treeOf(file: YamlFile, text: string, lookup: Lookup): { tree: CNode | null; problems: TreeProblem[] } {
-  const problems: TreeProblem[] = [];
-  const tree = convert(file, text, file.doc.contents, lookup, problems, 0);
-  return { tree, problems };
-}
-
-function convert(file: YamlFile, text: string, node: unknown, lookup: Lookup, problems: TreeProblem[], depth: number): CNode | null {
-  const n = deref(file, node);
-  const pos = (fallback?: number): Pos => ({ file: file.path, line: lineOf(file, n, fallback) });
-  if (n === null || n === undefined) return null;
-  const tag = (n as { tag?: string }).tag;
-  if (tag === "!reset") return { t: "reset", pos: pos() };
-  const override = tag === "!override" ? { override: true } : {};
-  // The parser's own hostile-shape check caps depth at 100; this guards the recursion regardless.
-  if (depth > 120) return null;
-  if (isScalar(n)) {
-    const raw = n.value === null || n.value === undefined ? null : typeof n.value === "string" ? n.value : (n.source ?? valueText(n.value));
-    const span: Span | undefined = n.range ? { text, start: n.range[0], end: n.range[1], lines: file.lines } : undefined;
-    if (raw === null) return { t: "str", value: null, pos: pos(), ...override };
-    const r = interpolate(raw, lookup);
-    if (r.ok) return { t: "str", value: r.value, pos: pos(), ...(span ? { span } : {}), ...override };
-    if (r.kind === "invalid") {
-      problems.push({ line: pos().line, message: `${r.message}; docker compose refuses the file (write $$ for a literal $)` });
-      return { t: "str", value: null, pos: pos(), unresolved: { vars: [] } };
-    }
-    return {
-      t: "str",
-      value: null,
-      pos: pos(),
-      unresolved: { vars: r.vars, ...(r.required !== undefined ? { required: r.required } : {}) },
-      ...override,
-    };
-  }
-  if (isSeq(n)) {
-    const items: CNode[] = [];
-    for (const item of n.items) {
-      const c = convert(file, text, item, lookup, problems, depth + 1);
-      items.push(c ?? { t: "str", value: null, pos: { file: file.path, line: lineOf(file, deref(file, item), pos().line) } });
-    }
-    return { t: "seq", items, pos: pos(), ...override };
-  }
-  if (isMap(n)) {
-    duplicateKeys(file, n, problems);
-    const entries = new Map<string, CEntry>();
-    // Explicit keys first, then merged ones in order: the first of a key wins (YAML merge keys).
-    for (const [key, value, keyNode] of pairsOf(file, n)) {
-      if (entries.has(key)) continue;
-      const keyPos: Pos = { file: file.path, line: lineOf(file, keyNode) };
-      const c = convert(file, text, value, lookup, problems, depth + 1);
-      entries.set(key, { keyPos, value: c ?? { t: "str", value: null, pos: keyPos } });
-    }
-    return { t: "map", entries, pos: pos(), ...override };
-  }
-  return null;
-}
-
-/** Compose's YAML parser refuses a mapping that defines a key twice. */
-function duplicateKeys(file: YamlFile, map: YAMLMap, problems: TreeProblem[]): void {
-  const seen = new Map<string, number>();
-  for (const pair of map.items) {
-    if (!isPair(pair) || !isScalar(pair.key) || typeof pair.key.value === "symbol") continue;
-    const key = String(pair.key.value);
-    const line = lineOf(file, pair.key);
-    const first = seen.get(key);
-    if (first !== undefined)
-      problems.push({
-        line,
-        message: `${key} is defined twice in the same mapping (lines ${first} and ${line}); docker compose refuses the file: delete one`,
-      });
-    else seen.set(key, line);
-  }
 }
 
 /** The entry's node of a mapping (null, a scalar or a list: undefined). `!reset` counts as absent. */

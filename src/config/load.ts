@@ -1,20 +1,24 @@
 // Reads kvgate.yaml (or .kvgate.yaml): every problem at once, with its path and line; exit 2.
-import { ConfigSchema, type Config } from "./schema.js";
+import { configSchemaWith, type CardLookup, type Config } from "./schema.js";
+import { MiB } from "../units/bytes.js";
 import { resolvePolicy, type Policy } from "./policy.js";
 import { formatZodIssues, parseYamlWithLines } from "./issues.js";
 import { GateError } from "../errors.js";
 
 export const CONFIG_NAMES = ["kvgate.yaml", ".kvgate.yaml"] as const;
 
-/** Validates a config file's text. `null` text means no config: the defaults alone. */
-export function parseConfig(text: string | null, file: string): Config {
+/**
+ * Validates a config file's text. `null` text means no config: the defaults alone. `cards` knows the
+ * cards rules/cards.yaml names (without it every card must give its total).
+ */
+export function parseConfig(text: string | null, file: string, cards?: CardLookup): Config {
   if (text === null) return {};
   const load = parseYamlWithLines(text, file);
   if (load.errors.length > 0) {
     throw new GateError(`${file} is not valid YAML`, { details: load.errors, hint: "fix the YAML syntax at the line shown" });
   }
   if (load.value === null || load.value === undefined) return {};
-  const parsed = ConfigSchema.safeParse(load.value);
+  const parsed = configSchemaWith(cards).safeParse(load.value);
   if (!parsed.success) {
     const details = formatZodIssues(parsed.error, load, file);
     throw new GateError(`${file} has ${details.length} problem${details.length === 1 ? "" : "s"}`, {
@@ -25,7 +29,24 @@ export function parseConfig(text: string | null, file: string): Config {
   return parsed.data;
 }
 
+/** What loadPolicy needs of the rules pack (a RulesPack fits): the defaults and, optionally, the card table. */
+interface PolicySource {
+  readonly defaults: Config;
+  cards?(): { lookup(name: string): { cudaTotalMib: number } | null };
+}
+
+/** The card table as the config layer reads it: what CUDA reports for a named card. */
+export function cardLookupOf(pack: PolicySource): CardLookup | undefined {
+  if (!pack.cards) return undefined;
+  // Parsed on the first named card only: most configs give totals, and the hook should not pay for the table.
+  return (name) => {
+    const known = pack.cards?.().lookup(name);
+    return known ? { cuda_total_bytes: known.cudaTotalMib * MiB } : null;
+  };
+}
+
 /** The policy a config text gives over the pack's defaults (rules/policy.yaml; a RulesPack fits). */
-export function loadPolicy(text: string | null, file: string, pack: { readonly defaults: Config }): Policy {
-  return resolvePolicy(pack.defaults, parseConfig(text, file));
+export function loadPolicy(text: string | null, file: string, pack: PolicySource): Policy {
+  const cards = cardLookupOf(pack);
+  return resolvePolicy(pack.defaults, parseConfig(text, file, cards), cards);
 }

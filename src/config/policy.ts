@@ -1,6 +1,6 @@
 // The resolved policy: kvgate.yaml merged over the defaults of rules/policy.yaml, byte quantities
 // turned into integers. Checks read this, never the raw YAML.
-import type { Config, ModelSpecInput } from "./schema.js";
+import type { CardLookup, Config, ModelOverrideInput, ModelSpecInput } from "./schema.js";
 import { bytesOf } from "../units/bytes.js";
 
 export interface ModelSpec {
@@ -13,12 +13,23 @@ export interface ModelSpec {
   attention_heads?: number;
   kv_lora_rank?: number;
   qk_rope_head_dim?: number;
+  qk_nope_head_dim?: number;
+  tokenizer_max_length?: number;
   max_context: number;
   yarn?: { factor: number; original_max_position_embeddings: number };
   weights_bytes: number;
   dtype: "bfloat16" | "float16" | "float32" | "fp8";
   aliases: string[];
   note?: string;
+}
+
+/** A `models:` entry of kvgate.yaml: only the fields the user wrote (merged over the catalog's entry by src/kv/model-source.ts). */
+export interface UserModel {
+  id: string;
+  aliases: string[];
+  /** The keys the user wrote, in their order. */
+  fields: string[];
+  input: ModelOverrideInput;
 }
 
 export interface PoolPolicy {
@@ -48,20 +59,24 @@ export interface Policy {
   /** Globs of Kubernetes manifests and Helm values files (docs/kubernetes.md). */
   kubernetes: string[];
   fleet: {
-    hosts: Record<string, { gpus: { index: number; total_bytes: number; reserve_bytes: number; cuda_total_bytes?: number }[] }>;
+    hosts: Record<
+      string,
+      { gpus: { index: number; name?: string; total_bytes: number; reserve_bytes: number; cuda_total_bytes?: number }[] }
+    >;
     tenants: { name: string; host: string; gpu: number; vram_bytes: number; pin: boolean }[];
     /** Kubernetes node pools by name (kvgate.yaml fleet.pools). */
     pools: Record<string, PoolPolicy>;
   };
-  vllm: { overhead_bytes: number; default_utilization: number; context_overhead_bytes: number };
+  /** default_utilization_set: kvgate.yaml sets vllm.default_utilization (then it beats each release's own default for seats that name no version). */
+  vllm: { overhead_bytes: number; default_utilization: number; default_utilization_set: boolean; context_overhead_bytes: number };
   kv: { factor: number; round_bytes: number; seats: Record<string, SeatPolicy> };
-  /** Models from kvgate.yaml only; the catalog (rules/models.yaml) is merged under them by the model lookup. */
-  models: Record<string, ModelSpec>;
+  /** Models from kvgate.yaml only, as written; src/kv/model-source.ts merges each over the catalog's entry. */
+  models: Record<string, UserModel>;
   radiance: { headroom_floor_mib: number; pool_step_mib: number };
   ttm: { slot_mib: number; statics_mib: number; slack_mib: number; guards: string[] };
   knobs: { enforce: string[] };
-  /** kvgate.yaml engines.generic: engine names run knowingly with the generic checks only. */
-  engines: { generic: string[] };
+  /** kvgate.yaml engines.generic: engine names run knowingly with the generic checks only; engines.vllm.versions: the range a seat without a version is sized for (null: the default). */
+  engines: { generic: string[]; vllm: { versions: string | null } };
   secrets: { placeholders: { values: string[]; patterns: string[] }; override: string; exclude: string[] };
   waivers: { trailer: string };
   usage: { runaway_tokens: number; models: Record<string, string[]> };
@@ -75,7 +90,7 @@ export function toModelSpec(id: string, m: ModelSpecInput): ModelSpec {
 }
 
 /** Merge a user config over the defaults (objects deep, arrays and scalars replaced) and resolve units. */
-export function resolvePolicy(defaults: Config, user: Config): Policy {
+export function resolvePolicy(defaults: Config, user: Config, cards?: CardLookup): Policy {
   const c = deepMerge(defaults, user) as Config;
   const req = <T>(v: T | undefined, path: string): T => {
     if (v === undefined) throw new Error(`rules/policy.yaml lacks the default for ${path}`);
@@ -84,12 +99,21 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
   const hosts: Policy["fleet"]["hosts"] = {};
   for (const [name, h] of Object.entries(c.fleet?.hosts ?? {})) {
     hosts[name] = {
-      gpus: h.gpus.map((g) => ({
-        index: g.index,
-        total_bytes: bytesOf(g.total),
-        reserve_bytes: g.reserve === undefined ? 0 : bytesOf(g.reserve),
-        ...(g.cuda_total === undefined ? {} : { cuda_total_bytes: bytesOf(g.cuda_total) }),
-      })),
+      gpus: h.gpus.map((g) => {
+        // A card rules/cards.yaml knows by name gives what CUDA reports: the default total and cuda_total.
+        const knownTotal = g.name === undefined ? undefined : cards?.(g.name)?.cuda_total_bytes;
+        const cudaTotal = g.cuda_total !== undefined ? bytesOf(g.cuda_total) : knownTotal;
+        const total = g.total !== undefined ? bytesOf(g.total) : knownTotal;
+        // The schema (configSchemaWith) refuses a card with neither a total nor a known name.
+        if (total === undefined) throw new Error(`fleet.hosts.${name}.gpus: card ${g.index} has no total`);
+        return {
+          index: g.index,
+          ...(g.name === undefined ? {} : { name: g.name }),
+          total_bytes: total,
+          reserve_bytes: g.reserve === undefined ? 0 : bytesOf(g.reserve),
+          ...(cudaTotal === undefined || (g.cuda_total === undefined && cudaTotal === total) ? {} : { cuda_total_bytes: cudaTotal }),
+        };
+      }),
     };
   }
   const seats: Record<string, SeatPolicy> = {};
@@ -97,8 +121,8 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
     const { pinned, ...rest } = s;
     seats[name] = { ...rest, ...(pinned === undefined ? {} : { pinned_bytes: bytesOf(pinned) }) };
   }
-  const models: Record<string, ModelSpec> = {};
-  for (const [id, m] of Object.entries(user.models ?? {})) models[id] = toModelSpec(id, m);
+  const models: Record<string, UserModel> = {};
+  for (const [id, m] of Object.entries(user.models ?? {})) models[id] = { id, aliases: m.aliases ?? [], fields: Object.keys(m), input: m };
   // Built-in placeholders are always on; a user's list adds to them.
   const placeholderValues = [
     ...new Set([...(defaults.secrets?.placeholders?.values ?? []), ...(user.secrets?.placeholders?.values ?? [])]),
@@ -138,6 +162,7 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
     vllm: {
       overhead_bytes: bytesOf(req(c.vllm?.overhead, "vllm.overhead")),
       default_utilization: req(c.vllm?.default_utilization, "vllm.default_utilization"),
+      default_utilization_set: user.vllm?.default_utilization !== undefined,
       context_overhead_bytes: bytesOf(req(c.vllm?.context_overhead, "vllm.context_overhead")),
     },
     kv: { factor: req(c.kv?.factor, "kv.factor"), round_bytes: bytesOf(req(c.kv?.round, "kv.round")), seats },
@@ -153,7 +178,10 @@ export function resolvePolicy(defaults: Config, user: Config): Policy {
       guards: c.ttm?.guards ?? [],
     },
     knobs: { enforce: req(c.knobs?.enforce, "knobs.enforce") },
-    engines: { generic: (c.engines?.generic ?? []).map((e) => e.trim().toLowerCase()) },
+    engines: {
+      generic: (c.engines?.generic ?? []).map((e) => e.trim().toLowerCase()),
+      vllm: { versions: c.engines?.vllm?.versions?.trim() ?? null },
+    },
     secrets: {
       placeholders: { values: placeholderValues, patterns: placeholderPatterns },
       override: req(c.secrets?.override, "secrets.override"),

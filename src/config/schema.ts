@@ -25,12 +25,26 @@ const mibFigure = () => z.number().max(MAX_MIB, { message: `too large: at most $
 /** A KV or YaRN factor: a multiple of a context, never past 1000× (1e308 would overflow every product). */
 const factorFigure = () => z.number().positive().max(1000, { message: "too large: a factor is at most 1000" });
 
+/** `>=0.10`, `>=0.10 <0.12`, `0.11.x`, `0.11.0`: comparators joined by spaces (every one must hold). */
+const VersionRange = z.string().regex(/^\s*(?:(?:>=|<=|>|<|=)?\s*v?\d+(?:\.(?:\d+|x))*\s*)+$/, {
+  message: 'expected a version range such as ">=0.10", ">=0.10 <0.12" or "0.11.x"',
+});
+
 const GpuSpec = z.strictObject({
   index: z.number().int().nonnegative().describe("The card's index on the host (CUDA order)."),
-  total: ByteQuantity.describe("The card's total memory."),
+  name: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The card's model as nvidia-smi names it (`A100-SXM4-80GB`, `NVIDIA GeForce RTX 4090`): sets vLLM's batch defaults (EngineArgs.get_batch_defaults) and, for a card rules/cards.yaml knows, the default `total` and `cuda_total`.",
+    ),
+  total: ByteQuantity.optional().describe(
+    "The card's total memory. Default, for a card rules/cards.yaml knows by `name`: what CUDA reports for it.",
+  ),
   reserve: ByteQuantity.optional().describe("What must stay free at plateau. Default 0."),
   cuda_total: ByteQuantity.optional().describe(
-    "What CUDA reports as the card's total (nvidia-smi's `memory.total`, e.g. 95.6GiB on a \"96 GB\" card): vLLM's utilization × total and its boot check use it. Default: `total`.",
+    "What CUDA reports as the card's total (torch.cuda.mem_get_info, vLLM's `total_gpu_memory`; e.g. 79.15GiB on an \"80 GB\" A100): vLLM's utilization × total and its boot check use it. Default: rules/cards.yaml's figure for the named card, else `total`.",
   ),
 });
 
@@ -44,7 +58,7 @@ const PoolSpec = z
       .positive()
       .optional()
       .describe(
-        "What CUDA reports as the card's total (nvidia-smi's memory.total), in MiB. Default: the card's figure in rules/cards.yaml.",
+        "What CUDA reports as the card's total (torch.cuda.mem_get_info, vLLM's total_gpu_memory; a little under nvidia-smi's memory.total), in MiB. Default: the card's figure in rules/cards.yaml.",
       ),
     count: z.number().int().positive().optional().describe("Physical GPUs in the pool. Default: as many as its pods ask for."),
     reserve: ByteQuantity.optional().describe("What must stay free on each card at plateau. Default 0."),
@@ -74,6 +88,18 @@ export const ModelSpec = z.strictObject({
   attention_heads: z.number().int().positive().optional().describe("num_attention_heads"),
   kv_lora_rank: z.number().int().positive().optional().describe("MLA models: the compressed KV rank"),
   qk_rope_head_dim: z.number().int().nonnegative().optional().describe("MLA models: the decoupled RoPE dimension"),
+  qk_nope_head_dim: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("MLA models: the non-RoPE query/key dimension (vLLM before 0.7.1 cached per-head K/V of qk_nope + qk_rope)"),
+  tokenizer_max_length: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("model_max_length of the model's tokenizer_config.json: vLLM caps the derived maximum context to it"),
   max_context: z.number().int().positive().describe("max_position_embeddings of the model's config"),
   yarn: z
     .strictObject({ factor: factorFigure(), original_max_position_embeddings: z.number().int().positive() })
@@ -119,9 +145,13 @@ export const ModelSpec = z.strictObject({
   intermediate_size: z.number().int().positive().optional(),
   vocab_size: z.number().int().positive().optional(),
   experts: z
-    .strictObject({ count: z.number().int().positive(), per_token: z.number().int().positive() })
+    .strictObject({
+      count: z.number().int().positive(),
+      per_token: z.number().int().positive(),
+      intermediate: z.number().int().positive().optional().describe("moe_intermediate_size: one expert's MLP width"),
+    })
     .optional()
-    .describe("MoE: experts per layer (all resident) and experts per token"),
+    .describe("MoE: experts per layer (all resident), experts per token and one expert's width"),
   quantization: z
     .string()
     .min(1)
@@ -265,7 +295,12 @@ export const ConfigSchema = z
         seats: z.record(z.string(), SeatException).optional().describe("Owner-pinned exceptions by service name."),
       })
       .optional(),
-    models: z.record(z.string(), ModelSpec).optional().describe("Added to / overriding rules/models.yaml."),
+    models: z
+      .record(z.string(), ModelSpec.partial())
+      .optional()
+      .describe(
+        "Added to rules/models.yaml, or merged field by field over its entry for the same model (explain names the fields overridden). An entry the catalog does not know needs layers, max_context and weights.",
+      ),
     radiance: z
       .strictObject({
         headroom_floor_mib: mibFigure().nonnegative().optional().describe("Default 48."),
@@ -282,6 +317,13 @@ export const ConfigSchema = z
       .optional(),
     engines: z
       .strictObject({
+        vllm: z
+          .strictObject({
+            versions: VersionRange.optional().describe(
+              'The vLLM versions the fleet may run, as a range (">=0.10", ">=0.10 <0.12", "0.11.x"): a seat whose image tag or VLLM_VERSION names no version is sized for each of them (refused when it fails on all, warned when on some). Default: the last three minor releases rules/engines.yaml knows.',
+            ),
+          })
+          .optional(),
         generic: z
           .array(z.string().min(1))
           .optional()
@@ -322,4 +364,29 @@ export const ConfigSchema = z
   .describe("kvgate.yaml: the policy of a fleet repository. Every key is optional.");
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/**
+ * What CUDA reports as a named card's total, from the card table above this layer (rules/cards.yaml,
+ * handed in by the caller): null for a card the table does not know.
+ */
+export type CardLookup = (name: string) => { cuda_total_bytes: number } | null;
+
+/** kvgate.yaml's schema with each card's total required unless the card table knows its name. */
+export function configSchemaWith(cards: CardLookup | undefined) {
+  return ConfigSchema.superRefine((c, ctx) => {
+    for (const [host, h] of Object.entries(c.fleet?.hosts ?? {}))
+      h.gpus.forEach((g, i) => {
+        if (g.total !== undefined || (g.name !== undefined && cards?.(g.name))) return;
+        ctx.addIssue({
+          code: "custom",
+          path: ["fleet", "hosts", host, "gpus", i, "total"],
+          message:
+            g.name === undefined
+              ? "required: the card's total memory (e.g. total: 80GiB), or a `name` rules/cards.yaml knows (e.g. name: A100-SXM4-80GB)"
+              : `required: rules/cards.yaml does not know the card "${g.name}", so give its total memory (e.g. total: 80GiB)`,
+        });
+      });
+  });
+}
 export type ModelSpecInput = z.infer<typeof ModelSpec>;
+export type ModelOverrideInput = Partial<ModelSpecInput>;

@@ -177,16 +177,27 @@ const place: Step = {
         out.push(d);
         continue;
       }
-      const f = d.finding;
-      const key = `${read.path}\u0000${id(f)}`;
-      if (main.has(id(f)) || seen.has(key)) continue;
+      const f0 = d.finding;
+      const key = `${read.path}\u0000${read.profile ?? ""}\u0000${id(f0)}`;
+      if (main.has(id(f0)) || seen.has(key)) continue;
       seen.add(key);
+      // A compose profile's finding says which profile: it holds only when that profile is started. It
+      // is its own finding too (the same card over under two profiles is two findings).
+      const f =
+        read.profile === undefined
+          ? f0
+          : {
+              ...f0,
+              message: `${f0.message} (with compose profile ${read.profile})`,
+              fingerprint: sha256(`${f0.fingerprint}\u0000${read.profile}`).slice(0, 16),
+              data: { ...f0.data, compose_profile: read.profile },
+            };
       const deploy = read.deploys.find((x) => x.service === f.service);
       // A compose service is placed at its key under `services:` (its first edit may be an anchor's image).
       const first = deploy && isComposeDeploy(deploy) ? deploy : (deploy?.edits.find((e) => e.kind !== "reset") ?? deploy?.edits[0]);
       if (deploy && first && f.file === deploy.envFile) {
         out.push({ ...d, finding: { ...f, file: first.file, line: first.line, data: { ...f.data, env_file_line: f.line } } });
-      } else out.push(d);
+      } else out.push(f === f0 ? d : { ...d, finding: f });
     }
     return out;
   },

@@ -15,7 +15,7 @@ import { createFleetLoader, loadFleet, type FleetLoader } from "../load/fleet.js
 import { fleetChangeGlobs } from "../load/fleet-globs.js";
 import { IGNORE_CAP, stopLimits } from "../load/caps.js";
 import { VERSION } from "../version.js";
-import { playbookContexts } from "./playbook-deploys.js";
+import { composeProfileContexts, playbookContexts } from "./playbook-deploys.js";
 import { createMasker } from "../secrets/mask.js";
 import { loadPolicy } from "../config/load.js";
 import { IGNORE_FILE, parseIgnore, todayUtc, type IgnoreList } from "../secrets/ignore.js";
@@ -117,6 +117,8 @@ export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHE
   // A changed playbook is one deploy of every service it sets: the checks run again over the fleet
   // as the playbook would leave it, and report at the playbook's lines (the `place` step).
   for (const p of playbookContexts(ctx)) drafts.push(...raiseChecks(checks, p.ctx, p.playbook));
+  // A compose profile is the fleet with that profile's services started: checked the same way.
+  for (const p of composeProfileContexts(ctx)) drafts.push(...raiseChecks(checks, p.ctx, p.playbook));
   const before = ctx.before;
   const pctx: PipelineContext = {
     ...pipelineContext(ctx.policy, ctx.pack, ctx.after.services),

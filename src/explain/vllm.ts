@@ -5,7 +5,7 @@ import type { FleetState } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { cardUsage, type CardUsage } from "../kv/card-usage.js";
 import { worstBootOrder, type WorstBoot } from "../kv/boot-order.js";
-import { seatFootprint, vllmSeats } from "../kv/seat.js";
+import { assumedVersions, seatFootprint, vllmSeats } from "../kv/seat.js";
 import { yarnOf } from "../kv/yarn.js";
 
 interface VllmServiceExplain {
@@ -30,7 +30,17 @@ interface VllmServiceExplain {
     /** An unpinned seat: what vLLM's profiler will leave for KV, and the overhead it was estimated with. */
     estimated_bytes: number | null;
     overhead_estimate: { bytes: number; formula: string } | null;
+    /** A kvgate.yaml `models:` entry merged over the catalog's: the fields it overrode. */
+    model_overrides: string[] | null;
+    /** The CUDA graphs it captures, per card (capture sizes × layers). */
+    graphs: { bytes: number; formula: string } | null;
   };
+  /** The deployed vLLM version, or null; then the releases it was sized for (engines.vllm.versions). */
+  vllm_version: string | null;
+  assumed_vllm_versions: string[] | null;
+  /** Its tightest card's name and vLLM's batch budget for it (EngineArgs.get_batch_defaults). */
+  card: { name: string | null; batch_class: string } | null;
+  batch: { max_num_batched_tokens: number; max_num_seqs: number };
   /** On each of its cards (the same on every card unless the cards differ and the seat is unpinned). */
   footprint_bytes: number | null;
   footprints: { host: string | null; gpu: number; bytes: number }[];
@@ -45,6 +55,7 @@ interface VllmServiceExplain {
 interface GpuExplain {
   host: string;
   index: number;
+  name: string | null;
   total_bytes: number;
   reserve_bytes: number;
   used_bytes: number;
@@ -75,6 +86,7 @@ function gpuJson(l: CardUsage): GpuExplain {
   return {
     host: l.host,
     index: l.index,
+    name: l.name ?? null,
     total_bytes: l.total_bytes,
     reserve_bytes: l.reserve_bytes,
     used_bytes: l.used_bytes,
@@ -128,7 +140,13 @@ export function explainVllm(state: FleetState, policy: Policy, pack: RulesPack):
         kv_source: seat.kvSource,
         estimated_bytes: seat.estimate?.bytes ?? null,
         overhead_estimate: seat.estimate ? { bytes: seat.estimate.overhead.bytes, formula: seat.estimate.overhead.formula } : null,
+        model_overrides: seat.source?.overridden ?? null,
+        graphs: seat.graphMemory ? { bytes: seat.graphMemory.bytes, formula: seat.graphMemory.formula } : null,
       },
+      vllm_version: seat.deployedVersion,
+      assumed_vllm_versions: seat.deployedVersion === null ? assumedVersions(seat) : null,
+      card: seat.card ? { name: seat.card.name, batch_class: seat.card.batchClass } : null,
+      batch: { max_num_batched_tokens: seat.batch.maxNumBatchedTokens, max_num_seqs: seat.batch.maxNumSeqs },
       footprint_bytes: footprints[0]?.bytes ?? (seat.pinned !== null ? (seat.weights ?? 0) + seat.pinned + seat.overhead : null),
       footprints,
       weights_bytes: seat.weights,

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { GateError } from "../errors.js";
 import { writeInRepository } from "../git/door.js";
-import { CONFIG_NAMES, parseConfig } from "../config/load.js";
+import { cardLookupOf, CONFIG_NAMES, parseConfig } from "../config/load.js";
 import { packRoot } from "./package-root.js";
 import { proveHooks } from "./canary.js";
 import { gitOut, husky, plainGit, preCommitFramework, type Context, type ModeResult } from "./modes.js";
@@ -52,7 +52,7 @@ function overrideName(root: string): string {
   const name = CONFIG_NAMES.find((n) => existsSync(join(root, n)));
   if (!name) return "ALLOW_SECRETS";
   try {
-    return parseConfig(readFileSync(join(root, name), "utf8"), name).secrets?.override ?? "ALLOW_SECRETS";
+    return parseConfig(readFileSync(join(root, name), "utf8"), name, cardLookupOf(loadPack())).secrets?.override ?? "ALLOW_SECRETS";
   } catch {
     return "ALLOW_SECRETS";
   }
@@ -97,10 +97,11 @@ export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env,
   if (existing) {
     lines.push(`kept      ${existing} (never overwritten)`);
   } else {
-    const found = await discover(root, loadPack());
+    const pack = loadPack();
+    const found = await discover(root, pack);
     const inventory = opts.fromHost !== undefined ? { host: hostFor(found.services, opts.host), ...hostCards(opts.fromHost) } : null;
     const text = starterConfig({ ...found, inventory });
-    parseConfig(text, "kvgate.yaml"); // a starter that does not validate is our bug: fail here, not at the first commit
+    parseConfig(text, "kvgate.yaml", cardLookupOf(pack)); // a starter that does not validate is our bug: fail here, not at the first commit
     writeFile(join(root, "kvgate.yaml"), text);
     changed++;
     const n = found.services.length;

@@ -41,6 +41,13 @@ export interface KvInputs {
   prefixCaching?: boolean;
   /** Speculative tokens per step (adds state slots to Mamba layers). */
   numSpeculativeTokens?: number;
+  /** VLLM_PP_LAYER_PARTITION: layers per stage. */
+  ppPartition?: readonly number[] | null;
+  /**
+   * `model`: vLLM 0.11–0.16 compared the whole model's request with each stage's memory (PR #23974
+   * until PR #33698); `stage` (the default): each stage's own layers.
+   */
+  ppRequestScope?: "stage" | "model";
 }
 
 type SizedKind = "full" | "sliding" | "chunked" | "mamba" | "mla";
@@ -304,7 +311,7 @@ export function requestKv(facts: ModelFacts, input: KvInputs): KvResult {
   const blocksOf = groups.map((g) => maxMemoryBlocks(g.spec, full));
 
   // Each PP stage holds its layers; empty groups still count their blocks (_max_memory_usage_bytes_from_groups).
-  const stageRanges = ppStages(facts.layers, pp);
+  const stageRanges = input.ppRequestScope === "model" ? ppStages(facts.layers, 1) : ppStages(facts.layers, pp, input.ppPartition);
   const stageBytes = stageRanges.map(([s, e]) => {
     const sizes = groups.map((g) => g.layers.filter((l) => l >= s && l < e).length);
     const gs = Math.max(...sizes);

@@ -30,25 +30,42 @@ function kvDtypeBytes(model: ModelSpec | null, kvCacheDtype: unknown): number {
   }
 }
 
-/** Per GPU: GQA heads split across TP (never below one per GPU); an MLA latent is replicated, not split. */
-export function perTokenOfModel(model: ModelSpec, tp: number, kvCacheDtype: unknown): PerToken | null {
+export interface PerTokenOptions {
+  /** Layers on the sized card: one pipeline stage's (the fullest), else every layer. */
+  layers?: number;
+  /** false: vLLM before 0.7.1 cached DeepSeek's per-head K/V (qk_nope + qk_rope per head), not the MLA latent. */
+  mlaCache?: boolean;
+}
+
+/**
+ * Per GPU: GQA heads split across TP (never below one per GPU); an MLA latent is replicated, not
+ * split. Under pipeline parallelism, the layers of the fullest stage (one card's share).
+ */
+export function perTokenOfModel(model: ModelSpec, tp: number, kvCacheDtype: unknown, opts: PerTokenOptions = {}): PerToken | null {
   const d = kvDtypeBytes(model, kvCacheDtype);
-  if (model.kv_lora_rank !== undefined) {
+  const layers = opts.layers ?? model.layers;
+  const onStage = layers === model.layers ? `${layers} layers` : `${layers} layers of one pipeline stage`;
+  if (model.kv_lora_rank !== undefined && opts.mlaCache !== false) {
     const rope = model.qk_rope_head_dim ?? 0;
     return {
-      bytes: model.layers * (model.kv_lora_rank + rope) * d,
+      bytes: layers * (model.kv_lora_rank + rope) * d,
       source: "catalog",
-      formula: `${model.layers} layers × (${model.kv_lora_rank} + ${rope}) × ${d} B`,
+      formula: `${onStage} × (${model.kv_lora_rank} + ${rope}) × ${d} B`,
     };
   }
   const heads = model.kv_heads ?? model.attention_heads;
-  const hd = headDimOf(model);
+  const hd =
+    model.kv_lora_rank !== undefined
+      ? model.qk_nope_head_dim !== undefined
+        ? model.qk_nope_head_dim + (model.qk_rope_head_dim ?? 0)
+        : null
+      : headDimOf(model);
   if (heads === undefined || hd === null) return null;
   const perGpu = Math.max(1, heads / Math.max(1, tp));
   return {
-    bytes: 2 * model.layers * perGpu * hd * d,
+    bytes: 2 * layers * perGpu * hd * d,
     source: "catalog",
-    formula: `2 × ${model.layers} layers × ${perGpu} KV heads × ${hd} × ${d} B`,
+    formula: `2 × ${onStage} × ${perGpu} KV heads × ${hd} × ${d} B`,
   };
 }
 

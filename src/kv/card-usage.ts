@@ -37,6 +37,8 @@ export type CardEntry = SeatEntry | TenantEntry | OtherEntry;
 export interface CardUsage {
   host: string;
   index: number;
+  /** The card's model as the inventory names it (`A100-SXM4-80GB`), when it does. */
+  name?: string;
   total_bytes: number;
   reserve_bytes: number;
   entries: CardEntry[];
@@ -76,7 +78,15 @@ export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): C
   const seats = vllmSeats(state, policy, pack);
   return state.cards.map((card) => {
     const entries: CardEntry[] = [];
-    for (const seat of seats) if (seat.host === card.host && seat.cards.includes(card.index)) entries.push(seatEntry(seat, card));
+    for (const seat of seats) {
+      if (seat.host !== card.host || !seat.cards.includes(card.index)) continue;
+      // Each replica (compose deploy.replicas) is a container of its own on these cards.
+      const replicas = seat.service.replicas ?? 1;
+      for (let r = 1; r <= replicas; r++) {
+        const e = seatEntry(seat, card);
+        entries.push(r === 1 ? e : { ...e, name: `${seat.name} (replica ${r})` });
+      }
+    }
     // One process, one entry: a tenant named like a seat is the seat (fleet/tenant-is-service says so),
     // and a tenant named like a service the gate does not size is that service's footprint.
     const seatNames = new Set(seats.map((s) => s.name));
@@ -99,6 +109,7 @@ export function cardUsage(state: FleetState, policy: Policy, pack: RulesPack): C
     return {
       host: card.host,
       index: card.index,
+      ...(card.name === undefined ? {} : { name: card.name }),
       total_bytes: card.totalBytes,
       cuda_total_bytes: cudaTotalOf(card),
       reserve_bytes: card.reserveBytes,

@@ -50,8 +50,11 @@ export interface ModelFacts {
   tieWordEmbeddings: boolean;
   /** The dtype vLLM loads with --dtype auto (float32 checkpoints are downcast): KV at `auto`. */
   dtype: "bfloat16" | "float16" | "fp8";
-  /** DeepSeek MLA: the cache holds kv_lora_rank + qk_rope_head_dim per token per layer. */
-  mla: { kvLoraRank: number; qkRopeHeadDim: number; sparse: boolean } | null;
+  /**
+   * DeepSeek MLA: the cache holds kv_lora_rank + qk_rope_head_dim per token per layer (vLLM ≥ 0.7.1);
+   * before, per-head K/V of qk_nope_head_dim + qk_rope_head_dim (null when the source does not say it).
+   */
+  mla: { kvLoraRank: number; qkRopeHeadDim: number; qkNopeHeadDim: number | null; sparse: boolean } | null;
   /** One entry per layer (length = layers). */
   layerKinds: LayerKind[];
   slidingWindow: number | null;
@@ -61,6 +64,8 @@ export interface ModelFacts {
   maxLen: { value: number; key: string } | null;
   /** model_max_length in the config: vLLM lets a longer max_model_len pass up to it. */
   modelMaxLength: number | null;
+  /** model_max_length of the tokenizer (tokenizer_config.json): vLLM caps the derived maximum to it. */
+  tokenizerMaxLength: number | null;
   /** Top-level original_max_position_embeddings (longrope's default max_model_len). */
   originalMaxPositionEmbeddings: number | null;
   rope: RopeScaling[];
@@ -90,6 +95,8 @@ export type CatalogModel = ModelSpec &
       | "experts"
       | "quantization"
       | "overhead"
+      | "qk_nope_head_dim"
+      | "tokenizer_max_length"
     >
   >;
 
@@ -125,7 +132,10 @@ export function factsFromSpec(m: CatalogModel): ModelFacts {
     vocabSize: m.vocab_size ?? null,
     tieWordEmbeddings: false,
     dtype: m.dtype === "float32" ? "bfloat16" : m.dtype,
-    mla: m.kv_lora_rank !== undefined ? { kvLoraRank: m.kv_lora_rank, qkRopeHeadDim: m.qk_rope_head_dim ?? 0, sparse: false } : null,
+    mla:
+      m.kv_lora_rank !== undefined
+        ? { kvLoraRank: m.kv_lora_rank, qkRopeHeadDim: m.qk_rope_head_dim ?? 0, qkNopeHeadDim: m.qk_nope_head_dim ?? null, sparse: false }
+        : null,
     layerKinds: kindsFromPattern(m.layer_pattern ?? "F", m.layers),
     slidingWindow: m.sliding_window ?? null,
     attentionChunkSize: m.attention_chunk_size ?? null,
@@ -140,9 +150,10 @@ export function factsFromSpec(m: CatalogModel): ModelFacts {
       : null,
     maxLen: { value: m.max_context, key: "max_position_embeddings" },
     modelMaxLength: null,
+    tokenizerMaxLength: m.tokenizer_max_length ?? null,
     originalMaxPositionEmbeddings: null,
     rope,
-    experts: m.experts ? { count: m.experts.count, perToken: m.experts.per_token, intermediate: null } : null,
+    experts: m.experts ? { count: m.experts.count, perToken: m.experts.per_token, intermediate: m.experts.intermediate ?? null } : null,
     quantization: m.quantization ? { method: m.quantization, bits: null, groupSize: null } : null,
     weightsBytes: m.weights_bytes,
     overheadBytes: m.overhead !== undefined ? bytesOf(m.overhead) : null,

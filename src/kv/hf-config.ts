@@ -193,7 +193,12 @@ function read(json: unknown, file: string): ModelFacts {
     if (rank === null || typeof rope !== "number" || !Number.isSafeInteger(rope) || rope < 0) {
       throw new Problem(at("kv_lora_rank"), `${at("kv_lora_rank")} / ${at("qk_rope_head_dim")} are not whole numbers`, SET_BYTES);
     }
-    mla = { kvLoraRank: rank, qkRopeHeadDim: rope, sparse: raw.index_topk !== undefined && raw.index_topk !== null };
+    mla = {
+      kvLoraRank: rank,
+      qkRopeHeadDim: rope,
+      qkNopeHeadDim: posInt(raw.qk_nope_head_dim),
+      sparse: raw.index_topk !== undefined && raw.index_topk !== null,
+    };
   }
 
   const kvHeads = mla ? heads : kvHeadsOf(raw, heads, at, get);
@@ -231,6 +236,7 @@ function read(json: unknown, file: string): ModelFacts {
     linearState,
     maxLen: maxLenOf(raw, get, at),
     modelMaxLength: posInt(raw.model_max_length),
+    tokenizerMaxLength: null,
     originalMaxPositionEmbeddings: posInt(raw.original_max_position_embeddings),
     rope: ropeOf(raw, at),
     experts: expertsOf(raw),

@@ -1,7 +1,10 @@
 // max_model_len as vLLM derives and verifies it (vllm/config/model.py _get_and_verify_max_len,
-// read at commit 0052a5b8):
+// read at commit 0052a5b8 and through its history back to v0.5):
 // - the derived maximum is the smallest of the config's max-length keys (max_position_embeddings, …;
 //   model_max_length replaces it when present);
+// - then capped to the config's sliding_window when sliding window is off (--disable-sliding-window;
+//   vLLM 0.5.1–0.6.4 turned it off itself for Gemma-2's interleaved window, PR #5908 until PR #10584,
+//   version fact gemma2_window_cap) and to the tokenizer's model_max_length (tokenizer_config.json);
 // - rope scaling multiplies it by `factor` for every rope type except su, longrope and llama3 (whose
 //   max_position_embeddings is already the long figure); yarn first resets it to
 //   original_max_position_embeddings; default/mrope carry no factor. Gemma-3 is skipped: its 128K is
@@ -37,11 +40,29 @@ export interface MaxLenProblem {
 
 const NO_FACTOR = new Set(["su", "longrope", "llama3"]);
 
+/** What caps the derived maximum before rope scaling, as _get_and_verify_max_len applies them. */
+export interface MaxLenCaps {
+  /** --disable-sliding-window (or vLLM turning it off for Gemma-2): the config's sliding window. */
+  slidingWindow?: number | null;
+  /** The tokenizer's model_max_length (tokenizer_config.json). */
+  tokenizerMaxLength?: number | null;
+}
+
 export function derivedMaxModelLen(
   facts: Pick<ModelFacts, "maxLen" | "rope" | "modelType" | "originalMaxPositionEmbeddings">,
+  caps: MaxLenCaps = {},
 ): DerivedMaxLen | MaxLenProblem {
   let value = facts.maxLen?.value ?? Number.POSITIVE_INFINITY;
   let key = facts.maxLen?.key ?? "";
+  // Sliding window turned off: the length must stay within the window (max_len_key "sliding_window").
+  if (caps.slidingWindow !== undefined && caps.slidingWindow !== null && caps.slidingWindow < value) {
+    value = caps.slidingWindow;
+    key = "sliding_window";
+  }
+  if (caps.tokenizerMaxLength !== undefined && caps.tokenizerMaxLength !== null && caps.tokenizerMaxLength < value) {
+    value = caps.tokenizerMaxLength;
+    key = "tokenizer model_max_length";
+  }
   if (!Number.isFinite(value)) {
     // vLLM warns and assumes 2048 when the config has none of the keys.
     value = 2048;
@@ -86,9 +107,9 @@ export type ResolvedMaxLen =
 export function resolveMaxModelLen(
   facts: Pick<ModelFacts, "maxLen" | "rope" | "modelType" | "originalMaxPositionEmbeddings" | "modelMaxLength">,
   requested: MaxLenRequest,
-  opts: { allowLong?: boolean } = {},
+  opts: { allowLong?: boolean; caps?: MaxLenCaps } = {},
 ): ResolvedMaxLen {
-  const derived = derivedMaxModelLen(facts);
+  const derived = derivedMaxModelLen(facts, opts.caps);
   if ("field" in derived) return { ok: false, problem: derived };
   if (requested === null) return { ok: true, maxModelLen: derived.defaultLen, source: "derived", derived };
   if (requested === "auto" || requested === -1) return { ok: true, maxModelLen: derived.defaultLen, source: "auto", derived };

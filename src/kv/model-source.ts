@@ -1,5 +1,7 @@
 // Where a seat's model facts come from (docs/vllm-sizing.md#model-facts), first match wins:
-//   1. `models:` in kvgate.yaml (the operator's own numbers);
+//   1. `models:` in kvgate.yaml (the operator's own numbers), merged field by field over the catalog's
+//      entry for the same model, so a user who corrects the weights keeps the catalog's layer kinds and
+//      measured overhead (explain names the fields overridden);
 //   2. a config.json committed in the repository: the one the service names with MODEL_CONFIG, else
 //      one under `models/` whose `_name_or_path` or folder (`models/<org>/<name>/config.json`) is the
 //      service's model; its weights from `model.safetensors.index.json` beside it, else estimated
@@ -8,10 +10,11 @@
 // A service's KV_BYTES_PER_TOKEN / WEIGHTS_MIB beat all three (src/kv/seat.ts applies them).
 // A config.json that is malformed, or that MODEL_CONFIG names but the repository does not hold, is a
 // problem the rules report at its file: the seat is then not sized from a guess.
-import type { ModelSpec, Policy } from "../config/policy.js";
+import type { ModelSpec, Policy, UserModel } from "../config/policy.js";
 import type { FleetState, ModelFile, Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
-import { lookupModel } from "../rules/models.js";
+import { lookupModel, lookupNamed } from "../rules/models.js";
+import { bytesOf } from "../units/bytes.js";
 import { factsFromSpec, type ModelFacts } from "./facts.js";
 import { readHfConfig, type ConfigProblem } from "./hf-config.js";
 import { estimateWeights, weightsFromIndex } from "./weights.js";
@@ -25,6 +28,8 @@ export interface ModelSource {
   file: string | null;
   /** How the weights were found, for explain: `metadata.total_size …` or an estimate's formula. */
   weightsVia: string;
+  /** A kvgate.yaml entry merged over the catalog's: the fields it overrode (explain names them). */
+  overridden?: string[];
 }
 
 export type SourceRead = { ok: true; source: ModelSource } | { ok: false; problem: ConfigProblem } | { ok: true; source: null };
@@ -110,6 +115,7 @@ function specOf(f: ModelFacts, weights: number): ModelSpec {
   if (f.mla) {
     spec.kv_lora_rank = f.mla.kvLoraRank;
     spec.qk_rope_head_dim = f.mla.qkRopeHeadDim;
+    if (f.mla.qkNopeHeadDim !== null) spec.qk_nope_head_dim = f.mla.qkNopeHeadDim;
   }
   if (yarn) spec.yarn = { factor: yarn.factor as number, original_max_position_embeddings: yarn.originalMax as number };
   return spec;
@@ -164,21 +170,75 @@ function readConfig(path: string, state: Pick<FleetState, "modelFiles">, named: 
     weights = estimateWeights(JSON.parse(file.text) as Record<string, unknown>, facts);
   }
   if (!weights.ok) return weights;
-  const withWeights: ModelFacts = { ...facts, weightsBytes: weights.bytes };
+  const withWeights: ModelFacts = {
+    ...facts,
+    weightsBytes: weights.bytes,
+    tokenizerMaxLength: tokenizerMaxLengthOf(files[`${dirOf(path)}tokenizer_config.json`]),
+  };
   return {
     ok: true,
     source: { facts: withWeights, spec: specOf(withWeights, weights.bytes), from: "config.json", file: path, weightsVia: weights.formula },
   };
 }
 
+/**
+ * model_max_length of the tokenizer_config.json beside a config.json (vLLM's try_get_tokenizer_config),
+ * when it is a usable length; tokenizers without a limit write 1e30, which caps nothing.
+ */
+function tokenizerMaxLengthOf(file: ModelFile | undefined): number | null {
+  if (!file?.text) return null;
+  try {
+    const v = (JSON.parse(file.text) as Record<string, unknown>).model_max_length;
+    return typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : null;
+  } catch {
+    // The tokenizer's config does not size the KV: an unreadable one caps nothing, as in vLLM (None).
+    return null;
+  }
+}
+
+/** kvgate.yaml's fields over the catalog's entry, field by field; the figures in bytes as the catalog holds them. */
+function merged(user: UserModel, cat: ModelSpec | null): { spec: ModelSpec; overridden: string[] } | { missing: string[] } {
+  const { weights, aliases, dtype, ...rest } = user.input;
+  const out: Record<string, unknown> = { ...(cat ?? {}) };
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) out[k] = v;
+  if (weights !== undefined) out.weights_bytes = bytesOf(weights);
+  if (dtype !== undefined) out.dtype = dtype;
+  out.id = cat?.id ?? user.id;
+  out.aliases = [...new Set([...(cat?.aliases ?? []), ...(aliases ?? [])])];
+  out.dtype ??= "bfloat16";
+  const missing = ["layers", "max_context", "weights_bytes"].filter((k) => out[k] === undefined);
+  if (missing.length > 0) return { missing: missing.map((k) => (k === "weights_bytes" ? "weights" : k)) };
+  return { spec: out as unknown as ModelSpec, overridden: cat ? user.fields.filter((f) => f !== "aliases" && f !== "note") : [] };
+}
+
 /** The model facts of a service, by the precedence above; `source: null` when no source knows the model. */
 export function modelSourceOf(service: Service, state: Pick<FleetState, "modelFiles">, policy: Policy, pack: RulesPack): SourceRead {
-  const own = lookupModel({ models: {} }, policy.models, service.model);
-  if (own)
+  const own = lookupNamed([policy.models], service.model);
+  if (own) {
+    const cat = lookupModel(pack.models(), {}, own.id) ?? lookupModel(pack.models(), {}, service.model);
+    const m = merged(own, cat);
+    if ("missing" in m)
+      return {
+        ok: false,
+        problem: {
+          file: "kvgate.yaml",
+          field: `models.${own.id}.${m.missing[0]}`,
+          message: `kvgate.yaml models.${own.id} lacks ${m.missing.join(", ")}, and rules/models.yaml has no ${own.id} to take them from`,
+          fix: `add ${m.missing.join(", ")} to models.${own.id} (num_hidden_layers, max_position_embeddings and the weights' size from the model's config.json)`,
+        },
+      };
     return {
       ok: true,
-      source: { facts: factsFromSpec(own), spec: own, from: "kvgate.yaml", file: null, weightsVia: "weights in kvgate.yaml" },
+      source: {
+        facts: factsFromSpec(m.spec),
+        spec: m.spec,
+        from: "kvgate.yaml",
+        file: null,
+        weightsVia: user(own, "weights") ? "weights in kvgate.yaml" : "weights in rules/models.yaml",
+        overridden: m.overridden,
+      },
     };
+  }
   const cfg = configPathFor(service, state);
   if (cfg.path !== null) return fromConfig(cfg.path, state, cfg.named);
   const cat = lookupModel(pack.models(), {}, service.model);
@@ -189,3 +249,5 @@ export function modelSourceOf(service: Service, state: Pick<FleetState, "modelFi
     };
   return { ok: true, source: null };
 }
+
+const user = (m: UserModel, field: string): boolean => m.fields.includes(field);

@@ -8,13 +8,14 @@
 // - vllm/model_executor/layers/mamba/mamba_utils.py gated_delta_net_state_shape: divide(conv_dim, tp)
 //   and divide(linear_num_value_heads, tp) for linear-attention layers;
 // - vllm/distributed/utils.py get_pp_indices: layers split evenly over PP stages, the remainder
-//   going to the stages before the last, from the second-to-last backwards.
+//   going to the stages before the last, from the second-to-last backwards; VLLM_PP_LAYER_PARTITION
+//   (PR #6920) sets the counts instead.
 // A seat needs TP × PP cards.
 import type { ModelFacts } from "./facts.js";
 
 export interface ParallelProblem {
   /** What vLLM checks: `attention-heads`, `kv-heads`, `linear-heads`, `pp-layers`, `size`. */
-  check: "attention-heads" | "kv-heads" | "linear-heads" | "pp-layers" | "size";
+  check: "attention-heads" | "kv-heads" | "linear-heads" | "pp-layers" | "pp-partition" | "size";
   message: string;
   fix: string;
 }
@@ -82,15 +83,59 @@ export function parallelProblems(facts: ParallelFacts & { layers?: number }, tp:
   return problems;
 }
 
-/** get_pp_indices for every stage: [start, end) layer ranges. VLLM_PP_LAYER_PARTITION not modelled. */
-export function ppStages(layers: number, pp: number): Array<[number, number]> {
+/**
+ * VLLM_PP_LAYER_PARTITION as get_pp_indices reads it: comma-separated layer counts, one per stage,
+ * summing to the model's layers; anything else makes vLLM raise ValueError at boot.
+ */
+export function ppPartitionOf(
+  text: string,
+  pp: number,
+  layers: number,
+): { ok: true; partition: number[] } | { ok: false; problem: ParallelProblem } {
+  const parts = text.split(",").map((p) => p.trim());
+  const fix = `set VLLM_PP_LAYER_PARTITION to ${pp} whole numbers summing to ${layers}, or remove it`;
+  if (!parts.every((p) => /^[+-]?\d+$/.test(p)))
+    return {
+      ok: false,
+      problem: { check: "pp-partition", message: `VLLM_PP_LAYER_PARTITION=${text}: vLLM refuses it (Invalid partition string)`, fix },
+    };
+  const partition = parts.map(Number);
+  if (partition.length !== pp)
+    return {
+      ok: false,
+      problem: {
+        check: "pp-partition",
+        message: `VLLM_PP_LAYER_PARTITION=${text} has ${partition.length} stages for pipeline parallel size ${pp}: vLLM refuses to start`,
+        fix,
+      },
+    };
+  const sum = partition.reduce((a, b) => a + b, 0);
+  if (sum !== layers)
+    return {
+      ok: false,
+      problem: {
+        check: "pp-partition",
+        message: `VLLM_PP_LAYER_PARTITION=${text} sums to ${sum}, the model has ${layers} layers: vLLM refuses to start`,
+        fix,
+      },
+    };
+  return { ok: true, partition };
+}
+
+/** get_pp_indices for every stage: [start, end) layer ranges; `partition` is VLLM_PP_LAYER_PARTITION read. */
+export function ppStages(layers: number, pp: number, partition?: readonly number[] | null): Array<[number, number]> {
   const size = Math.max(1, pp);
-  const per = Math.floor(layers / size);
-  const partitions = Array.from({ length: size }, () => per);
-  const remaining = layers % size;
-  for (let i = 2; i < remaining + 2; i++) {
-    const at = size - i;
-    partitions[at] = (partitions[at] ?? 0) + 1;
+  let partitions: number[];
+  if (partition && partition.length === size && partition.reduce((a, b) => a + b, 0) === layers) {
+    partitions = [...partition];
+  } else {
+    const per = Math.floor(layers / size);
+    partitions = Array.from({ length: size }, () => per);
+    const remaining = layers % size;
+    for (let i = 2; i < remaining + 2; i++) {
+      const at = size - i;
+      partitions[at] = (partitions[at] ?? 0) + 1;
+    }
   }
   const out: Array<[number, number]> = [];
   let start = 0;
@@ -123,8 +168,9 @@ export function stageWeights(
   facts: Pick<ModelFacts, "layers" | "vocabSize" | "hiddenSize" | "tieWordEmbeddings">,
   tp: number,
   pp: number,
+  partition?: readonly number[] | null,
 ): StageWeights {
-  const stages = ppStages(facts.layers, pp);
+  const stages = ppStages(facts.layers, pp, partition);
   const embed = facts.vocabSize !== null && facts.hiddenSize !== null ? facts.vocabSize * facts.hiddenSize * 2 : 0;
   // The checkpoint holds the LM head as its own matrix unless tied; a tied head on a later stage is a copy.
   const body = Math.max(0, weightsBytes - embed * (facts.tieWordEmbeddings ? 1 : 2));

@@ -4,7 +4,6 @@ import type { ModelSpec, Policy, SeatPolicy } from "../config/policy.js";
 import { cudaTotalOf, type Card, type FleetState, type Origin, type Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { sizesKvPerSeat } from "../model/engine.js";
-import { imageEntries } from "../model/recognise.js";
 import { MiB } from "../units/bytes.js";
 import { bytesPerToken, perTokenOfModel, requiredKv, type PerToken } from "./bytes.js";
 import { compact, formatInt, size } from "./format.js";
@@ -14,11 +13,23 @@ import type { ModelFacts } from "./facts.js";
 import type { ConfigProblem } from "./hf-config.js";
 import { modelSourceOf, type ModelSource } from "./model-source.js";
 import { estimateMaxModelLen, requestKv, requiredForRequest, type KvInputs, type KvProblem, type RequestKv } from "./attention.js";
-import { derivedMaxModelLen, withConfigOverrides, type DerivedMaxLen } from "./max-len.js";
-import { CUDA_GRAPH_ESTIMATE, defaultBatchLimits, estimatedKv, profilerOverhead, type Overhead } from "./overhead.js";
-import { stageWeights } from "./parallel.js";
+import { derivedMaxModelLen, withConfigOverrides, type DerivedMaxLen, type MaxLenCaps } from "./max-len.js";
+import { estimatedKv, profilerOverhead, type Overhead } from "./overhead.js";
+import { ppPartitionOf, ppStages, stageWeights } from "./parallel.js";
 import { deployedWeights, type DeployedWeights } from "./quantization.js";
-import { versionFromImage, vllmFacts, vllmVersionFacts, type VllmFacts } from "./vllm-versions.js";
+import {
+  allowedVersions,
+  deployedVllmVersion,
+  versionGroups,
+  versionsLabel,
+  vllmFacts,
+  vllmVersionFacts,
+  type VllmFacts,
+} from "./vllm-versions.js";
+import type { Severity } from "../rules/severity.js";
+import { cardBatchClass, defaultBatchLimits } from "./batch.js";
+import { graphMemory, type GraphEstimate } from "./graphs.js";
+import type { BatchClass } from "../rules/cards.js";
 
 export interface VllmSeat {
   service: Service;
@@ -52,8 +63,19 @@ export interface VllmSeat {
   sourceProblem: ConfigProblem | null;
   /** Pipeline-parallel stages (PP / --pipeline-parallel-size). */
   pp: number;
-  /** The vLLM version's facts (VLLM_VERSION, the image tag, else the newest known). */
+  /** VLLM_PP_LAYER_PARTITION read (layers per stage), when it is valid. */
+  ppPartition: number[] | null;
+  /** The vLLM version's facts (the deployed version's, else those of `versions`). */
   vf: VllmFacts;
+  /** The version the service is deployed with (VLLM_VERSION, the image tag), or null. */
+  deployedVersion: string | null;
+  /** The releases this sizing stands for: the deployed one, or a group of the releases the policy allows. */
+  versions: string[];
+  /**
+   * Without a deployed version, the seat sized for each group of allowed releases whose facts differ,
+   * oldest first (this seat is the last, the newest). With one: [this seat].
+   */
+  variants: VllmSeat[];
   /** --max-model-len auto: vLLM fits the length to memory at boot; kvgate cannot size it ahead. */
   maxModelLenAuto: boolean;
   /** The model's derived maximum (vLLM's _get_and_verify_max_len), when the facts are known. */
@@ -62,8 +84,12 @@ export interface VllmSeat {
   request: RequestKv | null;
   requestProblem: KvProblem | null;
   batch: { maxNumBatchedTokens: number; maxNumSeqs: number };
+  /** The tightest card's class for vLLM's batch defaults, and its name when the inventory gives it. */
+  card: { name: string | null; batchClass: BatchClass } | null;
   /** CUDA graphs are captured (no --enforce-eager). */
   graphs: boolean;
+  /** What they take per card (capture sizes × layers), when the seat captures them and the model is known. */
+  graphMemory: GraphEstimate | null;
   /** What the seat's KV is compared against: the pin, or the profiler's estimate of an unpinned seat. */
   kvSource: "pinned" | "estimated" | null;
   /** An unpinned seat's KV as vLLM's profiler will leave it, on its smallest card; null when pinned or no card is known. */
@@ -90,23 +116,16 @@ function numSetting(s: Service, name: string): number | undefined {
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;
 }
 
+function stringSetting(s: Service, name: string): string | undefined {
+  const v = s.settings[name]?.value;
+  return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
+}
+
 export function seatCardsOf(s: Service): number[] {
   if (s.gpus.length > 0) return s.gpus;
   // vLLM's default: the first TP × PP devices (one per rank).
   const pp = numSetting(s, "pp") ?? 1;
   return Array.from({ length: Math.max(1, s.tp) * Math.max(1, pp) }, (_, i) => i);
-}
-
-/** VLLM_VERSION, else the tag of the image the service runs (`vllm/vllm-openai:v0.11.0`), else null (newest known). */
-function vllmVersionOf(service: Service): string | null {
-  const setting = service.settings.vllm_version?.value;
-  const declared = typeof setting === "string" && setting !== "" ? setting : service.env.entries.get("VLLM_VERSION")?.value.trim();
-  if (declared) return declared;
-  for (const entry of imageEntries(service.env)) {
-    const v = versionFromImage(entry.value);
-    if (v) return v;
-  }
-  return null;
 }
 
 /** The smallest card the seat occupies (its KV is bounded by the tightest one). */
@@ -135,46 +154,107 @@ export function seatOf(
   const hit = seats.get(service);
   if (hit && hit.policy === policy && hit.pack === pack && hit.modelFiles === state.modelFiles && hit.cards === state.cards)
     return hit.seat;
-  const seat = computeSeat(service, policy, pack, state);
+  const entries = vllmVersionFacts(pack.engines);
+  const deployed = deployedVllmVersion(service);
+  let seat: VllmSeat;
+  if (deployed !== null) {
+    seat = computeSeat(service, policy, pack, state, { deployed, versions: [deployed], vf: vllmFacts(deployed, entries) });
+    seat.variants = [seat];
+  } else {
+    const allowed = allowedVersions(pack.engines.engines.vllm?.versions ?? [], policy.engines.vllm.versions);
+    const groups = versionGroups(allowed, entries);
+    const variants = (groups.length > 0 ? groups : [{ versions: [], facts: vllmFacts(null, entries) }]).map((g) =>
+      computeSeat(service, policy, pack, state, { deployed: null, versions: g.versions, vf: g.facts }),
+    );
+    for (const v of variants) v.variants = variants;
+    seat = variants.at(-1) as VllmSeat;
+  }
   seats.set(service, { policy, pack, modelFiles: state.modelFiles, cards: state.cards, seat });
   return seat;
 }
 
-function computeSeat(service: Service, policy: Policy, pack: RulesPack, state: Pick<FleetState, "modelFiles" | "cards">): VllmSeat {
+/** DeepSeek's MLA facts as a version before 0.7.1 cached them: per-head K/V of qk_nope + qk_rope per head. */
+function forVersion(facts: ModelFacts, vf: VllmFacts): { facts: ModelFacts } | { problem: KvProblem } {
+  if (!facts.mla || vf.mlaCache) return { facts };
+  const nope = facts.mla.qkNopeHeadDim;
+  if (nope === null)
+    return {
+      problem: {
+        field: "qk_nope_head_dim",
+        message: `vLLM ${vf.version ?? ""} caches DeepSeek's per-head K/V (the MLA latent cache came in 0.7.1), and ${facts.id} does not give qk_nope_head_dim`,
+        fix: "add qk_nope_head_dim to the model entry, or run vLLM 0.7.1 or later",
+      },
+    };
+  return { facts: { ...facts, mla: null, kvHeads: facts.kvHeads ?? facts.attentionHeads, headDim: nope + facts.mla.qkRopeHeadDim } };
+}
+
+interface VersionInput {
+  deployed: string | null;
+  versions: string[];
+  vf: VllmFacts;
+}
+
+function computeSeat(
+  service: Service,
+  policy: Policy,
+  pack: RulesPack,
+  state: Pick<FleetState, "modelFiles" | "cards">,
+  v: VersionInput,
+): VllmSeat {
+  const { vf } = v;
   const read = modelSourceOf(service, state, policy, pack);
   const source = read.ok ? read.source : null;
   const sourceProblem = read.ok ? null : read.problem;
   const model = source?.spec ?? null;
   const tp = Math.max(1, service.tp);
   const pp = Math.max(1, numSetting(service, "pp") ?? 1);
-  const vf = vllmFacts(vllmVersionOf(service), vllmVersionFacts(pack.engines));
   const kvDtype = service.settings.kv_cache_dtype?.value;
   const ownPerToken = bytesPerToken(null, service);
-  const perToken = ownPerToken ?? (model ? perTokenOfModel(model, service.tp, kvDtype) : null);
   const ownLen = numSetting(service, "max_model_len");
   const maxModelLenAuto = service.settings.max_model_len?.value === "auto";
-  const facts = source
+  const overridden = source
     ? withConfigOverrides(source.facts, service.settings.hf_overrides?.value, service.settings.rope_scaling?.value)
     : null;
-  const derivedRead = facts ? derivedMaxModelLen(facts) : null;
+  const versioned = overridden ? forVersion(overridden, vf) : null;
+  const facts = versioned && "facts" in versioned ? versioned.facts : overridden;
+  const partitionText = stringSetting(service, "pp_layer_partition");
+  const partitionRead = facts && partitionText !== undefined && pp > 1 ? ppPartitionOf(partitionText, pp, facts.layers) : null;
+  const ppPartition = partitionRead?.ok ? partitionRead.partition : null;
+  const derivedRead = facts ? derivedMaxModelLen(facts, maxLenCaps(service, facts, vf)) : null;
   const derived = derivedRead && !("field" in derivedRead) ? derivedRead : null;
   // The catalog's max_context is the length a seat without MAX_MODEL_LEN runs at; a committed config
   // gives vLLM's own derived default (rope scaling, longrope's original length).
   const defaultLen = source?.from === "config.json" && derived ? derived.defaultLen : (model?.max_context ?? null);
-  const maxModelLen = ownLen ?? defaultLen;
+  // A length written but unreadable (`--max-model-len ${LEN}` the container's shell would fill:
+  // engine/bad-value) is not the model's maximum: the seat is not sized by a length it does not run at.
+  const lenUnreadable = ownLen === undefined && service.invalid.some((v) => v.name === "max_model_len");
+  const maxModelLen = lenUnreadable ? null : (ownLen ?? defaultLen);
   const seatPolicy = policy.kv.seats[service.name];
   const factor = seatPolicy?.factor ?? policy.kv.factor;
   const card = tightestCard(service, state.cards);
+  const cardClass = card ? cardBatchClass(pack.cards(), card.name, cudaTotalOf(card)) : "small";
   const batch = {
-    ...defaultBatchLimits(card?.totalBytes ?? 0, "", vf.batchDefaults),
+    ...defaultBatchLimits({
+      defaults: vf.batchDefaults,
+      cardClass,
+      maxModelLen: maxModelLen ?? 2048,
+      chunkedEligible: !(facts?.layerKinds.includes("sliding") ?? false),
+    }),
     ...(numSetting(service, "max_num_batched_tokens") !== undefined
       ? { maxNumBatchedTokens: numSetting(service, "max_num_batched_tokens") as number }
       : {}),
     ...(numSetting(service, "max_num_seqs") !== undefined ? { maxNumSeqs: numSetting(service, "max_num_seqs") as number } : {}),
   };
+  // The layers on the fullest card: one pipeline stage's.
+  const stageLayers = facts ? Math.max(...ppStages(facts.layers, pp, ppPartition).map(([a, b]) => b - a)) : null;
+  const perToken =
+    ownPerToken ??
+    (model
+      ? perTokenOfModel(model, service.tp, kvDtype, { mlaCache: vf.mlaCache, ...(stageLayers !== null ? { layers: stageLayers } : {}) })
+      : null);
   let request: RequestKv | null = null;
-  let requestProblem: KvProblem | null = null;
-  if (!ownPerToken && facts && maxModelLen !== null) {
+  let requestProblem: KvProblem | null = versioned && "problem" in versioned ? versioned.problem : null;
+  if (!ownPerToken && facts && maxModelLen !== null && requestProblem === null) {
     const r = requestKv(facts, {
       maxModelLen,
       tp,
@@ -183,6 +263,8 @@ function computeSeat(service: Service, policy: Policy, pack: RulesPack, state: P
       maxNumBatchedTokens: batch.maxNumBatchedTokens,
       hybridKvCacheManager: vf.hybridKvCacheManager,
       chunkedLocalHybrid: vf.chunkedLocalHybrid,
+      ppPartition,
+      ppRequestScope: vf.ppRequestScope,
     });
     if (r.ok) request = r.kv;
     else requestProblem = r.problem;
@@ -204,40 +286,65 @@ function computeSeat(service: Service, policy: Policy, pack: RulesPack, state: P
       ? Math.round(weightsMib * MiB)
       : loaded && facts
         ? pp > 1
-          ? stageWeights(loaded.bytes, facts, tp, pp).perGpu
+          ? stageWeights(loaded.bytes, facts, tp, pp, ppPartition).perGpu
           : Math.round(loaded.bytes / tp)
         : loaded
           ? Math.round(loaded.bytes / tp)
           : null;
-  // A seat that names its vLLM version gets that version's default (0.9 before 0.92); else the policy's.
+  // A deployed version's own default (0.9 before 0.21, 0.92 since); without one, the policy's when
+  // kvgate.yaml sets it, else each allowed release's own.
   const utilization =
-    numSetting(service, "gpu_memory_utilization") ?? (vf.version !== null ? vf.defaultUtilization : policy.vllm.default_utilization);
+    numSetting(service, "gpu_memory_utilization") ??
+    (v.deployed === null && policy.vllm.default_utilization_set ? policy.vllm.default_utilization : vf.defaultUtilization);
   const pinned = numSetting(service, "kv_pin") ?? null;
   const graphs = service.settings.enforce_eager?.value !== true;
+  const graphMemoryOf =
+    graphs && facts && stageLayers !== null
+      ? graphMemory(vf.cudaGraphs, {
+          layers: stageLayers,
+          hiddenSize: facts.hiddenSize ?? 4096,
+          moe: facts.experts !== null,
+          pp,
+          maxNumSeqs: batch.maxNumSeqs,
+          maxNumBatchedTokens: batch.maxNumBatchedTokens,
+        })
+      : null;
+  // Under pipeline parallelism each stage's card holds that stage's weights: the tightest stage sizes the KV.
+  const stageCard = stageCardsOf(
+    service,
+    state.cards,
+    tp,
+    pp,
+    loaded && facts && weightsMib === undefined ? stageWeights(loaded.bytes, facts, tp, pp, ppPartition).stages : null,
+  );
+  const sizedCard = stageCard?.card ?? card;
+  const sizedWeights = stageCard?.weights ?? weights;
   let estimate: KvEstimate | null = null;
-  if (pinned === null && card && weights !== null) {
+  if (pinned === null && sizedCard && sizedWeights !== null) {
     const overhead = profilerOverhead(
       facts ?? { hiddenSize: null, intermediateSize: null, vocabSize: null, experts: null, overheadBytes: policy.vllm.overhead_bytes },
       {
         tp,
+        ncclInProfile: vf.ncclInProfile,
+        v0: vf.batchDefaults.engine === "v0",
         maxNumBatchedTokens: batch.maxNumBatchedTokens,
         maxNumSeqs: batch.maxNumSeqs,
         override: overheadMib !== undefined ? Math.round(overheadMib * MiB) : null,
       },
     );
-    const graphsBytes = graphs && vf.cudaGraphsInBudget ? CUDA_GRAPH_ESTIMATE : 0;
+    const graphsBytes = graphs && vf.cudaGraphsInBudget ? (graphMemoryOf?.bytes ?? 0) : 0;
     estimate = {
       // vLLM's budget is utilization × what CUDA reports, which the inventory may give apart from the size.
       bytes: estimatedKv({
-        totalBytes: cudaTotalOf(card),
+        totalBytes: cudaTotalOf(sizedCard),
         utilization,
-        weightsPerGpu: weights,
+        weightsPerGpu: sizedWeights,
         overhead: overhead.bytes,
         graphsInBudget: graphsBytes,
       }),
-      totalBytes: cudaTotalOf(card),
+      totalBytes: cudaTotalOf(sizedCard),
       utilization,
-      weightsPerGpu: weights,
+      weightsPerGpu: sizedWeights,
       overhead,
       graphsBytes,
     };
@@ -265,16 +372,63 @@ function computeSeat(service: Service, policy: Policy, pack: RulesPack, state: P
     source,
     sourceProblem,
     pp,
+    ppPartition,
     vf,
+    deployedVersion: v.deployed,
+    versions: v.versions,
+    variants: [],
     maxModelLenAuto,
     derived,
     request,
     requestProblem,
     batch,
+    card: card ? { name: card.name ?? null, batchClass: cardClass } : null,
     graphs,
+    graphMemory: graphMemoryOf,
     kvSource: pinned !== null ? "pinned" : estimate ? "estimated" : null,
     estimate,
   };
+}
+
+/**
+ * With pipeline parallelism, the stage whose card keeps the least for KV: each stage's ranks take the
+ * next TP cards (vLLM's rank order), hold that stage's weights, and are bounded by their smallest card.
+ * Null without PP or without per-stage weights (the tightest card and the fullest stage then stand in).
+ */
+function stageCardsOf(
+  service: Service,
+  cards: readonly Card[],
+  tp: number,
+  pp: number,
+  stageWeightsPerGpu: number[] | null,
+): { card: Card; weights: number } | null {
+  if (pp <= 1 || !stageWeightsPerGpu) return null;
+  const indexes = seatCardsOf(service);
+  let best: { card: Card; weights: number; left: number } | null = null;
+  for (let s = 0; s < pp; s++) {
+    const ranks = indexes.slice(s * tp, (s + 1) * tp);
+    const stageCards = ranks
+      .map((i) => cards.find((c) => c.host === service.host && c.index === i))
+      .filter((c): c is Card => c !== undefined);
+    if (stageCards.length === 0) continue;
+    const card = stageCards.reduce((a, b) => (cudaTotalOf(b) < cudaTotalOf(a) ? b : a));
+    const weights = stageWeightsPerGpu[s] ?? 0;
+    const left = cudaTotalOf(card) - weights;
+    if (best === null || left < best.left) best = { card, weights, left };
+  }
+  return best ? { card: best.card, weights: best.weights } : null;
+}
+
+/**
+ * What caps the derived maximum for this seat: the config's sliding window when --disable-sliding-window
+ * is set, or when the version turned Gemma-2's interleaved window off itself (PR #5908 until #10584);
+ * the tokenizer's model_max_length.
+ */
+function maxLenCaps(service: Service, facts: ModelFacts, vf: VllmFacts): MaxLenCaps {
+  const disabled =
+    service.settings.disable_sliding_window?.value === true ||
+    (vf.gemma2WindowCap && (facts.modelType ?? "") === "gemma2" && facts.slidingWindow !== null);
+  return { slidingWindow: disabled ? facts.slidingWindow : null, tokenizerMaxLength: facts.tokenizerMaxLength };
 }
 
 export function vllmSeats(state: FleetState, policy: Policy, pack: RulesPack): VllmSeat[] {
@@ -287,9 +441,16 @@ export function seatFootprint(seat: VllmSeat, card: Pick<Card, "totalBytes" | "c
   return (seat.weights ?? 0) + seat.pinned + seat.overhead;
 }
 
+/** Every release a seat's variants stand for (the allowed ones, without a deployed version). */
+export function assumedVersions(seat: VllmSeat): string[] {
+  return seat.variants.flatMap((v) => v.versions);
+}
+
 /** The KV data every kv rule carries (docs/cli.md). */
 export function kvData(seat: VllmSeat): Record<string, unknown> {
   return {
+    vllm_version: seat.deployedVersion,
+    ...(seat.deployedVersion === null ? { assumed_vllm_versions: assumedVersions(seat) } : {}),
     required_bytes: seat.required,
     pinned_bytes: seat.pinned,
     bytes_per_token: seat.perToken?.bytes ?? null,
@@ -299,13 +460,16 @@ export function kvData(seat: VllmSeat): Record<string, unknown> {
     layers: seat.request?.layers ?? null,
     kv_source: seat.kvSource,
     ...(seat.estimate ? { estimated_bytes: seat.estimate.bytes } : {}),
+    // The catalog fields kvgate.yaml's `models:` entry overrode for this seat's model.
+    ...(seat.source?.overridden?.length ? { model_overrides: seat.source.overridden } : {}),
   };
 }
 
 /** `ceil(1.25 × 40,960 tokens × 144 KiB / 0.5 GiB) × 0.5 GiB` */
 export function requiredFormula(seat: VllmSeat, roundBytes: number): string {
   // A model whose layers are not all full attention (sliding window, chunked, state): the per-kind sum.
-  if (seat.request && (seat.request.hybrid || seat.request.layers.mamba > 0)) {
+  // Layers of several kinds, or a pipeline (one stage's request, or the whole model's on 0.11–0.16): the request itself.
+  if (seat.request && (seat.request.hybrid || seat.request.layers.mamba > 0 || seat.pp > 1)) {
     return `ceil(${seat.factor} × ${size(seat.request.requestBytes)} for one ${formatInt(seat.maxModelLen ?? 0)}-token request / ${size(roundBytes)}) × ${size(roundBytes)}`;
   }
   const b = seat.perToken?.bytes ?? 0;
@@ -369,6 +533,8 @@ export function requestInputs(seat: VllmSeat): Omit<KvInputs, "maxModelLen"> {
     maxNumBatchedTokens: seat.batch.maxNumBatchedTokens,
     hybridKvCacheManager: seat.vf.hybridKvCacheManager,
     chunkedLocalHybrid: seat.vf.chunkedLocalHybrid,
+    ppPartition: seat.ppPartition,
+    ppRequestScope: seat.vf.ppRequestScope,
   };
 }
 
@@ -380,4 +546,47 @@ export function requiredAt(seat: VllmSeat, maxModelLen: number, roundBytes: numb
   }
   if (seat.perToken) return requiredKv({ factor: seat.factor, maxModelLen, bytesPerToken: seat.perToken.bytes, roundBytes });
   return null;
+}
+
+/** A report's data without what names the version, to tell whether two releases fail alike. */
+function withoutVersion(data: Record<string, unknown>): Record<string, unknown> {
+  const { vllm_version: _v, assumed_vllm_versions: _a, ...rest } = data;
+  return rest;
+}
+
+/** What a version-dependent check reports about one seat sized for one version. */
+interface VersionedReport {
+  data: Record<string, unknown>;
+  severity?: Severity;
+}
+
+/**
+ * A check whose outcome depends on the vLLM version, over every release the seat may run: with a
+ * deployed version, that one; without, each allowed group (engines.vllm.versions). Failing on all of
+ * them is the rule's finding; failing on some is a warning naming those releases (the deploy decides,
+ * so the gate cannot). `data.versions_note` is the clause the message ends with.
+ */
+export function acrossVersions<R extends VersionedReport>(seat: VllmSeat, check: (variant: VllmSeat) => R | null): R[] {
+  const results = seat.variants.map((variant) => ({ variant, report: check(variant) }));
+  const failing = results.filter((x): x is { variant: VllmSeat; report: R } => x.report !== null);
+  const last = failing.at(-1);
+  if (!last) return [];
+  if (seat.deployedVersion !== null) return [last.report];
+  const all = assumedVersions(seat);
+  const failingVersions = failing.flatMap((x) => x.variant.versions);
+  const some = failing.length < results.length;
+  // Where every release fails alike (a pin short of the context), the version does not matter.
+  const same = failing.every((x) => JSON.stringify(withoutVersion(x.report.data)) === JSON.stringify(withoutVersion(last.report.data)));
+  const note = some
+    ? ` (on vLLM ${versionsLabel(failingVersions)} only, of the ${versionsLabel(all)} engines.vllm.versions allows: no version is named, so set VLLM_VERSION or tag the image)`
+    : same || all.length === 0
+      ? ""
+      : ` (no vLLM version named: fails on every allowed release, ${versionsLabel(all)}; figures for ${versionsLabel(last.variant.versions)})`;
+  return [
+    {
+      ...last.report,
+      ...(some ? { severity: "warning" as const } : {}),
+      data: { ...last.report.data, failing_vllm_versions: failingVersions, versions_note: note },
+    },
+  ];
 }

@@ -91,6 +91,8 @@ function cardsOfPool(pool: K8sPool): Card[] {
   return Array.from({ length: n }, (_, index) => ({
     host: pool.host,
     index,
+    // The card's name picks vLLM's batch defaults (an H100 pool's seats get the H100 budget).
+    ...(pool.card ? { name: pool.card } : {}),
     totalBytes: bytes,
     reserveBytes: pool.reserveBytes,
     cudaTotalBytes: bytes,

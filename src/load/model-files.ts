@@ -1,7 +1,7 @@
 // The model files a repository commits beside its fleet (docs/vllm-sizing.md#model-facts): every `config.json`
 // (a model's Hugging Face config; matched to a service under `models/<org>/<name>/` or by its
-// `_name_or_path`, or named with MODEL_CONFIG) and every `model.safetensors.index.json` (the
-// checkpoint's size). They are kept as text: src/kv/model-source.ts reads them as vLLM does, so a
+// `_name_or_path`, or named with MODEL_CONFIG), every `model.safetensors.index.json` (the
+// checkpoint's size) and every `tokenizer_config.json` (its model_max_length caps vLLM's maximum). They are kept as text: src/kv/model-source.ts reads them as vLLM does, so a
 // malformed one becomes a finding at its file, never a crash here.
 import { posix } from "node:path";
 import type { FleetInput } from "./input.js";
@@ -9,7 +9,7 @@ import { parseEnv } from "../parse/env.js";
 import { modelFileProblem } from "../parse/model-config-bounds.js";
 import type { ModelFile } from "../model/types.js";
 
-const MODEL_FILE = /(^|\/)(config\.json|model\.safetensors\.index\.json)$/;
+const MODEL_FILE = /(^|\/)(config\.json|model\.safetensors\.index\.json|tokenizer_config\.json)$/;
 
 function isModelFile(path: string): boolean {
   return MODEL_FILE.test(path);
@@ -27,7 +27,11 @@ export const modelFiles: FleetInput = {
       if (!path.endsWith(".env") || d.text === null) continue;
       const named = posix.normalize((parseEnv(d.text, path).entries.get("MODEL_CONFIG")?.value ?? "").replace(/^\.\//, ""));
       if (named === "." || named.startsWith("..") || named.startsWith("/")) continue;
-      out.push(named, posix.join(posix.dirname(named), "model.safetensors.index.json"));
+      out.push(
+        named,
+        posix.join(posix.dirname(named), "model.safetensors.index.json"),
+        posix.join(posix.dirname(named), "tokenizer_config.json"),
+      );
     }
     return out;
   },

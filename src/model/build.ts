@@ -127,6 +127,7 @@ function cardsOf(policy: Policy): Card[] {
       cards.push({
         host,
         index: g.index,
+        ...(g.name === undefined ? {} : { name: g.name }),
         totalBytes: g.total_bytes,
         reserveBytes: g.reserve_bytes,
         ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }),

@@ -34,7 +34,9 @@ export function imageName(image: string): string {
 }
 
 function imageMatches(pattern: string, image: string): boolean {
-  return picomatch.isMatch(imageName(image), pattern, { dot: true });
+  let match = IMAGE_MATCHERS.get(pattern);
+  if (!match) IMAGE_MATCHERS.set(pattern, (match = picomatch(pattern, { dot: true })));
+  return match(imageName(image));
 }
 
 /** The words of a command key's value, or null when the value cannot be split (env/parse says so). */
@@ -55,6 +57,9 @@ function runsCommand(words: readonly string[], command: string): boolean {
   }
   return false;
 }
+
+/** Compiled once per pattern: a compose file of thousands of services recognises each one's image. */
+const IMAGE_MATCHERS = new Map<string, (s: string) => boolean>();
 
 function byImage(engines: Record<string, EngineSpec>, parsed: ParsedEnv): Evidence[] {
   const out: Evidence[] = [];

@@ -84,8 +84,12 @@ export interface Service {
   /**
    * Where the service is defined when no env file of it is in the repository (a compose service's
    * key, a playbook's task): a finding about the seat as a whole points here (see definitionOf).
+   * `by`: which kind of deploy file defines it, so advice names that file's spelling.
    */
-  definedAt?: { file: string; line: number };
+  definedAt?: { file: string; line: number; by?: "compose" | "playbook" };
+  /** Containers of this seat that run (compose `deploy.replicas` / `scale`); absent: one. Each sits
+   *  on the seat's cards, so a card counts each one (src/kv/card-usage.ts). */
+  replicas?: number;
   /**
    * Services this one boots only after they are up (compose `depends_on: { x: { condition:
    * service_healthy } }`, a systemd unit's `After=` with `Requires=`): its profiler then finds them
@@ -126,6 +130,8 @@ export interface Tenant {
 export interface Card {
   host: string;
   index: number;
+  /** The card's model as the inventory names it (`A100-SXM4-80GB`): vLLM's batch defaults depend on it. */
+  name?: string;
   totalBytes: number;
   reserveBytes: number;
   /**

@@ -96,7 +96,7 @@ function firstLine(s: string): string {
 }
 
 /** A node with aliases followed. */
-export function deref(file: YamlFile, node: unknown): unknown {
+function deref(file: YamlFile, node: unknown): unknown {
   let n = node;
   for (let i = 0; i < 16 && isAlias(n); i++) n = n.resolve(file.doc);
   return n;

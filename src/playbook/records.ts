@@ -54,6 +54,9 @@ export interface DeployFile {
   problems: PlaybookProblem[];
   /** Every file the read used: itself, included tasks files, vars files, templates (or compose's own). */
   files: string[];
+  /** A compose project's profile: the deploys are the services that profile starts (on top of those
+   *  without one), checked as a deploy of their own and reported as that profile's. */
+  profile?: string;
 }
 
 export interface PlaybookRead extends DeployFile {

@@ -41,7 +41,7 @@ export function renderCardTable(usages: CardUsage[], opts: { color: boolean }): 
   const heads = ["", "weights", "KV", "overhead", "footprint"];
   for (const l of usages) {
     out.push(
-      `${p.bold(`${l.host} gpu ${l.index}`)}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.ledgerSized ? p.dim("  (radiance: sized by its ledger)") : ""}`,
+      `${p.bold(`${l.host} gpu ${l.index}`)}${l.name ? ` ${l.name}` : ""}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.ledgerSized ? p.dim("  (radiance: sized by its ledger)") : ""}`,
     );
     const seatW = Math.max(12, ...l.entries.map((e) => e.name.length + 12));
     const rows = l.entries.map((e) => row(e, seatW));

@@ -22,9 +22,16 @@ function composeDeployOf(state: FleetState, name: string): ComposeDeploy | null 
   return found;
 }
 
-function composeEdit(cards: CardsLine, to: number): string {
+function composeEdit(cards: CardsLine, to: number, request: ComposeDeploy["gpu"] = null): string {
   const at = `at ${cards.file}:${cards.line}`;
   switch (cards.via) {
+    // Docker picks the cards of a count or of every card: name the card instead.
+    case "count":
+      return `set device_ids: ["${to}"] in place of its count ${at}`;
+    case "all":
+      return request?.source === "runtime"
+        ? `add NVIDIA_VISIBLE_DEVICES=${to} to its environment (runtime: nvidia ${at} gives it every card)`
+        : `set device_ids: ["${to}"] in place of its request for every card ${at}`;
     case "device_ids":
       return `set device_ids: ["${to}"] ${at}`;
     case "devices":
@@ -36,7 +43,7 @@ function composeEdit(cards: CardsLine, to: number): string {
       // Inside the container the given cards are numbered from 0: pick the card there, or give it the card.
       const inside = cards.given.ids.indexOf(String(to));
       if (inside >= 0) return `set CUDA_VISIBLE_DEVICES=${inside} ${at}`;
-      return `${composeEdit({ ...cards.given, given: null }, to)} and CUDA_VISIBLE_DEVICES=0 ${at}`;
+      return `${composeEdit({ ...cards.given, given: null }, to, request)} and CUDA_VISIBLE_DEVICES=0 ${at}`;
     }
     default:
       cards.via satisfies never;
@@ -68,7 +75,7 @@ export function seatMoveText(name: string, to: number, state: FleetState, writte
   const service = state.services.find((s) => s.name === name);
   const deploy = composeDeployOf(state, name);
   if (deploy?.cards) {
-    const edit = composeEdit(deploy.cards, to);
+    const edit = composeEdit(deploy.cards, to, deploy.gpu);
     const env = written?.services.find((s) => s.name === name);
     const envGpu = env?.origins.gpus;
     const same = envGpu?.file === deploy.cards.file && envGpu.line === deploy.cards.line;

@@ -5,6 +5,7 @@ import { EnginesFile } from "./engines.js";
 import { builtinModels, type ModelCatalog } from "./models.js";
 import { builtinDetectors, type DetectorSet } from "./detectors.js";
 import { rulesData } from "./data.js";
+import { builtinCards } from "./cards.js";
 import type { RulesPack } from "./pack.js";
 
 let cached: RulesPack | null = null;
@@ -24,6 +25,7 @@ export function loadPack(): RulesPack {
       detectors ??= builtinDetectors();
       return detectors;
     },
+    cards: builtinCards,
   };
   return cached;
 }

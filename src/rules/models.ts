@@ -42,22 +42,28 @@ function lastPart(name: string): string {
   return parts[parts.length - 1] ?? name;
 }
 
+/** What a name lookup needs of an entry. */
+interface Named {
+  id: string;
+  aliases: string[];
+}
+
 /** One source's names, each step's key to its first entry in the source's order. */
-interface NameIndex {
-  exact: Map<string, ModelSpec>;
-  lowerId: Map<string, ModelSpec>;
-  lowerAlias: Map<string, ModelSpec>;
-  tail: Map<string, ModelSpec>;
+interface NameIndex<T extends Named> {
+  exact: Map<string, T>;
+  lowerId: Map<string, T>;
+  lowerAlias: Map<string, T>;
+  tail: Map<string, T>;
 }
 
 /** Built once per source: every seat of every check looks its model up (a pass over the catalog each). */
-const indexes = new WeakMap<Record<string, ModelSpec>, NameIndex>();
+const indexes = new WeakMap<Record<string, Named>, NameIndex<Named>>();
 
-function indexOf(src: Record<string, ModelSpec>): NameIndex {
-  let idx = indexes.get(src);
+function indexOf<T extends Named>(src: Record<string, T>): NameIndex<T> {
+  let idx = indexes.get(src) as NameIndex<T> | undefined;
   if (idx) return idx;
   idx = { exact: new Map(), lowerId: new Map(), lowerAlias: new Map(), tail: new Map() };
-  const first = (map: Map<string, ModelSpec>, key: string, m: ModelSpec): void => {
+  const first = (map: Map<string, T>, key: string, m: T): void => {
     if (!map.has(key)) map.set(key, m);
   };
   for (const [key, m] of Object.entries(src)) {
@@ -77,13 +83,18 @@ function indexOf(src: Record<string, ModelSpec>): NameIndex {
  * local path or repo id against each entry's id and aliases' last parts, ignoring case.
  */
 export function lookupModel(catalog: ModelCatalog, policyModels: Record<string, ModelSpec>, name: string | null): ModelSpec | null {
+  return lookupNamed([policyModels, catalog.models], name);
+}
+
+/** The same lookup over any named entries (kvgate.yaml's partial `models:` entries), first source first at every step. */
+export function lookupNamed<T extends Named>(sourcesIn: Record<string, T>[], name: string | null): T | null {
   if (name === null) return null;
   const wanted = name.trim();
   if (wanted === "") return null;
-  const sources = [indexOf(policyModels), indexOf(catalog.models)];
+  const sources = sourcesIn.map((src) => indexOf(src));
   const lower = wanted.toLowerCase();
   const tail = lastPart(wanted).toLowerCase();
-  const steps: [keyof NameIndex, string][] = [
+  const steps: [keyof NameIndex<T>, string][] = [
     ["exact", wanted],
     ["lowerId", lower],
     ["lowerAlias", lower],

@@ -5,6 +5,7 @@ import type { Config } from "../config/schema.js";
 import type { EnginesSpec } from "./engines.js";
 import type { ModelCatalog } from "./models.js";
 import type { DetectorSet } from "./detectors.js";
+import type { CardTable } from "./cards.js";
 
 export interface RulesPack {
   /** rules/policy.yaml: the defaults kvgate.yaml is merged over. */
@@ -15,4 +16,6 @@ export interface RulesPack {
   models(): ModelCatalog;
   /** rules/secrets.yaml, parsed on first call. */
   detectors(): DetectorSet;
+  /** rules/cards.yaml: the cards known by name, parsed on first call. */
+  cards(): CardTable;
 }

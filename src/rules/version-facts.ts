@@ -14,12 +14,23 @@ export const VersionFactName = z.enum([
   "hybrid_kv_cache_manager",
   "chunked_local_hybrid",
   "batch_defaults",
+  "nccl_in_profile",
+  "cuda_graphs",
+  "mla_cache",
+  "pp_request_scope",
+  "gemma2_window_cap",
 ]);
 export type VersionFactName = z.infer<typeof VersionFactName>;
 
 export const VersionFact = z.strictObject({
   fact: VersionFactName,
-  value: z.union([z.number(), z.boolean(), z.string(), z.array(z.string()), z.record(z.string(), z.number())]),
+  value: z.union([
+    z.number(),
+    z.boolean(),
+    z.string(),
+    z.array(z.string()),
+    z.record(z.string(), z.union([z.number(), z.string(), z.array(z.string())])),
+  ]),
   /** First version the value holds for; null: newer than every pinned entry, release not pinned. */
   since: z
     .string()

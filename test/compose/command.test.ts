@@ -105,12 +105,99 @@ describe("command", () => {
     );
   });
 
-  test("an unresolved variable skips the whole command line (a notice at its line), never a partial one", () => {
-    const r = read(svc("    command:", "      - --model", "      - ${MODEL}", "      - --max-model-len", "      - '8192'"));
-    expect(flags(r, "coder")).toBeNull();
-    expect(r.problems.map((p) => [p.kind, p.line, p.key])).toEqual([["unresolved", 6, "COMMAND"]]);
+  test("a compose variable the .env does not set leaves out its word and its flag, never the rest", () => {
+    const r = read(
+      svc(
+        "    command:",
+        "      - --model",
+        "      - Qwen/Qwen3-8B",
+        "      - --port",
+        "      - ${PORT}",
+        "      - --max-model-len",
+        "      - '8192'",
+      ),
+    );
+    expect(flags(r, "coder")?.value).toBe("--model Qwen/Qwen3-8B --max-model-len 8192");
+    expect(r.problems.map((p) => [p.kind, p.line, p.key])).toEqual([["unresolved", 8, "COMMAND"]]);
+    expect(r.problems[0]?.message).toContain("--port ${PORT} in the command of coder");
   });
+});
 
+// Compose interpolates its own variables (compose-go interpolation.go) before the container starts;
+// `$$` is a literal `$` (template.go escaped group), so `$${LEN}` reaches the container as `${LEN}`,
+// which its shell expands from the container's environment: the service's environment over its
+// env_file (compose spec, services env_file). Expected values are what that shell would run.
+describe("variables in a command", () => {
+  const envFile = { "deploy/serve.env": "MAX_LEN=16384\n" };
+  test.each([
+    [
+      "the issue's case: an unset ${LEN} no longer hides the model written before it",
+      ["    command: Qwen/Qwen3-8B --max-model-len ${LEN} --tensor-parallel-size 1"],
+      {},
+      "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1",
+      [[4, "--max-model-len ${LEN}"]],
+    ],
+    [
+      "--flag=${X} is one word: only it is left out",
+      ["    command: --model m --max-model-len=${LEN} --enforce-eager"],
+      {},
+      "--model m --enforce-eager",
+      [[4, "--max-model-len=${LEN}"]],
+    ],
+    [
+      "$${MAX_LEN} in sh -c, set in environment: the container's shell gives 8192",
+      ["    environment:", "      MAX_LEN: 8192", '    command: sh -c "vllm serve m --max-model-len $${MAX_LEN}"'],
+      {},
+      "vllm serve m --max-model-len 8192",
+      [],
+    ],
+    [
+      "$$MAX_LEN in sh -c, set in the env_file: 16384",
+      ["    env_file: serve.env", '    command: ["sh", "-c", "exec vllm serve m --max-model-len $$MAX_LEN"]'],
+      envFile,
+      "vllm serve m --max-model-len 16384",
+      [],
+    ],
+    [
+      "environment wins over the env_file for the shell too",
+      ["    env_file: serve.env", "    environment: [MAX_LEN=4096]", '    command: sh -c "vllm serve m --max-model-len $${MAX_LEN}"'],
+      envFile,
+      "vllm serve m --max-model-len 4096",
+      [],
+    ],
+    [
+      "the shell's own default when the environment does not set it",
+      ['    command: sh -c "vllm serve m --max-model-len $${MAX_LEN:-4096}"'],
+      {},
+      "vllm serve m --max-model-len 4096",
+      [],
+    ],
+    [
+      "not set anywhere the container gets it: kept as written (unreadable, never the model's maximum), with a notice",
+      ['    command: sh -c "vllm serve m --max-model-len $${MAX_LEN}"'],
+      {},
+      "vllm serve m --max-model-len '${MAX_LEN}'",
+      [[4, "${MAX_LEN} in the sh -c script of coder is the container shell's variable"]],
+    ],
+    [
+      "single quotes in the script keep it literal, as sh does",
+      [`    command: sh -c "vllm serve m --served-model-name '$\${NAME}'"`],
+      {},
+      "vllm serve m --served-model-name '${NAME}'",
+      [],
+    ],
+  ])("%s", (_name, body, extra, value, notices) => {
+    const r = read({ ...svc(...body), ...extra });
+    expect(flags(r, "coder")?.value).toBe(value);
+    expect(r.problems).toHaveLength(notices.length);
+    for (const [i, [line, text]] of (notices as [number, string][]).entries()) {
+      expect(r.problems[i]).toMatchObject({ kind: "unresolved", line, key: "COMMAND" });
+      expect(r.problems[i]?.message).toContain(text);
+    }
+  });
+});
+
+describe("commands compose refuses", () => {
   test("a string with an unclosed quote is a parse error at its line", () => {
     const r = read(svc(`    command: --model m --hf-overrides '{"a": 1}`));
     expect(problems(r)).toEqual([["parse", CF, 4]]);

@@ -3,7 +3,7 @@
 // is a notice, never a read.
 import { describe, expect, test } from "vitest";
 import { readComposeFiles } from "../../src/compose/index.js";
-import { CF, edits, lines, problems, read, sets } from "./helpers.js";
+import { CF, lines, problems, read, sets } from "./helpers.js";
 
 const COMMON = "deploy/common/vllm.yaml";
 const common = lines(
@@ -43,8 +43,8 @@ describe("extends with file:", () => {
   });
 
   test.each([
-    ["a file outside the repository", "../../../etc/compose.yaml", "unresolved"],
-    ["an absolute path", "/opt/fleet/compose.yaml", "unresolved"],
+    ["a file outside the repository", "../../../etc/compose.yaml", "parse"],
+    ["an absolute path", "/opt/fleet/compose.yaml", "parse"],
     ["a remote file", "https://example.com/compose.yaml", "unresolved"],
     ["a file not in the repository", "missing.yaml", "parse"],
   ])("%s: a %s problem at the file: line, and the service is read without its base", (_name, path, kind) => {
@@ -125,23 +125,31 @@ describe("include", () => {
     expect(problems(r)).toEqual([["parse", "deploy/gpu/compose.yaml", 1]]);
   });
 
+  // README "Compose files": an include outside the repository (or not in it) is compose/parse, the
+  // services it defines being unknown; a remote include (git, OCI) is not read: a notice.
   test.each([
-    ["outside the repository", "../../x/compose.yaml", "unresolved"],
-    ["absolute", "/srv/compose.yaml", "unresolved"],
+    ["outside the repository", "../../x/compose.yaml", "parse"],
+    ["absolute", "/srv/compose.yaml", "parse"],
     ["not in the repository", "nope/compose.yaml", "parse"],
+    ["remote (git)", "https://github.com/org/stack.git", "unresolved"],
   ])("an include %s is a %s problem at its line", (_name, path, kind) => {
     const r = read({ [CF]: lines("include:", `  - ${path}`, "services:", "  web:", "    image: nginx"), "../x/compose.yaml": gpuStack });
     expect(problems(r)).toEqual([[kind, CF, 2]]);
     expect(r.deploys.map((d) => d.composeService)).toEqual(["web"]);
   });
 
-  test("an included service with the name of one defined here is not merged: a notice, this file's one is read", () => {
+  // compose-go include.go importResource: a service defined both here and in an included file is the
+  // included one with this file's merged over it (override.MergeYaml(imported, own)).
+  test("an included service with the name of one defined here: this file's values merged over the included ones", () => {
     const r = read({
       [CF]: lines("include: [gpu/compose.yaml]", "services:", "  voices:", "    image: mine"),
       "deploy/gpu/compose.yaml": gpuStack,
+      "deploy/gpu/voices.env": "MAX_MODEL_LEN=8192\n",
     });
-    expect(problems(r)).toEqual([["unresolved", "deploy/gpu/compose.yaml", 2]]);
-    expect(edits(r, "voices")).toEqual([["set", "IMAGE", "mine", 4]]);
+    expect(problems(r)).toEqual([]);
+    // The env_file is the included definition's, the image this file's.
+    expect(r.deploys.map((d) => [d.composeService, d.envFiles])).toEqual([["voices", ["deploy/gpu/voices.env"]]]);
+    expect(sets(r, "voices")).toEqual({ IMAGE: ["mine", 4] });
   });
 });
 

@@ -1,18 +1,11 @@
 // Every way a compose service picks its cards, and the one `gpus` edit (host card indices, at the
 // line that decides them) or the notice when kvgate cannot tell which cards Docker gives it.
 import { describe, expect, test } from "vitest";
-import { CF, gpus, lines, read, sets } from "./helpers.js";
+import { CF, gpus, lines, read, reservation, sets } from "./helpers.js";
 
 const svc = (...body: string[]): Record<string, string> => ({
   [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body),
 });
-const reservation = (...device: string[]): string[] => [
-  "    deploy:",
-  "      resources:",
-  "        reservations:",
-  "          devices:",
-  ...device,
-];
 
 describe("placed: a gpus edit", () => {
   test.each([
@@ -23,22 +16,41 @@ describe("placed: a gpus edit", () => {
       9,
     ],
     [
-      "device_ids as numbers, block list",
-      reservation("            - capabilities: [gpu]", "              device_ids:", "                - 1"),
+      "device_ids as a block list of strings",
+      reservation("            - capabilities: [gpu]", "              device_ids:", '                - "1"'),
       "1",
       10,
     ],
-    ["driver nvidia without capabilities", reservation("            - driver: nvidia", "              device_ids: ['2']"), "2", 9],
     [
-      "two requests: their ids together",
+      "driver nvidia with capabilities",
+      reservation("            - driver: nvidia", "              capabilities: [gpu]", "              device_ids: ['2']"),
+      "2",
+      10,
+    ],
+    // Each request sets NVIDIA_VISIBLE_DEVICES (moby daemon/nvidia_linux.go setNvidiaGPUs appends it);
+    // the toolkit reads the environment as a map, the last value winning (builder.go WithEnv).
+    [
+      "two requests: the last one's cards",
       reservation(
         "            - capabilities: [gpu]",
         "              device_ids: ['0']",
         "            - capabilities: [gpu]",
         "              device_ids: ['1']",
       ),
-      "0,1",
-      9,
+      "1",
+      11,
+    ],
+    // moby countToDevices: count N is NVIDIA_VISIBLE_DEVICES=0,…,N-1.
+    ["count: 2 is cards 0 and 1", reservation("            - capabilities: [gpu]", "              count: 2"), "0,1", 9],
+    [
+      "count: 2 with CUDA_VISIBLE_DEVICES=1: card 1",
+      [
+        "    environment:",
+        "      CUDA_VISIBLE_DEVICES: '1'",
+        ...reservation("            - capabilities: [gpu]", "              count: 2"),
+      ],
+      "1",
+      5,
     ],
     ["service-level gpus with device_ids", ["    gpus:", "      - driver: nvidia", "        device_ids: ['1']"], "1", 6],
     [
@@ -101,25 +113,62 @@ describe("placed: a gpus edit", () => {
   });
 });
 
-describe("not placed: a notice (key GPU), the env file's GPU stays", () => {
+// Every card of the host: Docker decides, but which cards the host has is the fleet's to say (the
+// loader resolves them: test/load/compose-cards.test.ts). The reader hands on the line and the pick.
+describe("every card of the host: a CardsLine for the loader, no gpus edit, no notice", () => {
   test.each([
-    ["count: 2", reservation("            - capabilities: [gpu]", "              count: 2"), 9, { deviceIds: null, count: 2 }],
+    // moby setNvidiaGPUs: Count < 0 (compose's `all`) is NVIDIA_VISIBLE_DEVICES=all.
     [
       "count: all",
       reservation("            - driver: nvidia", "              count: all", "              capabilities: [gpu]"),
       9,
-      { deviceIds: null, count: "all" },
+      "all",
+      null,
     ],
-    ["neither count nor device_ids (every card)", reservation("            - capabilities: [gpu]"), 8, { deviceIds: null, count: "all" }],
-    ["gpus: all", ["    gpus: all"], 4, { deviceIds: null, count: "all" }],
-    ["devices: nvidia.com/gpu=all", ["    devices: [nvidia.com/gpu=all]"], 4, { deviceIds: null, count: "all" }],
-    ["runtime: nvidia without NVIDIA_VISIBLE_DEVICES", ["    runtime: nvidia"], 4, { deviceIds: null, count: "all" }],
-    ["NVIDIA_VISIBLE_DEVICES=all", ["    environment:", "      NVIDIA_VISIBLE_DEVICES: all"], 5, { deviceIds: null, count: "all" }],
+    // compose-go transform/devices.go deviceRequestDefaults: neither count nor device_ids is count: all.
+    ["neither count nor device_ids", reservation("            - capabilities: [gpu]"), 8, "all", null],
+    // compose-go transform/gpus.go: `gpus: all` is one request with count: all.
+    ["gpus: all", ["    gpus: all"], 4, "all", null],
+    ["devices: nvidia.com/gpu=all (CDI)", ["    devices: [nvidia.com/gpu=all]"], 4, "all", null],
+    // The CUDA images set NVIDIA_VISIBLE_DEVICES=all: runtime nvidia without it gives every card.
+    ["runtime: nvidia without NVIDIA_VISIBLE_DEVICES", ["    runtime: nvidia"], 4, "all", null],
+    ["NVIDIA_VISIBLE_DEVICES=all", ["    environment:", "      NVIDIA_VISIBLE_DEVICES: all"], 5, "NVIDIA_VISIBLE_DEVICES", null],
+    // Inside the container the host's cards are 0..N-1: CUDA_VISIBLE_DEVICES=2 is the third of them.
+    [
+      "runtime: nvidia with CUDA_VISIBLE_DEVICES=2",
+      ["    runtime: nvidia", "    environment:", "      CUDA_VISIBLE_DEVICES: '2'"],
+      6,
+      "CUDA_VISIBLE_DEVICES",
+      [2],
+    ],
+  ])("%s", (_name, body, line, via, picks) => {
+    const r = read(svc(...body));
+    expect(gpus(r, "coder")).toBeNull();
+    expect(r.problems).toEqual([]);
+    expect(r.deploys[0]?.cards).toMatchObject({ via, line, ids: [], everyCard: { picks } });
+    expect(r.deploys[0]?.gpu?.count).toBe("all");
+  });
+
+  test("count: 0 is no card (NVIDIA_VISIBLE_DEVICES=void)", () => {
+    const r = read(svc(...reservation("            - capabilities: [gpu]", "              count: 0")));
+    expect([gpus(r, "coder"), r.deploys[0]?.cards, r.problems]).toEqual([null, null, []]);
+  });
+});
+
+describe("not placed: a notice (key GPU), the env file's GPU stays", () => {
+  test.each([
     [
       "a UUID",
       reservation("            - capabilities: [gpu]", "              device_ids: ['GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7']"),
       9,
       { deviceIds: ["GPU-f123d1c9-26bb-df9b-1c23-4a731f61d8c7"], count: null },
+    ],
+    // A count no host has (the fuzz found count: 1306952319) is not written out as a list of cards.
+    [
+      "count: 1306952319",
+      reservation("            - capabilities: [gpu]", "              count: 1306952319"),
+      9,
+      { deviceIds: null, count: 1306952319 },
     ],
     [
       "CUDA_VISIBLE_DEVICES past the reserved cards",

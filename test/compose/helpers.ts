@@ -2,14 +2,16 @@
 // reader over an in-memory repo, and compact views of deploys and problems.
 import type { EnvEdit } from "../../src/playbook/records.js";
 import { readCompose, type ComposeRead, type ComposeReadOptions } from "../../src/compose/index.js";
+import { composeSchemaCheck } from "../../src/load/compose-schema.js";
 
 /** Lines joined with newlines; line 1 is the first argument. */
 export const lines = (...l: string[]): string => l.join("\n") + "\n";
 
 export const CF = "deploy/compose.yaml";
 
+/** Reads as the fleet loader does: with the Compose Specification's schema check. */
 export function read(files: Record<string, string>, path = CF, opts?: ComposeReadOptions): ComposeRead {
-  return readCompose(path, new Map(Object.entries(files)), opts);
+  return readCompose(path, new Map(Object.entries(files)), { schema: composeSchemaCheck, ...opts });
 }
 
 /** The edits of one deploy (by fleet service) as compact tuples: [kind, key, value, line, file?]. */
@@ -49,3 +51,25 @@ export function gpus(r: ComposeRead, service: string): [string, number, string] 
 export function problems(r: ComposeRead): [string, string, number][] {
   return r.problems.map((p) => [p.kind, p.file, p.line]);
 }
+
+/** A GPU reservation under a service: `deploy.resources.reservations.devices` with these item lines. */
+export const reservation = (...device: string[]): string[] => [
+  "    deploy:",
+  "      resources:",
+  "        reservations:",
+  "          devices:",
+  ...device,
+];
+
+/** kvgate.yaml of one host, gpu1, with four cards of `total` (and 1 GiB reserve each). */
+export const fourCards = (total = "48GiB"): string =>
+  [
+    "version: 1",
+    "fleet:",
+    "  hosts:",
+    "    gpu1:",
+    "      gpus:",
+    ...[0, 1, 2, 3].map((i) => `        - { index: ${i}, total: ${total}, reserve: 1GiB }`),
+    "vllm: { overhead: 2GiB }",
+    "",
+  ].join("\n");

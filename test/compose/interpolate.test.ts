@@ -62,10 +62,39 @@ test.each([
   expect(show(text)).toBe(expected);
 });
 
+// Where a `${` ends, as compose-go's template.go finds it: the pattern's `.*` to the last `}` of the
+// line, then getFirstBraceClosingIndex (the first `}` that balances every `{`); the rest of the match
+// is interpolated on its own. Expected values worked through those two functions by hand.
+test.each([
+  // The issue's case: a JSON default with A set is A's value, no stray `}`.
+  ['${SET:-{"max_new_tokens":1024}}', "v"],
+  ['${NOPE:-{"max_new_tokens":1024}}', '{"max_new_tokens":1024}'],
+  ['--override-generation-config ${SET:-{"max_new_tokens":1024}} --port 8000', "--override-generation-config v --port 8000"],
+  // A `}` past the balanced one is text after the variable.
+  ["${SET:-a}}", "v}"],
+  // No balancing `}` in the match: the match ends at the line's last `}` (the default is `{x`).
+  ["${NOPE:-{x}", "{x"],
+  // Two variables on a line: the first ends at its own balanced `}`.
+  ["${NOPE:-a} and ${SET}", "a and v"],
+  // Go's `.` stops at a newline: a `}` only on the next line closes nothing.
+  ["${NOPE:-a\nb}", "INVALID"],
+])("template.go: %s → %s", (text, expected) => {
+  expect(show(text)).toBe(expected);
+});
+
+test("what is unknown is marked in the partial text, so the rest of a value is still known", () => {
+  expect(interpolate("--model m --port ${NOPE} --max-model-len ${LEN}", lookup)).toEqual({
+    ok: false,
+    kind: "unresolved",
+    vars: ["NOPE"],
+    partial: "--model m --port \u0001NOPE\u0002 --max-model-len 32768",
+  });
+});
+
 test("a variable whose own .env value is unresolved stays unresolved, naming the root variable", () => {
   const l: Lookup = (n) => (n === "A" ? { state: "unknown", vars: ["ROOT"] } : { state: "unset" });
-  expect(interpolate("${A:-d}", l)).toEqual({ ok: false, kind: "unresolved", vars: ["ROOT"] });
-  expect(interpolate("$A", l)).toEqual({ ok: false, kind: "unresolved", vars: ["ROOT"] });
+  expect(interpolate("${A:-d}", l)).toMatchObject({ ok: false, kind: "unresolved", vars: ["ROOT"] });
+  expect(interpolate("$A", l)).toMatchObject({ ok: false, kind: "unresolved", vars: ["ROOT"] });
 });
 
 describe("in a compose file, from the .env beside it", () => {

@@ -10,6 +10,7 @@ describe("compose/parse problems", () => {
     ["an unclosed flow mapping (reported at the next line)", lines("services:", "  coder: { image: x", "  other: 1"), 3],
     ["a tab indent", lines("services:", "\tcoder:", "    image: x"), 2],
     ["a key defined twice", lines("services:", "  coder:", "    image: a", "    image: b"), 4],
+    // The schema's refusals are in refused.test.ts; these two are the shape the schema names too.
     ["services that is a list", lines("services:", "  - coder"), 2],
     ["a service that is a list", lines("services:", "  coder: [a]"), 2],
   ])("%s: a parse error at line %s, no deploy from it", (_name, text, line) => {
@@ -74,23 +75,31 @@ describe("not a compose file: no deploy, no problem", () => {
   });
 
   test("a file the source does not have: nothing read", () => {
-    expect(read({}, CF)).toEqual({ path: CF, isCompose: false, deploys: [], problems: [], files: [], composeFiles: [] });
+    expect(read({}, CF)).toEqual({
+      path: CF,
+      isCompose: false,
+      deploys: [],
+      problems: [],
+      files: [],
+      composeFiles: [],
+      activeProfiles: null,
+    });
   });
 
-  test("services: {} and an empty service are a compose file with what they set", () => {
+  test("services: {} and an empty service mapping are a compose file with what they set", () => {
     expect(read({ [CF]: "services: {}\n" })).toMatchObject({ isCompose: true, deploys: [], problems: [] });
-    const r = read({ [CF]: lines("services:", "  idle:") });
+    const r = read({ [CF]: lines("services:", "  idle: {}") });
     expect(r.deploys.map((d) => [d.composeService, d.edits.length, d.line])).toEqual([["idle", 0, 2]]);
   });
 
-  test("unknown keys are ignored", () => {
+  test("keys compose does not use for sizing are read past (extensions, healthchecks, networks)", () => {
     const r = read({
       [CF]: lines(
         "services:",
         "  a:",
         "    image: x",
-        "    healthcheck: { test: [CMD, true] }",
-        "    frobnicate: 7",
+        '    healthcheck: { test: [CMD, "true"] }',
+        "    x-frobnicate: 7",
         "x-notes: hi",
         "networks: { n: {} }",
       ),

@@ -75,7 +75,9 @@ const CASES: Record<string, Case> = {
     cli: ["    image: null"],
     sets: { IMAGE: ["vllm/vllm-openai:v0.10.2", 3] },
   },
-  "sequences append (a second GPU request adds its cards)": {
+  // Two requests after the merge: each sets NVIDIA_VISIBLE_DEVICES (moby setNvidiaGPUs) and the
+  // toolkit reads the last (nvidia-container-toolkit builder.go WithEnv): the container gets card 1.
+  "sequences append (a second GPU request, the one Docker applies last)": {
     spec: "merge.md § Sequence; services.md § extends › Sequences (referenced items first)",
     base: [
       "    deploy:",
@@ -93,7 +95,7 @@ const CASES: Record<string, Case> = {
       "            - capabilities: [gpu]",
       "              device_ids: ['1']",
     ],
-    gpus: ["0,1", 8],
+    gpus: ["1", 16],
   },
   "nested mappings merge key by key (deploy.resources)": {
     spec: "merge.md § Mapping (applied at every level)",
@@ -254,19 +256,6 @@ describe("YAML anchors, aliases and merge keys", () => {
 
   test("x- extension fields are not services", () => {
     expect(read({ [CF]: text }).deploys.map((d) => d.composeService)).toEqual(["coder", "voices"]);
-  });
-
-  test("an alias bomb is a parse problem, not a hang", () => {
-    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-    for (let i = 1; i < 8; i++)
-      bomb.push(
-        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
-          .fill("*" + String.fromCharCode(96 + i))
-          .join(", ")}]`,
-      );
-    const r = read({ [CF]: lines(...bomb, "services:", "  s:", "    image: x", "    environment: *h") });
-    expect(r.problems.map((p) => p.kind)).toEqual(["parse"]);
-    expect(r.deploys).toEqual([]);
   });
 });
 

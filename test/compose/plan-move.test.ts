@@ -1,20 +1,13 @@
 // plan's move text for a compose seat: the line that places it, as that line spells the cards. Each row
 // is a compose service on card(s) as written, the move to card 3, and the edit named (file:line).
 import { describe, expect, test } from "vitest";
-import { CF, lines, read } from "./helpers.js";
+import { CF, lines, read, reservation } from "./helpers.js";
 import { seatMoveText } from "../../src/report/plan-move.js";
 import type { FleetState } from "../../src/model/types.js";
 
 const svc = (...body: string[]): Record<string, string> => ({
   [CF]: lines("services:", "  coder:", "    image: vllm/vllm-openai:v0.10.2", ...body),
 });
-const reservation = (...device: string[]): string[] => [
-  "    deploy:",
-  "      resources:",
-  "        reservations:",
-  "          devices:",
-  ...device,
-];
 const fleetOf = (files: Record<string, string>): FleetState => ({
   services: [],
   tenants: [],
@@ -83,31 +76,24 @@ describe("a compose seat moves at its compose line", () => {
     expect(d?.edits.find((e) => e.kind === "gpus")).toMatchObject({ value: "3" });
   });
 
-  test("a request for every card (runtime: nvidia): the env file's GPU line and the NVIDIA_VISIBLE_DEVICES to add", () => {
+  // runtime: nvidia gives the container every card (the image's NVIDIA_VISIBLE_DEVICES=all): naming
+  // one in its environment is what moves it.
+  test("a request for every card (runtime: nvidia): the NVIDIA_VISIBLE_DEVICES to add", () => {
     const state = fleetOf(svc("    runtime: nvidia"));
-    const service = {
-      name: "coder",
-      file: "scripts/coder.env",
-      origins: { gpus: { file: "scripts/coder.env", line: 4, source: "env", name: "GPU" } },
-    };
-    state.services.push(service as unknown as FleetState["services"][number]);
     expect(seatMoveText("coder", 3, state, null)).toBe(
-      `set GPU=3 at scripts/coder.env:4 (and NVIDIA_VISIBLE_DEVICES=3 at ${CF}:4, so Docker gives it that card)`,
+      `add NVIDIA_VISIBLE_DEVICES=3 to its environment (runtime: nvidia at ${CF}:4 gives it every card)`,
     );
   });
 
-  test("a count request places nothing: the env file's GPU line is the move, and the count becomes device_ids", () => {
-    const files = svc(...reservation("            - capabilities: [gpu]", "              count: 1"));
-    const state = fleetOf(files);
-    expect(state.composes?.[0]?.deploys[0]?.cards).toBeNull();
-    const service = {
-      name: "coder",
-      file: "scripts/coder.env",
-      origins: { gpus: { file: "scripts/coder.env", line: 4, source: "env", name: "GPU" } },
-    };
-    state.services.push(service as unknown as FleetState["services"][number]);
-    expect(seatMoveText("coder", 3, state, null)).toBe(
-      `set GPU=3 at scripts/coder.env:4 (and device_ids: ["3"] in place of its count: 1 at ${CF}:9, so Docker gives it that card)`,
-    );
+  // count: 1 is card 0 (moby countToDevices): the count becomes the card's device_ids.
+  test("a count request: the count becomes device_ids", () => {
+    const state = fleetOf(svc(...reservation("            - capabilities: [gpu]", "              count: 1")));
+    expect(state.composes?.[0]?.deploys[0]?.cards).toMatchObject({ via: "count", ids: ["0"], line: 9 });
+    expect(seatMoveText("coder", 3, state, null)).toBe(`set device_ids: ["3"] in place of its count at ${CF}:9`);
+  });
+
+  test("a request for every card: device_ids in its place", () => {
+    const state = fleetOf(svc(...reservation("            - capabilities: [gpu]", "              count: all")));
+    expect(seatMoveText("coder", 3, state, null)).toBe(`set device_ids: ["3"] in place of its request for every card at ${CF}:9`);
   });
 });

@@ -88,7 +88,13 @@ describe("resolved policy", () => {
   test("defaults come from rules/policy.yaml", () => {
     const p = loadPolicy(null, "kvgate.yaml", pack);
     expect(p.kv).toEqual({ factor: 1.25, round_bytes: GiB / 2, seats: {} });
-    expect(p.vllm).toEqual({ overhead_bytes: 2 * GiB, default_utilization: 0.92, context_overhead_bytes: 512 * 1024 ** 2 });
+    expect(p.vllm).toEqual({
+      overhead_bytes: 2 * GiB,
+      default_utilization: 0.92,
+      default_utilization_set: false,
+      context_overhead_bytes: 512 * 1024 ** 2,
+    });
+    expect(p.engines).toEqual({ generic: [], vllm: { versions: null } });
     expect(p.services).toBe("scripts/*.env");
     expect(p.knobs.enforce).toEqual(["radiance"]);
     expect(p.secrets.override).toBe("ALLOW_SECRETS");
@@ -116,6 +122,32 @@ describe("resolved policy", () => {
     expect(p.fleet.hosts.h?.gpus).toEqual([
       { index: 0, total_bytes: 96 * GiB, reserve_bytes: 0, cuda_total_bytes: 97887 * 1024 ** 2 },
       { index: 1, total_bytes: 96 * GiB, reserve_bytes: 0 },
+    ]);
+  });
+  test("a card rules/cards.yaml knows by name takes its CUDA total from the table (A100-SXM4-80GB: 81,050 MiB); a total given wins", () => {
+    const p = loadPolicy(
+      "fleet: { hosts: { h: { gpus: [{ index: 0, name: NVIDIA A100-SXM4-80GB }, { index: 1, name: A100-SXM4-80GB, total: 80GiB }] } } }",
+      "kvgate.yaml",
+      pack,
+    );
+    expect(p.fleet.hosts.h?.gpus).toEqual([
+      // cuda_total equal to total is left out: the card's total is then what CUDA reports.
+      { index: 0, name: "NVIDIA A100-SXM4-80GB", total_bytes: 81050 * 1024 ** 2, reserve_bytes: 0 },
+      { index: 1, name: "A100-SXM4-80GB", total_bytes: 80 * GiB, reserve_bytes: 0, cuda_total_bytes: 81050 * 1024 ** 2 },
+    ]);
+  });
+  test("a card with neither a total nor a name the table knows is refused at its line, naming the fix", () => {
+    const text = "fleet:\n  hosts:\n    h:\n      gpus:\n        - { index: 0, name: Radeon 9000 }\n        - { index: 1 }\n";
+    let details: string[] = [];
+    try {
+      loadPolicy(text, "kvgate.yaml", pack);
+    } catch (e) {
+      if (!(e instanceof GateError)) throw e;
+      details = e.details;
+    }
+    expect(details).toEqual([
+      'fleet.hosts.h.gpus.0.total: required: rules/cards.yaml does not know the card "Radeon 9000", so give its total memory (e.g. total: 80GiB) (kvgate.yaml:5)',
+      "fleet.hosts.h.gpus.1.total: required: the card's total memory (e.g. total: 80GiB), or a `name` rules/cards.yaml knows (e.g. name: A100-SXM4-80GB) (kvgate.yaml:6)",
     ]);
   });
 });

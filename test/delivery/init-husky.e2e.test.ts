@@ -116,7 +116,16 @@ describe("kvgate init, the pre-commit framework (the runs through pre-commit are
   test("pre-commit not on PATH: the entry is added (stage commit, which every version accepts), NOT LIVE with what to install", async () => {
     const r = await userRepo({ "scripts/r.env": GOOD, ".pre-commit-config.yaml": CONFIG });
     // kvgate as npm installs it into the repository (the files its package ships).
-    for (const f of ["bin/kvgate.js", "bin/kvgate-hook", "bin/load-cli.cjs", "dist/cli.cjs", "dist/fast.cjs", "rules", "package.json"])
+    for (const f of [
+      "bin/kvgate.js",
+      "bin/kvgate-hook",
+      "bin/load-cli.cjs",
+      "dist/cli.cjs",
+      "dist/fast.cjs",
+      "dist/compose-schema.cjs",
+      "rules",
+      "package.json",
+    ])
       cpSync(join(ROOT, f), join(r.dir, "node_modules/kvgate", f), { recursive: true });
     const path = scratch("kvgate-path-");
     for (const tool of ["git", "sh"])

@@ -83,6 +83,7 @@ describe("the package, installed without the registry", () => {
       "package/bin/kvgate.js",
       "package/bin/load-cli.cjs",
       "package/dist/cli.cjs",
+      "package/dist/compose-schema.cjs",
       "package/dist/fast.cjs",
       "package/package.json",
       "package/rules/cards.yaml",

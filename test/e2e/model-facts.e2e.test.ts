@@ -123,18 +123,20 @@ describe("a seat without a byte pin is sized as vLLM's profiler will size it", (
     const text = kvgate(["check", "--all"], { cwd: r.dir });
     expect(text.code).toBe(1);
     expect(text.stdout).toContain(
-      "scripts/llama.env:5 error kv/covers-context llama: no KV pin, so vLLM's profiler sizes the cache: an estimated 3.32 GiB (0.9 × 24 GiB − weights 15 GiB − overhead 2.28 GiB − CUDA graphs 1 GiB) < required 20 GiB",
+      "scripts/llama.env:5 error kv/covers-context llama: no KV pin, so vLLM's profiler sizes the cache: an estimated 5.14 GiB (0.9 × 24 GiB − weights 15 GiB − overhead 1.35 GiB − CUDA graphs 107.5 MiB) < required 20 GiB",
     );
+    // No version named: sized for the allowed 0.19–0.21, failing on all (0.21's figures: graphs inside the budget).
+    expect(text.stdout).toContain("(no vLLM version named: fails on every allowed release, 0.19.0–0.21.0; figures for 0.21.0)");
     const f = findings(r, "kv/covers-context");
     expect(f.list[0]?.data).toMatchObject({
       kv_source: "estimated",
       pinned_bytes: null,
       required_bytes: 20 * GiB,
       request_bytes: 16 * GiB,
-      fits: 19_456,
+      fits: 32_768,
     });
     // The advice applied as written clears it.
-    r.write("scripts/llama.env", llama("19456"));
+    r.write("scripts/llama.env", llama("32768"));
     r.stage();
     r.commit("fit");
     expect(findings(r, "kv/covers-context")).toEqual({ code: 0, list: [] });

@@ -5,6 +5,8 @@ import { readKubernetesFiles, type K8sDeploy, type KubernetesReads } from "../..
 import { runsEngineCommand } from "../../src/model/recognise.js";
 import { loadPack } from "../../src/rules/load.js";
 import { fleetOf, k8sSeats, lines } from "./helpers.js";
+import { deployment } from "./manifests.js";
+import { cardBatchClass } from "../../src/kv/batch.js";
 
 const engines = loadPack().engines.engines;
 function read(files: Record<string, string>): KubernetesReads {
@@ -242,6 +244,21 @@ describe("the production-stack values switches (deployment-vllm-multi.yaml)", ()
     expect(k8sSeats(f).a?.host).toBe("k8s:NVIDIA-A100-SXM4-80GB/mig-3g.40gb");
     // 40 GB as 1000³ bytes, in MiB (the profile's conservative figure).
     expect(f.running.cards.map((c) => [c.host, c.totalBytes / 2 ** 20])).toEqual([["k8s:NVIDIA-A100-SXM4-80GB/mig-3g.40gb", 38146]]);
+  });
+
+  test("a product label's card carries its name and CUDA total from rules/cards.yaml: an H100 pool gets vLLM's H100 batch budget", async () => {
+    const h100 = await fleetOf({ "k8s/chat.yaml": deployment() });
+    const card = h100.running.cards[0];
+    // 79.19 GiB, the total vLLM logged on an H100 (vllm-project/vllm#23278), not nvidia-smi's 81,559 MiB.
+    expect([card?.name, (card?.cudaTotalBytes ?? 0) / 2 ** 20]).toEqual(["NVIDIA H100 80GB HBM3", 81091]);
+    expect(cardBatchClass(loadPack().cards(), card?.name, card?.cudaTotalBytes ?? 0)).toBe("h100");
+    // A card the table has no logged CUDA total for is taken at nvidia-smi's figure.
+    const l4 = (await fleetOf({ "k8s/chat.yaml": deployment({ product: "NVIDIA-L4" }) })).running.cards[0];
+    expect([l4?.name, (l4?.cudaTotalBytes ?? 0) / 2 ** 20, cardBatchClass(loadPack().cards(), l4?.name, l4?.cudaTotalBytes ?? 0)]).toEqual([
+      "NVIDIA L4",
+      23034,
+      "small",
+    ]);
   });
 });
 

@@ -206,7 +206,7 @@ describe("MLA (MLAAttentionSpec) and KV dtypes", () => {
   });
 
   it("turns fp8 into fp8_ds_mla for sparse MLA (DeepSeek-V3.2)", () => {
-    const v32 = { ...ds, mla: { kvLoraRank: 512, qkRopeHeadDim: 64, sparse: true } };
+    const v32 = { ...ds, mla: { kvLoraRank: 512, qkRopeHeadDim: 64, qkNopeHeadDim: 128, sparse: true } };
     expect(kv(v32, { maxModelLen: 163_840, kvCacheDtype: "fp8" }).kvDtype).toBe("fp8_ds_mla");
   });
 

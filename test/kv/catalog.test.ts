@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadModelCatalog, lookupModel } from "../../src/rules/models.js";
 import { bytesPerToken, headDimOf, perTokenOfModel, requiredKv } from "../../src/kv/bytes.js";
 import { toModelSpec } from "../../src/config/policy.js";
-import { GiB, pack, policyOf, voices } from "./fixtures.js";
+import { GiB, pack, voices } from "./fixtures.js";
 
 const catalog = pack.models();
 const model = (id: string) => {
@@ -40,9 +40,9 @@ describe("rules/models.yaml", () => {
       expect(catalog.models[id], id).toBeDefined();
   });
 
-  it("says sliding-window Gemma-2 figures are an upper bound", () => {
+  it("gives Gemma-2 its interleaved 4,096-token window (even layers sliding), so vLLM's cap and window are sized", () => {
     for (const id of ["google/gemma-2-2b-it", "google/gemma-2-9b-it", "google/gemma-2-27b-it"])
-      expect(model(id).note).toMatch(/upper bound/);
+      expect(model(id)).toMatchObject({ model_type: "gemma2", layer_pattern: "SF", sliding_window: 4096 });
   });
 
   it("refuses a broken catalog with the path of the problem", () => {
@@ -123,6 +123,6 @@ describe("lookupModel", () => {
   it("lets kvgate.yaml override a catalog entry", () => {
     const over = { "Qwen/Qwen3-8B": toModelSpec("Qwen/Qwen3-8B", { layers: 1, kv_heads: 1, head_dim: 1, max_context: 1, weights: 1 }) };
     expect(lookupModel(catalog, over, "Qwen/Qwen3-8B")?.layers).toBe(1);
-    expect(lookupModel(catalog, policyOf().models, "Qwen/Qwen3-8B")?.layers).toBe(36);
+    expect(lookupModel(catalog, {}, "Qwen/Qwen3-8B")?.layers).toBe(36);
   });
 });

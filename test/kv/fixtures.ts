@@ -49,6 +49,7 @@ function cardsOf(policy: Policy): Card[] {
     h.gpus.map((g) => ({
       host,
       index: g.index,
+      ...(g.name === undefined ? {} : { name: g.name }),
       totalBytes: g.total_bytes,
       reserveBytes: g.reserve_bytes,
       ...(g.cuda_total_bytes === undefined ? {} : { cudaTotalBytes: g.cuda_total_bytes }),

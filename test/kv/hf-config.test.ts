@@ -70,7 +70,7 @@ describe("published configs", () => {
       convKernel: 4,
     });
     const ds = configFacts("deepseek-v3");
-    expect(ds.mla).toEqual({ kvLoraRank: 512, qkRopeHeadDim: 64, sparse: false });
+    expect(ds.mla).toEqual({ kvLoraRank: 512, qkRopeHeadDim: 64, qkNopeHeadDim: 128, sparse: false });
     expect(ds.quantization).toEqual({ method: "fp8", bits: null, groupSize: null });
     expect(ds.rope).toEqual([{ type: "yarn", factor: 40, originalMax: 4096 }]);
     expect(configFacts("gpt-oss-20b").experts).toEqual({ count: 32, perToken: 4, intermediate: null });

@@ -162,3 +162,39 @@ describe("human_readable_int", () => {
     expect(!r.ok && r.message).toMatch(/decimals are not allowed with binary suffixes like K; did you mean 1.5k/);
   });
 });
+
+describe("caps before the rope factor (_get_and_verify_max_len)", () => {
+  // config max, caps, rope → derived value, key
+  const table: [string, number, { slidingWindow?: number | null; tokenizerMaxLength?: number | null }, RopeScaling[], number, string][] = [
+    // --disable-sliding-window: the window caps the length (max_len_key "sliding_window")
+    ["Mistral-7B-v0.1 with --disable-sliding-window", 32_768, { slidingWindow: 4096 }, [], 4096, "sliding_window"],
+    // a window longer than the context caps nothing
+    ["a window past the context", 32_768, { slidingWindow: 131_072 }, [], 32_768, "max_position_embeddings"],
+    // the tokenizer's model_max_length caps the derived maximum
+    ["tokenizer_config.json model_max_length 16,384", 32_768, { tokenizerMaxLength: 16_384 }, [], 16_384, "tokenizer model_max_length"],
+    // the caps come first, then the rope factor multiplies what is left (dynamic ×2 of a 16,384 cap)
+    [
+      "a cap, then dynamic ×2",
+      32_768,
+      { tokenizerMaxLength: 16_384 },
+      [{ type: "dynamic", factor: 2, originalMax: null }],
+      32_768,
+      "tokenizer model_max_length",
+    ],
+    // every rope type but su/longrope/llama3 multiplies: dynamic ×2 doubles 4,096
+    ["dynamic ×2 over 4,096 positions", 4096, {}, [{ type: "dynamic", factor: 2, originalMax: null }], 8192, "max_position_embeddings"],
+    ["linear ×4", 4096, {}, [{ type: "linear", factor: 4, originalMax: null }], 16_384, "max_position_embeddings"],
+    [
+      "llama3 ×8: already the long figure",
+      131_072,
+      {},
+      [{ type: "llama3", factor: 8, originalMax: 8192 }],
+      131_072,
+      "max_position_embeddings",
+    ],
+  ];
+  it.each(table)("%s", (_n, max, caps, rope, value, key) => {
+    const d = derivedMaxModelLen(facts(max, rope), caps);
+    expect(d).toMatchObject({ value, key });
+  });
+});

@@ -1,7 +1,7 @@
 // engine/parallel facts: what vLLM refuses at load (verify_with_parallel_config, QKVParallelLinear,
 // gated_delta_net_state_shape), how get_pp_indices splits layers, and the weights per card.
 import { describe, expect, it } from "vitest";
-import { cardsPerSeat, parallelProblems, ppStages, stageWeights, validTensorParallel } from "../../src/kv/parallel.js";
+import { cardsPerSeat, parallelProblems, ppPartitionOf, ppStages, stageWeights, validTensorParallel } from "../../src/kv/parallel.js";
 import { GiB } from "../../src/units/bytes.js";
 import { catalogFacts, configFacts } from "./config-fixtures.js";
 
@@ -88,5 +88,32 @@ describe("weights per card", () => {
     // embedding 1000 × 100 × 2 = 200,000 B; body 1,000,000 − 200,000 = 800,000
     expect(stageWeights(1_000_000, facts, 1, 1).stages).toEqual([1_000_000]);
     expect(stageWeights(1_000_000, facts, 1, 2).stages).toEqual([600_000, 600_000]);
+  });
+});
+
+describe("VLLM_PP_LAYER_PARTITION (get_pp_indices)", () => {
+  it("sets the layers per stage, and vLLM refuses a partition of the wrong length or sum", () => {
+    expect(ppPartitionOf("16,32", 2, 48)).toEqual({ ok: true, partition: [16, 32] });
+    expect(ppStages(48, 2, [16, 32])).toEqual([
+      [0, 16],
+      [16, 48],
+    ]);
+    expect(ppPartitionOf("16,30", 2, 48)).toMatchObject({
+      ok: false,
+      problem: { check: "pp-partition", message: expect.stringContaining("sums to 46") },
+    });
+    expect(ppPartitionOf("48", 2, 48)).toMatchObject({ ok: false, problem: { message: expect.stringContaining("1 stages") } });
+    expect(ppPartitionOf("a,b", 2, 48)).toMatchObject({
+      ok: false,
+      problem: { message: expect.stringContaining("Invalid partition string") },
+    });
+  });
+
+  it("puts the weights on the stages as partitioned: 16 layers on the first card, 32 on the second", () => {
+    const f = catalogFacts("Qwen/Qwen3-8B");
+    const even = stageWeights(36 * GiB, { ...f, layers: 48 }, 1, 2);
+    const uneven = stageWeights(36 * GiB, { ...f, layers: 48 }, 1, 2, [16, 32]);
+    expect(uneven.stages[0]).toBeLessThan(even.stages[0] as number);
+    expect(uneven.stages[1]).toBeGreaterThan(even.stages[1] as number);
   });
 });

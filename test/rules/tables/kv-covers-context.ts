@@ -5,20 +5,24 @@ import { GiB, kvCase, policyOf, seat, voices } from "../../kv/fixtures.js";
 
 const factor107 = policyOf({ kv: { seats: { voices: { factor: 1.07 } } } });
 const owned = policyOf({ kv: { seats: { "gen-small": { pinned: "5.5GiB", by: "Prime" } } } });
-// One 24 GiB card at the default 0.9 of an older vLLM (no CUDA-graph estimate in the budget): the
-// issue's unpinned Llama-3.1-8B seat. Estimate: 0.9 × 24 GiB − 15 GiB weights − 2.28 GiB overhead
-// (1.8 GiB non-torch + 2,048 tokens × 2 B × (8 × 4,096 + 2 × 14,336) + 256 × 128,256 × 8 B) = 4.32 GiB.
-// What fits: floor(4.32 GiB / 0.5 GiB) × 0.5 GiB / 1.25 = 3.2 GiB / 128 KiB = 26,214 tokens → 25,600.
+// One 24 GiB card at 0.9 on vLLM 0.11 (no CUDA-graph estimate in the budget): an unpinned
+// Llama-3.1-8B seat, sized as Worker.determine_available_memory counts it. Estimate: 0.9 × 24 GiB −
+// 15 GiB weights − 1.35 GiB overhead (0.25 GiB non-torch + the larger of 2,048 tokens × 2 B × (8 × 4,096
+// + 2 × 14,336) and the dummy sampler's 256 × 128,256 × 36 B) = 5.25 GiB. What fits:
+// floor(5.25 GiB / 0.5 GiB) × 0.5 GiB / 1.25 = 4 GiB / 128 KiB = 32,768 tokens.
 const card24 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total: "24GiB" }] } } } });
 // An L4 sold as "24 GB" reports 23,034 MiB (22.49 GiB) to CUDA: given as cuda_total, the estimate is
-// 0.9 × 22.49 GiB − 15 GiB − 2.28 GiB = 2.97 GiB. At 20,480 tokens (2.5 GiB × 1.25 → 3.5 GiB required)
-// the 24 GiB estimate (4.32 GiB) passes and the CUDA total's refuses.
+// 0.9 × 22.49 GiB − 15 GiB − 1.35 GiB = 3.89 GiB. At 32,768 tokens (4 GiB × 1.25 → 5 GiB required)
+// the 24 GiB estimate (5.25 GiB) passes and the CUDA total's refuses.
 const l4 = policyOf({ fleet: { hosts: { "fv-ml1": { gpus: [{ index: 0, total: "24GiB", cuda_total: "23034MiB" }] } } } });
 const llama = (env: Record<string, string | undefined>) =>
   seat("llama", { MODEL: "meta-llama/Llama-3.1-8B-Instruct", GPU_MEMORY_UTILIZATION: "0.9", VLLM_VERSION: "0.11.0", ...env });
-const OVERHEAD_LLAMA = Math.round(1.8 * GiB) + 2048 * 2 * (8 * 4096 + 2 * 14336) + 256 * 128256 * 8;
+const OVERHEAD_LLAMA = Math.round(0.25 * GiB) + 256 * 128256 * 36;
 const ESTIMATE_LLAMA = Math.floor(0.9 * 24 * GiB - 15 * GiB - OVERHEAD_LLAMA);
 const ESTIMATE_L4 = Math.floor(0.9 * 23034 * 2 ** 20 - 15 * GiB - OVERHEAD_LLAMA);
+// vLLM 0.21 profiles its CUDA graphs inside the budget: 32 layers × (51 piecewise sizes + 35 full
+// decode graphs) × 4,096 hidden × 10 B = 0.1 GiB less.
+const GRAPHS_LLAMA = 32 * 86 * 4096 * 10;
 // Gemma-3-27B at its 131,072 tokens: 52 sliding (window 1,024) + 10 full layers, 16 KV heads × 128 ×
 // 2 B × 2 = 8 KiB per token per layer; vLLM groups them in 10-layer groups (1 full + 6 sliding groups
 // of 10 slots, 2 of them padding): 10 × 8,192 blocks × 128 KiB + 60 × (cdiv(1,023 + 2,048, 16) + 1 = 193)
@@ -42,7 +46,7 @@ export default ruleTester(kvCoversContext, {
     kvCase("the seat's factor from kv.seats (voices 1.07 → 6.5 GiB)", [voices({ KV_CACHE_MEMORY_BYTES: String(6.5 * GiB) })], {
       policy: factor107,
     }),
-    kvCase("an unpinned Llama-3.1-8B at 16,384 tokens: required 2.5 GiB ≤ the 4.32 GiB estimate", [llama({ MAX_MODEL_LEN: "16384" })], {
+    kvCase("an unpinned Llama-3.1-8B at 16,384 tokens: required 2.5 GiB ≤ the 5.25 GiB estimate", [llama({ MAX_MODEL_LEN: "16384" })], {
       policy: card24,
     }),
     kvCase(
@@ -51,8 +55,8 @@ export default ruleTester(kvCoversContext, {
     ),
     kvCase("Gemma-3-27B at 131,072 pinned at 14.5 GiB: sliding layers keep their window, as vLLM sizes them", [gemma(14.5 * GiB)]),
     kvCase(
-      "an unpinned Llama-3.1-8B at 20,480 tokens on a 24 GiB card: required 3.5 GiB ≤ the 4.32 GiB estimate",
-      [llama({ MAX_MODEL_LEN: "20480" })],
+      "an unpinned Llama-3.1-8B at 32,768 tokens on a 24 GiB card: required 5 GiB ≤ the 5.25 GiB estimate",
+      [llama({ MAX_MODEL_LEN: "32768" })],
       { policy: card24 },
     ),
     kvCase("--max-model-len auto cannot be sized ahead (kv/auto-context says so)", [llama({ MAX_MODEL_LEN: "auto" })], { policy: card24 }),
@@ -78,7 +82,7 @@ export default ruleTester(kvCoversContext, {
             no_pin_version: "0.8.5",
             kv_source: "estimated",
             required_bytes: 1.5 * GiB,
-            fix: { key: "GPU_MEMORY_UTILIZATION", value: "0.79" },
+            fix: { key: "GPU_MEMORY_UTILIZATION", value: "0.75" },
           },
         },
       ],
@@ -95,30 +99,28 @@ export default ruleTester(kvCoversContext, {
           messageId: "estimated-no-pin",
           file: "deploy/llama.env",
           line: 3,
-          message: expect.stringContaining("set --gpu-memory-utilization 0.79, which leaves the KV it needs"),
-          data: { fix: { file: "deploy/llama.env", line: 3, key: "--gpu-memory-utilization", value: "0.79" } },
+          message: expect.stringContaining("set --gpu-memory-utilization 0.75, which leaves the KV it needs"),
+          data: { fix: { file: "deploy/llama.env", line: 3, key: "--gpu-memory-utilization", value: "0.75" } },
         },
       ],
     },
     {
       ...kvCase(
-        "the same at 20,480 tokens on an L4 whose CUDA total is 23,034 MiB: required 3.5 GiB > the 2.97 GiB estimate",
-        [llama({ MAX_MODEL_LEN: "20480" })],
+        "the same at 32,768 tokens on an L4 whose CUDA total is 23,034 MiB: required 5 GiB > the 3.89 GiB estimate",
+        [llama({ MAX_MODEL_LEN: "32768" })],
         { policy: l4 },
       ),
       findings: [
         {
           messageId: "estimated",
-          message: expect.stringContaining(
-            "an estimated 2.97 GiB (0.9 × 22.49 GiB − weights 15 GiB − overhead 2.28 GiB) < required 3.5 GiB",
-          ),
-          data: { kv_source: "estimated", estimated_bytes: ESTIMATE_L4, required_bytes: 3.5 * GiB, total_bytes: 23034 * 2 ** 20 },
+          message: expect.stringContaining("an estimated 3.89 GiB (0.9 × 22.49 GiB − weights 15 GiB − overhead 1.35 GiB) < required 5 GiB"),
+          data: { kv_source: "estimated", estimated_bytes: ESTIMATE_L4, required_bytes: 5 * GiB, total_bytes: 23034 * 2 ** 20 },
         },
       ],
     },
     {
       ...kvCase(
-        "an unpinned Llama-3.1-8B at 131,072 tokens: required 20 GiB > the 4.32 GiB estimate; the longest that fits",
+        "an unpinned Llama-3.1-8B at 131,072 tokens: required 20 GiB > the 5.25 GiB estimate; the longest that fits",
         [llama({ MAX_MODEL_LEN: "131072" })],
         { policy: card24 },
       ),
@@ -126,7 +128,7 @@ export default ruleTester(kvCoversContext, {
         {
           messageId: "estimated",
           message: expect.stringMatching(
-            /^llama: no KV pin, so vLLM's profiler sizes the cache: an estimated 4\.32 GiB \(0\.9 × 24 GiB − weights 15 GiB − overhead 2\.28 GiB\) < required 20 GiB = .*; set MAX_MODEL_LEN=25600, the longest/,
+            /^llama: no KV pin, so vLLM's profiler sizes the cache: an estimated 5\.25 GiB \(0\.9 × 24 GiB − weights 15 GiB − overhead 1\.35 GiB\) < required 20 GiB = .*; set MAX_MODEL_LEN=32768, the longest/,
           ),
           data: {
             kv_source: "estimated",
@@ -135,8 +137,9 @@ export default ruleTester(kvCoversContext, {
             pinned_bytes: null,
             request_bytes: 16 * GiB,
             max_model_len: 131_072,
-            fits: 25_600,
+            fits: 32_768,
             layers: { full: 32, sliding: 0, chunked: 0, mamba: 0, mla: 0 },
+            vllm_version: "0.11.0",
           },
           file: "scripts/llama.env",
           line: 7,
@@ -144,12 +147,42 @@ export default ruleTester(kvCoversContext, {
       ],
     },
     {
+      // No version named: sized for the allowed 0.19–0.21. At 0.911 and 35,840 tokens (5.5 GiB required)
+      // 0.19–0.20 leave 5.51 GiB and pass; 0.21 subtracts its 0.1 GiB graph estimate and fails: a
+      // warning naming 0.21.
       ...kvCase(
-        "the newest vLLM estimates CUDA graphs inside the budget: 1 GiB less (3.32 GiB)",
-        [llama({ MAX_MODEL_LEN: "32768", VLLM_VERSION: undefined })],
+        "no version named: fails on vLLM 0.21 only (graphs inside the budget), so a warning naming it",
+        [llama({ MAX_MODEL_LEN: "35840", GPU_MEMORY_UTILIZATION: "0.911", VLLM_VERSION: undefined })],
         { policy: card24 },
       ),
-      findings: [{ messageId: "estimated", data: { estimated_bytes: ESTIMATE_LLAMA - GiB, required_bytes: 5 * GiB, fits: 19_456 } }],
+      findings: [
+        {
+          messageId: "estimated",
+          severity: "warning",
+          message: expect.stringContaining("(on vLLM 0.21.0 only, of the 0.19.0–0.21.0 engines.vllm.versions allows"),
+          data: {
+            estimated_bytes: Math.floor(0.911 * 24 * GiB - 15 * GiB - OVERHEAD_LLAMA - GRAPHS_LLAMA),
+            required_bytes: 5.5 * GiB,
+            failing_vllm_versions: ["0.21.0"],
+            assumed_vllm_versions: ["0.19.0", "0.20.0", "0.21.0"],
+          },
+        },
+      ],
+    },
+    {
+      ...kvCase(
+        "no version named and too long for every allowed release: an error",
+        [llama({ MAX_MODEL_LEN: "131072", VLLM_VERSION: undefined })],
+        { policy: card24 },
+      ),
+      findings: [
+        {
+          messageId: "estimated",
+          severity: "error",
+          message: expect.stringContaining("(no vLLM version named: fails on every allowed release, 0.19.0–0.21.0; figures for 0.21.0)"),
+          data: { failing_vllm_versions: ["0.19.0", "0.20.0", "0.21.0"] },
+        },
+      ],
     },
     {
       ...kvCase("Gemma-3-27B pinned at 14 GiB, below its 14.5 GiB", [gemma(14 * GiB)]),
