@@ -3,8 +3,9 @@
 // its own kvgate.yaml or adds fingerprints to .kvgateignore is checked under the rules it is changing,
 // so it cannot approve itself. A base that cannot be found fails the step with the fix: falling back to
 // the head's policy would hand the choice back to the change under review.
-import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { FileDoor, isRefusal, readNamedFile } from "../git/door.js";
+import { CONFIG_CAP } from "../load/caps.js";
 import { GateError } from "../errors.js";
 import type { Repo } from "../git/index.js";
 import type { Snapshot } from "../git/types.js";
@@ -56,11 +57,22 @@ export async function policyFor(
   const file = isAbsolute(inputs.config) ? inputs.config : resolve(workspace, inputs.config);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readConfigInput(workspace, file, inputs.config);
   } catch (e) {
+    if (e instanceof GateError) throw e;
     throw new GateError(`cannot read the config input ${inputs.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
       hint: "name a kvgate.yaml path relative to the repository root",
     });
   }
   return { policy: policyFromBytes(bytes, inputs.config, pack), base: null };
+}
+
+/** The config input's bytes: a file of the checkout through the door (a symlink out of it is refused), any other as named. */
+function readConfigInput(workspace: string, file: string, shown: string): Buffer {
+  const rel = relative(workspace, file);
+  if (rel.startsWith("..") || isAbsolute(rel)) return readNamedFile(file, CONFIG_CAP, "the config input");
+  const got = new FileDoor(workspace).read(rel.split(sep).join("/"), CONFIG_CAP);
+  if (got === null) throw Object.assign(new Error(`ENOENT: ${shown}`), { code: "ENOENT" });
+  if (isRefusal(got)) throw new GateError(`the config input ${got.message}`, { hint: got.hint });
+  return got;
 }

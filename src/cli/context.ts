@@ -1,10 +1,12 @@
 // What every command needs to start: the repo (or plain folder), the rules pack, the policy.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { GateError } from "../errors.js";
 import { topLevelOf } from "../git/exec.js";
 import { loadPack } from "../rules/load.js";
 import { policyFromBytes } from "../load/config.js";
+import { CONFIG_CAP } from "../load/caps.js";
+import { readNamedFile } from "../git/door.js";
 import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 
@@ -27,8 +29,9 @@ export function policyFromFile(file: string | undefined, pack: RulesPack): Polic
   if (file === undefined) return undefined;
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readNamedFile(file, CONFIG_CAP, "--config");
   } catch (e) {
+    if (e instanceof GateError) throw e;
     throw new GateError(`cannot read --config ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
       hint: "name an existing kvgate.yaml",
     });

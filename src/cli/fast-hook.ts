@@ -14,6 +14,7 @@ import { headAt, indexChecksum, stagedKey } from "../git/staged-key.js";
 import { readRaw } from "../git/diffstream.js";
 import { prepareCommitMsg } from "../secrets/trailers.js";
 import { gitDirAt } from "./git-dir.js";
+import { isAmendCommit } from "./amend-detect.js";
 
 /** True when git replays commits (rebase, cherry-pick): their trailers record the run that gated them. */
 export function isReplay(env: NodeJS.ProcessEnv): boolean {
@@ -22,10 +23,12 @@ export function isReplay(env: NodeJS.ProcessEnv): boolean {
 
 /** The exit code when answered here, null when the CLI must run. Never throws. */
 export async function fastPrepareCommitMsg(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number | null> {
-  const [, name, file, source] = argv;
+  const [, name, file, source, object] = argv;
   if (env.KVGATE_FAST_PATH === "0" || name !== "prepare-commit-msg" || file === undefined || argv.length > 5) return null;
   if (argv.some((a) => a.startsWith("-"))) return null;
   if (isReplay(env)) return 0;
+  // An amend joins HEAD's trailers with the run's (src/secrets/amend.ts): the CLI's command does it.
+  if (isAmendCommit(source, object)) return null;
   const gitDir = gitDirAt(cwd, env);
   if (!gitDir) return null;
   try {

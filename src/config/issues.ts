@@ -1,7 +1,8 @@
 // Turns zod issues into one line each, `path: message (file:line)`, so a broken file is reported
 // whole at once instead of one problem per run.
 import type { z } from "zod";
-import { LineCounter, parseDocument, isNode, isMap, isPair, isSeq, type Document } from "yaml";
+import { Document, LineCounter, parseDocument, isNode, isMap, isPair, isSeq } from "yaml";
+import { yamlOverLimits } from "./yaml-limits.js";
 
 export interface YamlLoad {
   doc: Document;
@@ -13,6 +14,15 @@ export interface YamlLoad {
 /** Parses YAML keeping positions; YAML syntax errors come back as messages with their line. */
 export function parseYamlWithLines(text: string, file: string): YamlLoad {
   const lineCounter = new LineCounter();
+  // Shapes that would cost the parser minutes or crash it are refused before it runs.
+  const over = yamlOverLimits(text);
+  if (over)
+    return {
+      doc: new Document(null),
+      lineCounter,
+      value: null,
+      errors: [`${file}:${over.line}: ${over.message}; kvgate does not read YAML this large (docs/gated-files.md#caps)`],
+    };
   // Aliases are capped so a YAML alias bomb is an error, not an out-of-memory crash.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const where = (pos: number | undefined): string => `${file}${pos === undefined ? "" : `:${lineCounter.linePos(pos).line}`}`;

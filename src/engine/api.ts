@@ -23,6 +23,7 @@ import { allUnit } from "../git/all.js";
 import type { ListedSnapshot } from "../git/snapshots.js";
 import { unitsUnderBase } from "./policy-base.js";
 import { fixAndRecheck, type FixRun } from "./fix-run.js";
+import { createMasker } from "../secrets/mask.js";
 import { resolve } from "node:path";
 
 export interface CheckRequest {
@@ -82,13 +83,18 @@ export async function runCheck(req: CheckRequest): Promise<CheckRun> {
     loader,
     again: (other) => checkUnits(other, options(createFleetLoader())),
     fixTexts: async () => (newest ? fixFileTexts(result.findings, newest.after) : new Map()),
-    fix: () =>
+    fix: async () =>
       fixAndRecheck({
         source: req.source,
+        root: req.source.repo ? req.source.repo.root : req.dir,
         base: req.source.repo ? resolve(req.source.repo.root, req.source.repo.prefix) : req.dir,
         selection: req.selection,
         units,
         first: result,
+        masker: createMasker(
+          req.pack.detectors(),
+          req.policy ?? (newest ? await loader.policy(newest.after, req.pack) : loadPolicy(null, "kvgate.yaml", req.pack)),
+        ),
         check: (other) => checkUnits(other, options(createFleetLoader())),
       }),
     async newest() {

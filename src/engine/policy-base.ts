@@ -22,11 +22,14 @@ export function withPolicyOf(snapshot: Snapshot, base: Snapshot, files: readonly
       const fromBase = theirs.filter((p) => isPolicy(p) && (!wanted || wanted.matches(p)));
       return [...own.filter((p) => !isPolicy(p)), ...fromBase].sort();
     },
-    async read(paths) {
+    async read(paths, limits) {
       const policyPaths = paths.filter(isPolicy);
       const [own, theirs] = await Promise.all([
-        snapshot.read(paths.filter((p) => !isPolicy(p))),
-        policyPaths.length > 0 ? base.read(policyPaths) : new Map<string, Buffer | null>(),
+        snapshot.read(
+          paths.filter((p) => !isPolicy(p)),
+          limits,
+        ),
+        policyPaths.length > 0 ? base.read(policyPaths, limits) : new Map<string, Buffer | null>(),
       ]);
       const out = new Map<string, Buffer | null>();
       for (const p of paths) out.set(p, (isPolicy(p) ? theirs.get(p) : own.get(p)) ?? null);

@@ -13,6 +13,7 @@ import { findingKey, raise, runPhase, runUnitPhases, type Draft, type PipelineCo
 import { waiversOf } from "./waivers.js";
 import { createFleetLoader, loadFleet, type FleetLoader } from "../load/fleet.js";
 import { fleetChangeGlobsOf } from "../load/fleet-globs.js";
+import { IGNORE_CAP, stopLimits } from "../load/caps.js";
 import { VERSION } from "../version.js";
 import { composeProfileContexts, playbookContexts } from "./playbook-deploys.js";
 import { createMasker } from "../secrets/mask.js";
@@ -41,7 +42,8 @@ export interface RunOptions {
 
 /** A snapshot's `.kvgateignore`, or null when it has none. */
 export async function ignoreOf(snapshot: Snapshot, today: string = todayUtc()): Promise<IgnoreList | null> {
-  const buf = (await snapshot.read([IGNORE_FILE])).get(IGNORE_FILE) ?? null;
+  const limits = stopLimits(IGNORE_CAP);
+  const buf = limits.check(IGNORE_FILE, (await snapshot.read([IGNORE_FILE], limits)).get(IGNORE_FILE) ?? null);
   return buf === null ? null : parseIgnore(buf.toString("utf8"), today);
 }
 

@@ -127,6 +127,17 @@ function addIntoValue(lines: string[], fix: ValueFix): { line: number; span: { c
   return null;
 }
 
+function secretRefusal(path: string, line: number, key: string): string {
+  return `${path}:${line} holds a value the secret detectors match: kvgate does not rewrite a line holding a secret; set ${key} there by hand (and move the secret out of the file)`;
+}
+
+/** The line addIntoValue would edit, when it holds a secret (1-based), else 0. */
+function intoLineHolding(lines: readonly string[], fix: ValueFix, holdsSecret: (line: string) => boolean): number {
+  const copy = [...lines];
+  const at = addIntoValue(copy, fix);
+  return at && holdsSecret(lines[at.line - 1] ?? "") ? at.line : 0;
+}
+
 /** A systemd unit's ExecStart: the flag goes at the end of the command, after its last continued line. */
 function addToExecStart(lines: string[], fix: ValueFix): { line: number; span: { column: number; width: number; written: string } } | null {
   const starts = lines.flatMap((l, i) => (/^\s*ExecStart\s*=/.test(l) ? [i] : []));
@@ -171,12 +182,17 @@ function editNextItem(
   };
 }
 
-export function applyFixes(text: string, path: string, fixes: readonly ValueFix[]): FileEdit {
+/**
+ * `holdsSecret`: a line it is true of is never rewritten (docs/cli.md#fix): the fix is refused and
+ * says why, so a token on the line is neither printed back nor written masked into the file.
+ */
+export function applyFixes(text: string, path: string, fixes: readonly ValueFix[], holdsSecret?: (line: string) => boolean): FileEdit {
   const { lines, ends } = splitKeep(text);
   const applied: AppliedFix[] = [];
   const failed: FailedFix[] = [];
   for (const fix of fixes) {
     let templated = false;
+    let secretAt = 0;
     const tryAt = (i: number): boolean => {
       const src = lines[i];
       if (src === undefined || isComment(src)) return false;
@@ -189,8 +205,16 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
         const next = editNextItem(lines, i, fix.key, fix.value);
         if (next === "templated") templated = true;
         if (next === null || next === "templated") return next === "templated";
+        if (holdsSecret?.(lines[next.at] as string)) {
+          secretAt = next.at + 1;
+          return true;
+        }
         lines[next.at] = next.line;
         applied.push({ fix, line: next.at + 1, from: next.from, to: fix.value, span: next.span });
+        return true;
+      }
+      if (holdsSecret?.(src)) {
+        secretAt = i + 1;
         return true;
       }
       lines[i] = r.line;
@@ -199,8 +223,17 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
     };
     let done = fix.line !== null && tryAt(fix.line - 1);
     for (let i = lines.length - 1; i >= 0 && !done; i--) done = tryAt(i);
+    if (secretAt > 0) {
+      failed.push({ fix, why: secretRefusal(path, secretAt, fix.key) });
+      continue;
+    }
     if (!done && fix.into !== undefined) {
       // A flag the file does not set: added at the end of the value that holds its other flags.
+      const held = holdsSecret ? intoLineHolding(lines, fix, holdsSecret) : 0;
+      if (held > 0) {
+        failed.push({ fix, why: secretRefusal(path, held, fix.key) });
+        continue;
+      }
       const at = addIntoValue(lines, fix);
       if (at) {
         applied.push({ fix, line: at.line, from: null, to: fix.value, span: at.span });

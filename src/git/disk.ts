@@ -1,10 +1,11 @@
 // The states a deploy unit reads from disk: the working tree of a repository (`--all`) and a plain
 // folder that is not in one. Paths are relative to the folder the user named, `/`-separated.
-import { lstatSync, readdirSync, readFileSync, type Dirent, type Stats } from "node:fs";
+import { lstatSync, readdirSync, type Dirent, type Stats } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { GateError } from "../errors.js";
-import type { ChangeNotice } from "./types.js";
+import type { ChangeNotice, ReadLimits } from "./types.js";
+import { ERRNO_WHY as WHY, FileDoor, isRefusal } from "./door.js";
 import { globFilter, isUnder } from "./globs.js";
 import { pathspecs, type ListedSnapshot, type RepoPlace } from "./snapshots.js";
 
@@ -17,8 +18,8 @@ interface Found {
   notices: ChangeNotice[];
 }
 
-/** Files on disk: read with fs, listed by a lister (git ls-files, or a folder walk) limited to some folders. */
-function diskSnapshot(base: string, lister: (folders: readonly string[]) => Promise<Found>): ListedSnapshot {
+/** Files on disk: read through the door, listed by a lister (git ls-files, or a folder walk) limited to some folders. */
+function diskSnapshot(door: FileDoor, lister: (folders: readonly string[]) => Promise<Found>): ListedSnapshot {
   let everything: Promise<Found> | null = null;
   let notices: ChangeNotice[] = [];
   return {
@@ -33,46 +34,34 @@ function diskSnapshot(base: string, lister: (folders: readonly string[]) => Prom
       const l = await (everything ?? lister(filter.folders));
       return l.files.filter(filter.matches);
     },
-    async read(paths) {
-      return new Map(paths.map((p) => [p, readDiskFile(base, p)]));
+    async read(paths, limits) {
+      return new Map(paths.map((p) => [p, readDiskFile(door, p, limits)]));
     },
     notices: () => notices,
   };
 }
 
-/** Errors that mean "no file there" (absent, or a parent is not a folder): null, like a tree's absent path. */
-const ABSENT = new Set(["ENOENT", "ENOTDIR"]);
-const WHY: Record<string, string> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EISDIR: "it is a folder",
-  ELOOP: "too many levels of symlinks",
-  EIO: "input/output error",
-};
-
 /**
- * A file that is there but cannot be read stops the gate (exit 2): dropping it would check a fleet
- * without it, and an unreadable kvgate.yaml would silently fall back to the defaults.
+ * A file through the door (src/git/door.ts). One that is there but cannot be read stops the gate
+ * (exit 2): dropping it would check a fleet without it, and an unreadable kvgate.yaml would silently
+ * fall back to the defaults. One the door refuses is told to the loader's limits (a finding at the
+ * file), or, read without them, stops the gate too.
  * Read synchronously: a tree's files are mostly small, and fs/promises' readFile costs five trips
- * through the thread pool per file (100,000 files: 5.4 s against 0.7 s for readFileSync).
+ * through the thread pool per file (100,000 files: 5.4 s against 0.7 s for sync reads).
  */
-function readDiskFile(base: string, path: string): Buffer | null {
-  try {
-    return readFileSync(join(base, path));
-  } catch (err) {
-    const code = String((err as NodeJS.ErrnoException).code ?? "");
-    if (ABSENT.has(code)) return null;
-    throw new GateError(`${path} cannot be read: ${code || (err as Error).message}${WHY[code] ? ` (${WHY[code]})` : ""}`, {
-      hint: `make ${path} readable by the user running kvgate (e.g. chmod a+r ${path}), or remove it from the folder being checked`,
-      cause: err,
-    });
-  }
+function readDiskFile(door: FileDoor, path: string, limits: ReadLimits | undefined): Buffer | null {
+  const got = door.read(path, limits?.capOf(path));
+  if (!isRefusal(got)) return got;
+  if (!limits) throw new GateError(got.message, { hint: got.hint });
+  limits.refused(path, got);
+  return null;
 }
 
 /** Tracked plus untracked-not-ignored files of a working tree. */
 export function worktreeSnapshot(place: RepoPlace): ListedSnapshot {
   const base = join(place.root, place.prefix);
-  return diskSnapshot(base, async (folders) => {
+  const door = new FileDoor(place.root, base);
+  return diskSnapshot(door, async (folders) => {
     const args = ["ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--", ...pathspecs(place, folders)];
     const out = await place.git.run(args);
     // One pass over 100,000 names, no array per name: a listing's garbage is what sets --all's peak.
@@ -82,13 +71,13 @@ export function worktreeSnapshot(place: RepoPlace): ListedSnapshot {
       const r = p.slice(place.prefix.length);
       if (!IN_SKIPPED_DIR.test(r)) rel.add(r);
     }
-    return classify(base, [...rel].sort());
+    return classify(base, door, [...rel].sort());
   });
 }
 
 /** Every regular file under a folder that is not in a git repository. */
 export function folderSnapshot(dir: string): ListedSnapshot {
-  return diskSnapshot(dir, async (folders) => {
+  return diskSnapshot(new FileDoor(dir), async (folders) => {
     const found: string[] = [];
     const notices: ChangeNotice[] = [];
     const walk = async (abs: string): Promise<void> => {
@@ -123,12 +112,14 @@ export function folderSnapshot(dir: string): ListedSnapshot {
  * lstat a file: 100,000 files in 1,000 folders) and synchronously: 100,000 lstat calls at once
  * through fs/promises held every pending request in memory (about 400 MiB).
  */
-function classify(base: string, paths: string[]): Found {
+function classify(base: string, door: FileDoor, paths: string[]): Found {
   const files: string[] = [];
   const notices: ChangeNotice[] = [];
   const kindOf = kindsOnDisk(base);
   for (const p of paths) {
-    const kind = kindOf(p);
+    // A tracked file whose folder was replaced by a symlink on disk: never read through the link.
+    const slash = p.lastIndexOf("/");
+    const kind = slash > 0 && door.throughLink(p.slice(0, slash)) ? "symlink" : kindOf(p);
     if (kind === "file") files.push(p);
     else if (kind === "symlink") notices.push({ path: p, message: "symlink: skipped (only regular files are checked)" });
     else if (kind === "folder")

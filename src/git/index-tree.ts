@@ -2,9 +2,9 @@
 // cached trees in the index), so another git holding `index.lock` would make a check fail, and a hook
 // would rewrite the very index `git commit` is about to commit. It runs on a private copy instead; the
 // objects it writes are the same and the real index is never written.
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { makeTempFolder } from "./temp.js";
 import { GateError } from "../errors.js";
 import { gitRunner } from "./exec.js";
 
@@ -12,9 +12,10 @@ import { gitRunner } from "./exec.js";
 export async function writeTreeOf(root: string, index: string): Promise<string> {
   // The copy is made synchronously: a few milliseconds of disk at most, where the promise versions
   // cost the hook's fast path two thread-pool round trips before git could even start.
-  const dir = mkdtempSync(join(tmpdir(), "kvgate-index-"));
+  // Guarded (./temp.ts): a hook killed mid-write-tree leaves no copy of the index behind.
+  const temp = makeTempFolder("index");
   try {
-    const copy = join(dir, "index");
+    const copy = join(temp.path, "index");
     try {
       copyFileSync(index, copy);
     } catch (e) {
@@ -29,7 +30,7 @@ export async function writeTreeOf(root: string, index: string): Promise<string> 
     }
     return (await gitRunner(root, { env: { GIT_INDEX_FILE: copy } }).run(["write-tree"])).trim();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    temp.dispose();
   }
 }
 

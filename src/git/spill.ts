@@ -4,9 +4,9 @@
 // the secret scan walks them, only the lines its keyword sieve keeps decoded. Memory stays a constant
 // plus the longest line, whatever the size of the file (a 50 MB dump staged by mistake must be
 // scanned, not skipped: docs/secrets.md).
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { makeTempFolder } from "./temp.js";
 import type { AddedLine, LineSieve } from "./types.js";
 
 /** A file's patch larger than this is spilled to disk instead of kept. */
@@ -20,12 +20,9 @@ const CHUNK = 1024 * 1024;
 let folder: string | null = null;
 let count = 0;
 
+/** The process's spill folder, made on the first spill (./temp.ts removes it on exit or a signal, and what killed runs left). */
 function spillFolder(): string {
-  if (folder === null) {
-    const made = mkdtempSync(join(tmpdir(), "kvgate-spill-"));
-    folder = made;
-    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
-  }
+  folder ??= makeTempFolder("spill", { cleanStale: true }).path;
   return folder;
 }
 

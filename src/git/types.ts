@@ -84,8 +84,21 @@ export interface Snapshot {
    * the size of the repository.
    */
   list(globs?: readonly string[]): Promise<string[]>;
-  /** Read many files in one batch; a path missing from the snapshot maps to null. Needs no list() first. */
-  read(paths: string[]): Promise<Map<string, Buffer | null>>;
+  /**
+   * Read many files in one batch; a path missing from the snapshot maps to null. Needs no list() first.
+   * With `limits` (the fleet loader's caps per kind of file): a file on disk the door refuses (a
+   * symlink out of the repository, a device, FIFO or socket, a file over its cap) maps to null and is
+   * told to `limits.refused`; without them, such a file is a GateError.
+   */
+  read(paths: string[], limits?: ReadLimits): Promise<Map<string, Buffer | null>>;
+}
+
+/** How a batch read is bounded: src/load/caps.ts makes them, src/git/door.ts applies them on disk. */
+export interface ReadLimits {
+  /** The cap of a path: its bytes and the kind of file it is read as (for the refusal). */
+  capOf(path: string): { bytes: number; kind: string };
+  /** A file the door would not read: why, in full (never its bytes), and the fix. */
+  refused(path: string, why: { message: string; problem: string; hint: string }): void;
 }
 
 export type UnitKind = "staged" | "commit" | "range" | "all";

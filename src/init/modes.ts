@@ -3,7 +3,8 @@
 // plain git (the hooks folder git reads today). Each returns what it did, how to run the installed
 // hooks for the proof, or why they are not live with the fix.
 import { runToolSync } from "../git/exec.js";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeInRepository } from "../git/door.js";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { applyGitHooks, liveForeignHooks, planGitHooks } from "./githooks.js";
 import { HOOK_NAMES, kvgateLine, mergeHook } from "./hooks.js";
@@ -34,9 +35,8 @@ export function gitOut(root: string, args: string[], env: NodeJS.ProcessEnv): st
 }
 
 function writeFile(path: string, text: string, mode?: number): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  if (mode !== undefined) chmodSync(path, mode);
+  // Through the door: a symlinked .husky/ or kvgate.yaml that leads outside the repository is refused.
+  writeInRepository(path, text, mode);
 }
 
 function hooksDirOf(ctx: Context): string {

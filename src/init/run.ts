@@ -1,9 +1,10 @@
 // `kvgate init` in a user's repository: the hooks (live when it exits, and proved so on a canary
 // commit), a starter kvgate.yaml and the workflow. It never overwrites a file the user has (hooks get
 // kvgate's line once, or are chained), so a second run changes nothing and says so.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
 import { GateError } from "../errors.js";
+import { writeInRepository } from "../git/door.js";
 import { cardLookupOf, CONFIG_NAMES, parseConfig } from "../config/load.js";
 import { packRoot } from "./package-root.js";
 import { proveHooks } from "./canary.js";
@@ -34,8 +35,7 @@ function cardsText(inv: Inventory): string {
 }
 
 function writeFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
+  writeInRepository(path, text);
 }
 
 function defaultBranch(root: string, env: NodeJS.ProcessEnv): string {
@@ -75,7 +75,7 @@ function ignoreNodeModules(root: string): string | null {
   const file = join(root, ".gitignore");
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
   if (/^\/?node_modules\/?\s*$/m.test(text)) return null;
-  writeFileSync(file, `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}node_modules/\n`);
+  writeFile(file, `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}node_modules/\n`);
   return "added     node_modules/ to .gitignore";
 }
 

@@ -8,6 +8,7 @@ import type { RulesPack } from "../rules/pack.js";
 import { CONFIG_NAMES, loadPolicy } from "../config/load.js";
 import { GateError } from "../errors.js";
 import { decode } from "./decode.js";
+import { CONFIG_CAP, stopLimits } from "./caps.js";
 
 export { CONFIG_NAMES };
 
@@ -27,9 +28,10 @@ function configText(buf: Buffer | null, label: string): string | null {
 
 /** The first of `names` the snapshot holds (default kvgate.yaml, then .kvgate.yaml). */
 export async function findConfig(snapshot: Snapshot, names: readonly string[] = CONFIG_NAMES): Promise<ConfigText> {
-  const files = await snapshot.read([...names]);
+  const limits = stopLimits(CONFIG_CAP);
+  const files = await snapshot.read([...names], limits);
   for (const name of names) {
-    const text = configText(files.get(name) ?? null, name);
+    const text = configText(limits.check(name, files.get(name) ?? null), name);
     if (text !== null) return { text, file: name };
   }
   return { text: null, file: names[0] ?? CONFIG_NAMES[0] };

@@ -7,7 +7,8 @@ import type { Policy } from "../config/policy.js";
 import type { RulesPack } from "../rules/pack.js";
 import { emptyFleet } from "../model/build.js";
 import { loadPolicy } from "../config/load.js";
-import { decode, type DecodedFile } from "./decode.js";
+import type { DecodedFile } from "./decode.js";
+import { fleetLimits } from "./caps.js";
 import { findConfig } from "./config.js";
 import { FLEET_INPUTS } from "./inputs.js";
 import picomatch from "picomatch";
@@ -38,13 +39,22 @@ async function loadWritten(snapshot: Snapshot, policy: Policy, pack: RulesPack):
   ];
   const listing = second.length > 0 ? [...new Set([...first, ...(await snapshot.list([...new Set(second)]))])].sort() : first;
   const ctx: LoadContext = { snapshot, listing, policy, pack };
-  const wanted = new Set<string>();
-  for (const input of FLEET_INPUTS) for (const p of input.paths(ctx)) wanted.add(p);
+  // Which kinds want each path: its cap is theirs (src/load/caps.ts), and a file the door refuses is
+  // a problem at the file, which its kind reports.
+  const kinds = new Map<string, string[]>();
+  const want = (p: string, kind: string) => void (kinds.get(p)?.push(kind) ?? kinds.set(p, [kind]));
+  for (const input of FLEET_INPUTS) for (const p of input.paths(ctx)) want(p, input.kind);
+  const limits = fleetLimits(kinds);
   const files = new Map<string, DecodedFile>();
-  for (const [p, buf] of await snapshot.read([...wanted])) files.set(p, decode(buf));
+  for (const [p, buf] of await snapshot.read([...kinds.keys()], limits)) files.set(p, limits.decode(p, buf));
   const more = new Set<string>();
-  for (const input of FLEET_INPUTS) for (const p of input.morePaths?.(files, ctx) ?? []) if (!files.has(p)) more.add(p);
-  if (more.size > 0) for (const [p, buf] of await snapshot.read([...more])) files.set(p, decode(buf));
+  for (const input of FLEET_INPUTS)
+    for (const p of input.morePaths?.(files, ctx) ?? [])
+      if (!files.has(p)) {
+        more.add(p);
+        want(p, input.kind);
+      }
+  if (more.size > 0) for (const [p, buf] of await snapshot.read([...more], limits)) files.set(p, limits.decode(p, buf));
   const fleet = emptyFleet(policy);
   fleet.paths = listing;
   // Every file read, whichever input asked for it (a MODEL_CONFIG outside models/, a template, an

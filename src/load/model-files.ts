@@ -6,6 +6,8 @@
 import { posix } from "node:path";
 import type { FleetInput } from "./input.js";
 import { parseEnv } from "../parse/env.js";
+import { modelFileProblem } from "../parse/model-config-bounds.js";
+import type { ModelFile } from "../model/types.js";
 
 const MODEL_FILE = /(^|\/)(config\.json|model\.safetensors\.index\.json|tokenizer_config\.json)$/;
 
@@ -37,8 +39,27 @@ export const modelFiles: FleetInput = {
     const out: NonNullable<typeof fleet.modelFiles> = {};
     for (const [path, d] of files) {
       if (!isModelFile(path) || (d.text === null && d.problem === null)) continue;
-      out[path] = { text: d.text, problem: d.problem };
+      out[path] = d.text === null ? { text: null, problem: d.problem } : bounded(path, d.text);
     }
     fleet.modelFiles = out;
   },
 };
+
+/**
+ * A model file held to the bounds of src/parse/model-config-bounds.ts before src/kv reads it. A
+ * config.json past them keeps its text (a service still finds it by `_name_or_path`) with the problem,
+ * which the seat reports at the file; malformed JSON is left to src/kv, which says where.
+ */
+function bounded(path: string, text: string): ModelFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { text, problem: null };
+  }
+  const isConfig = path.endsWith("config.json");
+  const p = modelFileProblem(json, isConfig);
+  if (p === null) return { text, problem: null };
+  const problem = `${p.message}; commit the model's ${isConfig ? "config.json" : "safetensors index"} unchanged from the model repository`;
+  return { text: isConfig ? text : null, problem };
+}

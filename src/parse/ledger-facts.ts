@@ -4,6 +4,7 @@
 import * as z from "zod";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { valueText } from "../units/text.js";
+import { yamlOverLimits } from "../config/yaml-limits.js";
 
 /** 2^53 bytes in MiB: past it the funding arithmetic loses whole bytes, and 1e308 turns into Infinity. */
 const MAX_MIB = Number.MAX_SAFE_INTEGER / 2 ** 20;
@@ -63,8 +64,27 @@ export function ledgerPathOf(pattern: string, service: string): string {
 export function parseLedgerFacts(text: string, file: string): ParseLedger {
   void file; // kept in the signature so callers read like parseEnv; messages leave the file to findings
   const lineCounter = new LineCounter();
+  const over = yamlOverLimits(text);
+  if (over)
+    return {
+      ok: false,
+      problems: [{ line: over.line, path: "", message: `${over.message}: a ledger facts file is a few lines; write the ledger's numbers` }],
+    };
   const doc = parseDocument(text.replace(/^\uFEFF/, ""), { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
+    // Very deep nesting makes the parser overflow its stack, then report every open bracket: once.
+    const overflow = doc.errors.find((e) => /call stack/i.test(e.message));
+    if (overflow)
+      return {
+        ok: false,
+        problems: [
+          {
+            line: overflow.pos?.[0] === undefined ? 1 : lineCounter.linePos(overflow.pos[0]).line,
+            path: "",
+            message: "nested too deeply for a YAML parser: a ledger facts file is a few flat keys and a list of cards",
+          },
+        ],
+      };
     return {
       ok: false,
       problems: doc.errors.map((e) => ({

@@ -2,6 +2,7 @@
 // reports keeps the line it was written on.
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Document, type Node } from "yaml";
 import { valueText } from "../units/text.js";
+import { yamlOverLimits, type YamlLimits } from "../config/yaml-limits.js";
 import { formatNumber } from "../units/bytes.js";
 
 export interface YamlFile {
@@ -11,8 +12,17 @@ export interface YamlFile {
   errors: { line: number; message: string }[];
 }
 
-export function parseYamlFile(path: string, text: string): YamlFile {
+export function parseYamlFile(path: string, text: string, limits?: YamlLimits): YamlFile {
   const lines = new LineCounter();
+  // With limits (a playbook's files): a shape that would cost the parser minutes or crash it is refused first.
+  const over = limits ? yamlOverLimits(text, limits) : null;
+  if (over)
+    return {
+      path,
+      doc: parseDocument("", { lineCounter: lines }),
+      lines,
+      errors: [{ line: over.line, message: `${over.message}; kvgate does not read YAML this large` }],
+    };
   // Ansible reads YAML 1.1 (merge keys, `yes`/`no`); unknown tags such as `!vault` stay strings.
   const doc = parseDocument(text, { lineCounter: lines, merge: true, version: "1.1", uniqueKeys: false, prettyErrors: true });
   // Very deep nesting makes the parser overflow its stack and then report every open bracket: say it once.

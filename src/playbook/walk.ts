@@ -5,6 +5,7 @@ import type { EnvEdit, PlaybookDeploy, PlaybookProblem, PlaybookRead, ReadFile, 
 import { parseYamlFile, type YamlFile } from "./nodes.js";
 import type { AnsibleLayout } from "./layout.js";
 import type { Inventory } from "./inventory.js";
+import { YAML_LIMITS } from "../config/yaml-limits.js";
 
 /** The walk's state for one playbook: where edits go and what was read. */
 export interface PlaybookWalk {
@@ -27,7 +28,7 @@ export function load(r: PlaybookWalk, path: string): YamlFile | null {
   if (r.cache.has(path)) return r.cache.get(path) ?? null;
   const text = r.read(path);
   if (text === null) unreadable(r, path);
-  const file = text === null ? null : parseYamlFile(path, text);
+  const file = text === null ? null : parseYamlFile(path, text, YAML_LIMITS);
   r.cache.set(path, file);
   if (file && !r.out.files.includes(path)) r.out.files.push(path);
   return file;

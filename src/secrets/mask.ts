@@ -20,6 +20,8 @@ export interface Masker {
   text(s: string): string;
   /** A finding as shown: `keys` holds the secrets found in the same unit, none of which may be quoted. */
   finding(f: Finding, keys?: KeyWindows): Finding;
+  /** Whether a text holds what `text` would hide (a detector's match that is no placeholder, a key-shaped body). */
+  holdsSecret(s: string): boolean;
 }
 
 const loose = new WeakMap<DetectorSet, DetectorSet>();
@@ -63,6 +65,9 @@ export function createMasker(set: DetectorSet, policy: Policy): Masker {
   return {
     text(s) {
       return escapeControlsInDocument(clean(s, secretsIn(s)));
+    },
+    holdsSecret(s) {
+      return secretsIn(s).length > 0 || maskKeyBodies(s) !== s;
     },
     finding(f, keys) {
       // One scan over every text of the finding (data as one JSON text, so a detector that needs a

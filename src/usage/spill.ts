@@ -13,17 +13,14 @@
 // Each run file is unlinked as soon as it is open, so even a SIGKILL leaves no data behind; the folder
 // itself is removed when the sweep ends, on SIGINT and SIGTERM, and — if a killed run left it — by the
 // next `usage` (cleanStaleSpills).
-import { closeSync, mkdtempSync, openSync, readSync, readdirSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cleanStaleTemp, makeTempFolder, type TempFolder } from "../git/temp.js";
 import { RecordHeap } from "./heap.js";
 
 const CHUNK_EVENTS = 1 << 19;
 const BLOCK_EVENTS = 1 << 14;
-const PREFIX = "kvgate-inflight-";
-/** A folder whose process is gone is stale; so is one older than this (the pid may be reused). */
-const STALE_MS = 24 * 3600 * 1000;
-const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 /** Deployment numbers take DEP_BITS of `who`: 2^20 deployments per run, far beyond any gateway. */
 const DEP_SPAN = 2 ** 20;
@@ -41,43 +38,8 @@ export interface SweptPeaks {
   deployments: Float64Array;
 }
 
-/** Removes the spill folders of processes that are gone (a run killed by SIGKILL or a crash). */
-export function cleanStaleSpills(dir = tmpdir(), now = Date.now()): string[] {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    if (!name.startsWith(PREFIX)) continue;
-    const m = /^kvgate-inflight-(\d+)-/.exec(name);
-    const path = join(dir, name);
-    let stale: boolean;
-    try {
-      const age = now - statSync(path).mtimeMs;
-      // A folder from before the pid was in its name: stale once it is an hour old.
-      stale = m ? !alive(Number(m[1])) || age > STALE_MS : age > 3600 * 1000;
-    } catch {
-      continue;
-    }
-    if (!stale) continue;
-    rmSync(path, { recursive: true, force: true });
-    removed.push(path);
-  }
-  return removed;
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+/** Removes the temp folders of kvgate processes that are gone (a run killed by SIGKILL or a crash): ../git/temp.ts. */
+export const cleanStaleSpills = cleanStaleTemp;
 
 export class SpillSweep {
   private times: Float64Array;
@@ -85,8 +47,8 @@ export class SpillSweep {
   private whos: Float64Array;
   private n = 0;
   private runs: { fd: number; events: number }[] = [];
+  private readonly temp: TempFolder;
   private readonly dir: string;
-  private readonly onSignal: (signal: NodeJS.Signals) => void;
 
   constructor(
     private readonly services: number,
@@ -98,15 +60,9 @@ export class SpillSweep {
     this.deltas = new Float64Array(chunk);
     this.whos = new Float64Array(chunk);
     // Made at once, so that it exists (and is cleaned) from the start of the pass that may need it.
-    this.dir = mkdtempSync(join(root, `${PREFIX}${process.pid}-`));
-    this.onSignal = (signal) => {
-      this.dispose();
-      // Die of the signal as if no handler were installed; a process that inherited the signal as
-      // ignored (started in the background) is not killed by it: it exits as a shell would say, 128 + n.
-      process.kill(process.pid, signal);
-      process.exit(128 + (signal === "SIGINT" ? 2 : 15));
-    };
-    for (const s of SIGNALS) process.once(s, this.onSignal);
+    // Guarded by ../git/temp.ts: removed on SIGINT and SIGTERM (then the process dies of the signal).
+    this.temp = makeTempFolder("inflight", { root });
+    this.dir = this.temp.path;
   }
 
   /** The folder the runs are written in. */
@@ -157,8 +113,7 @@ export class SpillSweep {
       }
     }
     this.runs = [];
-    rmSync(this.dir, { recursive: true, force: true });
-    for (const s of SIGNALS) process.removeListener(s, this.onSignal);
+    this.temp.dispose();
   }
 
   private push(time: number, delta: number, w: number): void {

@@ -111,3 +111,66 @@ test("any compose text gives deploys or problems, never a throw", () => {
     { numRuns: RUNS.medium },
   );
 });
+
+test("any graph of includes and extends (diamonds, cycles, a file pulled in twice) ends, reading each file a bounded number of times", () => {
+  const names = ["compose.yaml", "f1.yaml", "f2.yaml", "f3.yaml", "f4.yaml", "f5.yaml"];
+  const file = fc.record({
+    include: fc.array(fc.constantFrom(...names), { maxLength: 4 }),
+    extendsFile: fc.option(fc.constantFrom(...names)),
+    documents: fc.integer({ min: 1, max: 3 }),
+  });
+  fc.assert(
+    fc.property(fc.array(file, { minLength: names.length, maxLength: names.length }), (shapes) => {
+      const texts = new Map<string, string>();
+      shapes.forEach((s, i) => {
+        const svc = `s${i}`;
+        const def: Record<string, unknown> = { image: "vllm/vllm-openai:v0.11.0", command: ["--model", "m"] };
+        if (s.extendsFile !== null) def.extends = { file: s.extendsFile, service: "s0" };
+        const doc = stringify({ ...(s.include.length > 0 ? { include: s.include } : {}), services: { [svc]: def } });
+        texts.set(`deploy/${names[i]}`, Array.from({ length: s.documents }, () => doc).join("---\n"));
+      });
+      let reads = 0;
+      const r = readCompose(CF, (p) => {
+        reads++;
+        return texts.get(p) ?? null;
+      });
+      wellFormed(r);
+      // A diamond read once per path through it was exponential in the depth; a bounded reader is not.
+      expect(reads).toBeLessThan(names.length * 40);
+    }),
+    { numRuns: RUNS.medium },
+  );
+});
+
+test("a 24-level diamond of includes (each file including the next twice) is read in linear time", () => {
+  const depth = 24;
+  const texts = new Map<string, string>();
+  const name = (i: number) => `deploy/${i === 0 ? "compose.yaml" : `f${i}.yaml`}`;
+  for (let i = 0; i < depth; i++) {
+    const next = i + 1 < depth ? `include:\n  - f${i + 1}.yaml\n  - f${i + 1}.yaml\n` : "";
+    texts.set(name(i), `${next}services:\n  s${i}:\n    image: vllm/vllm-openai:v0.11.0\n`);
+  }
+  let reads = 0;
+  const started = Date.now();
+  const r = readCompose(name(0), (p) => {
+    reads++;
+    return texts.get(p) ?? null;
+  });
+  // Read once per path through the diamonds, it was 2^24 reads (it never ended). Now a handful per file.
+  expect(reads).toBeLessThan(depth * 10);
+  expect(Date.now() - started).toBeLessThan(2000);
+  wellFormed(r);
+});
+
+test.each([
+  ["20,000 `---` documents in 300 KB (it never ended)", `services:\n  a:\n    image: x\n${"---\nservices: {}\n".repeat(20000)}`],
+  ["50,000 nested `[`", `services:\n  a:\n    image: x\n    command: ${"[".repeat(50000)}${"]".repeat(50000)}\n`],
+])("a compose file of %s is refused at once, with a line", (_, text) => {
+  const started = Date.now();
+  const r = readCompose(CF, new Map([[CF, text]]));
+  expect(Date.now() - started).toBeLessThan(2000);
+  expect(r.deploys).toEqual([]);
+  expect(r.problems.length).toBeGreaterThanOrEqual(1);
+  expect(r.problems[0]).toMatchObject({ kind: "parse", file: CF });
+  expect(r.problems[0]?.line).toBeGreaterThanOrEqual(1);
+});

@@ -121,6 +121,35 @@ describe("secrets in file names and revision names", () => {
     });
   });
 
+  test("plan shows seat and file names masked and escaped, in text and JSON (issue 26: it printed both raw)", async () => {
+    const r = await repo();
+    const t = token();
+    const vllm = (gpu: number, port: number) => `ENGINE=vllm\nHOST=fv-ml2\nGPU=${gpu}\nPORT=${port}\nMODEL=m\n`;
+    r.write(
+      "kvgate.yaml",
+      "fleet:\n  hosts:\n    fv-ml2: { gpus: [ { index: 0, total: 96GiB }, { index: 1, total: 96GiB } ] }\n" +
+        "models:\n  m: { layers: 36, kv_heads: 8, head_dim: 128, max_context: 40960, weights: 16GiB }\n",
+    );
+    // Both seats on card 0: the plan moves one, naming it and its file.
+    r.write(`scripts/${t}.env`, vllm(0, 8080));
+    r.write("scripts/e\u001b[2Jx.env", vllm(0, 8081));
+    r.stage();
+    const runs = [[], ["--format", "json"], ["--raise-contexts"], ["--raise-contexts", "--format", "json"]].map((a) =>
+      kvgate(["plan", ...a], { cwd: r.dir }),
+    );
+    for (const run of runs) {
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain(t.slice(4, 12));
+      expect(run.stdout).not.toMatch(/\u001b/);
+    }
+    const text = runs[0]?.stdout ?? "";
+    expect(text).toContain(`set GPU=1 at scripts/${t.slice(0, 4)}…${t.slice(-2)}.env:3`);
+    expect(text).toContain("e\\e[2Jx");
+    expect(Object.keys(JSON.parse(runs[1]?.stdout ?? "{}").assignment).sort()).toEqual(
+      [`${t.slice(0, 4)}…${t.slice(-2)}`, "e\u001b[2Jx"].sort(),
+    );
+  });
+
   test("a token as a branch name is masked in the range's unit (SARIF, summary) and in error messages", async () => {
     const r = await repo();
     const t = token();

@@ -11,16 +11,20 @@ import { overrideEnv } from "../override-env.js";
 import { useColor } from "../../report/color.js";
 import { describeFixes, describeStaleIndex } from "../../report/fixes.js";
 import type { FixRun } from "../../engine/fix-run.js";
-import { readFileSync } from "node:fs";
+import { readNamedFile } from "../../git/door.js";
 import { GateError } from "../../errors.js";
 import { parseBaseline } from "../../engine/baseline-file.js";
+
+/** A baseline is an earlier JSON report: a fleet with 100,000 findings writes about 60 MiB. */
+const BASELINE_CAP = { bytes: 256 * 1024 * 1024, kind: "a baseline report" };
 
 /** --baseline FILE's text; a missing or unreadable file stops the run (exit 2) with the fix. */
 function readBaselineFile(file: string): string {
   if (file === "") throw new UsageError("--baseline needs a file (an earlier `kvgate check --format json` report)");
   try {
-    return readFileSync(file, "utf8");
+    return readNamedFile(file, BASELINE_CAP, "--baseline").toString("utf8");
   } catch (e) {
+    if (e instanceof GateError) throw e;
     throw new GateError(`--baseline ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, {
       hint: "write one with `kvgate check --format json --output FILE`",
     });

@@ -6,7 +6,8 @@
 //
 // Everything the arguments can be wrong about is said before a reading is read: the options, the
 // host, and for files that name no host (nvidia-smi) that one is needed. The files are then streamed.
-import { writeFileSync } from "node:fs";
+import { writeNamedFile } from "../../git/door.js";
+import { repoDirOf } from "../context.js";
 import { parse, oneOf, timeOption, withUsage } from "../args.js";
 import { GateError, UsageError } from "../../errors.js";
 import { emit } from "../io.js";
@@ -138,7 +139,9 @@ async function runObserve(argv: string[]): Promise<number> {
 
   if (values.write !== undefined) {
     try {
-      writeFileSync(
+      // Through the door: a symlink in the repository that leads outside it is refused, never written through.
+      writeNamedFile(
+        await repoDirOf(values.repo),
         values.write,
         writeObservedFile(
           report.cards,
@@ -147,6 +150,7 @@ async function runObserve(argv: string[]): Promise<number> {
         ),
       );
     } catch (e) {
+      if (e instanceof GateError) throw e;
       throw new GateError(`cannot write --write ${values.write}: ${(e as Error).message}`, { hint: "name a writable path" });
     }
   }

@@ -9,6 +9,7 @@ import { renderPlan, renderRaise } from "../../report/plan.js";
 import { raiseContextsForHost } from "../../plan/raise.js";
 import { sizesKvPerSeat } from "../../model/engine.js";
 import { useColor } from "../../report/color.js";
+import { createMasker } from "../../secrets/mask.js";
 
 const OPTIONS = {
   host: { type: "string" },
@@ -32,18 +33,22 @@ export async function planCommand(argv: string[]): Promise<number> {
     (h) => fleet.services.some((s) => sizesKvPerSeat(pack, s) && s.host === h) || fleet.tenants.some((t) => t.host === h),
   );
   const hosts = values.host !== undefined ? [values.host] : movable;
+  // Seat, host and file names are a pull request's text: a token naming an env file, an escape sequence
+  // in a host name, are shown masked and escaped, as explain and check show them.
+  const masker = createMasker(pack.detectors(), policy);
+  const show = (text: string) => process.stdout.write(masker.text(text));
   if (values["raise-contexts"] === true) {
     const raises = hosts.map((h) => raiseContextsForHost(fleet, policy, pack, h));
-    if (format === "json") process.stdout.write(JSON.stringify(raises.length === 1 ? raises[0] : raises, null, 2) + "\n");
-    else process.stdout.write(raises.map((r) => renderRaise(r, fleet, { color: useColor(process.stdout, process.env) })).join("\n"));
+    if (format === "json") show(JSON.stringify(raises.length === 1 ? raises[0] : raises, null, 2) + "\n");
+    else show(raises.map((r) => renderRaise(r, fleet, { color: useColor(process.stdout, process.env) })).join("\n"));
     return 0;
   }
   const results = hosts.map((h) => planForHost(fleet, policy, pack, h));
   if (format === "json") {
-    process.stdout.write(JSON.stringify(results.length === 1 ? results[0] : results, null, 2) + "\n");
+    show(JSON.stringify(results.length === 1 ? results[0] : results, null, 2) + "\n");
   } else {
     const color = useColor(process.stdout, process.env);
-    process.stdout.write(results.map((r) => renderPlan(r, fleet, { color, written })).join("\n"));
+    show(results.map((r) => renderPlan(r, fleet, { color, written })).join("\n"));
   }
   return 0;
 }
