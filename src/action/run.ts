@@ -136,7 +136,8 @@ export async function runAction(core: ActionCore, env: Env): Promise<void> {
   log(verdictLine(result));
   if (result.verdict === "fail")
     core.setFailed(
-      `kvgate refused ${refusedWhat(result)}: ${result.counts.error} error(s), ${result.counts.warning} warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`,
+      `kvgate refused ${refusedWhat(result)}: ${result.counts.error} error(s), ${result.counts.warning} ` +
+        `warning(s) at --fail-on ${result.failOn}; see the annotations and the job summary`,
     );
 }
 

@@ -17,7 +17,10 @@ export const auditBypass = defineRule({
         d.trailer_verdict === "not-run"
           ? `its ${VERDICT_TRAILER} says not-run (committed with --no-verify?)`
           : `it has no ${VERDICT_TRAILER} trailer`;
-      return `${d.secret_rule} ${d.secret_fingerprint} at ${fileLine(at)} landed without the gate: ${how} and no ${at.overrideName}=1 override was recorded. Rotate it`;
+      return (
+        `${d.secret_rule} ${d.secret_fingerprint} at ${fileLine(at)} landed without ` +
+        `the gate: ${how} and no ${at.overrideName}=1 override was recorded. Rotate it`
+      );
     },
   },
 });

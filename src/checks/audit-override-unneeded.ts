@@ -11,7 +11,8 @@ export const auditOverrideUnneeded = defineRule({
   raisedBy: "audit",
   messages: {
     exempt: (d: Data, at) =>
-      `${at.overrideName}=1 was recorded, but the current placeholder filter exempts all ${d.exempt} credential-shaped value(s) in this commit: the override was not needed`,
+      `${at.overrideName}=1 was recorded, but the current placeholder filter exempts all ` +
+      `${d.exempt} credential-shaped value(s) in this commit: the override was not needed`,
     nothing: (_d: Data, at) =>
       `${at.overrideName}=1 was recorded, but the current scan finds no secret in this commit: the override was not needed`,
   },

@@ -12,6 +12,8 @@ export const auditSecretLanded = defineRule({
   raisedBy: "audit",
   messages: {
     landed: (d: Data, at) =>
-      `${d.secret_rule} ${d.secret_fingerprint} at ${fileLine(at)} landed under a recorded ${at.overrideName}=1 override${d.recorded ? "" : " (not among its Kvgate-Allowed-Secret trailers)"}: rotate it, then list it as a placeholder only if it is inert`,
+      `${d.secret_rule} ${d.secret_fingerprint} at ${fileLine(at)} landed under a recorded ` +
+      `${at.overrideName}=1 override${d.recorded ? "" : " (not among its Kvgate-Allowed-Secret trailers)"}: ` +
+      `rotate it, then list it as a placeholder only if it is inert`,
   },
 });

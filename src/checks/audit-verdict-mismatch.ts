@@ -13,6 +13,8 @@ export const auditVerdictMismatch = defineRule({
   raisedBy: "audit",
   messages: {
     mismatch: (d: Data, at) =>
-      `the commit's ${VERDICT_TRAILER} says pass, but the current scan finds ${d.secret_rule} ${d.secret_fingerprint} at ${fileLine(at)}: rotate it if it is real, and check which policy the gate ran with`,
+      `the commit's ${VERDICT_TRAILER} says pass, but the current scan ` +
+      `finds ${d.secret_rule} ${d.secret_fingerprint} at ${fileLine(at)}: ` +
+      `rotate it if it is real, and check which policy the gate ran with`,
   },
 });

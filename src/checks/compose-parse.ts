@@ -14,7 +14,8 @@ export const composeParse = defineCheck({
   id: "compose/parse",
   severity: "error",
   description:
-    "A compose file (or a file it pulls in) is not one docker compose can load: a YAML error, what the Compose Specification's schema refuses, a cycle, a missing target.",
+    "A compose file (or a file it pulls in) is not one docker compose can load: a YAML " +
+    "error, what the Compose Specification's schema refuses, a cycle, a missing target.",
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];

@@ -16,7 +16,9 @@ export const engineParallel = defineCheck({
   id: "engine/parallel",
   severity: "error",
   description:
-    "A vLLM seat's tensor-parallel size does not shard its model (attention or KV heads), its pipeline-parallel size exceeds the layers, or VLLM_PP_LAYER_PARTITION does not split them: vLLM refuses to start.",
+    "A vLLM seat's tensor-parallel size does not shard its model (attention " +
+    "or KV heads), its pipeline-parallel size exceeds the layers, or " +
+    "VLLM_PP_LAYER_PARTITION does not split them: vLLM refuses to start.",
   messages,
   run(ctx) {
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat): R[] => {

@@ -9,16 +9,21 @@ import { vllmSeats } from "../kv/seat.js";
 
 const messages = {
   removed: (d: { service: string; spelled: string; engine: string; version: string; since: string; fix: string }) =>
-    `${d.service}: ${d.spelled} was removed in ${d.engine} ${d.since} (this endpoint runs ${d.version}): the engine refuses to start on it; remove it and ${d.fix}`,
+    `${d.service}: ${d.spelled} was removed in ${d.engine} ${d.since} (this endpoint ` +
+    `runs ${d.version}): the engine refuses to start on it; remove it and ${d.fix}`,
   "not-yet": (d: { service: string; spelled: string; version: string; since: string }) =>
-    `${d.service}: ${d.spelled} does not exist in vLLM ${d.version} (it came in ${d.since}): vLLM refuses to start on it; remove it and size the KV with --gpu-memory-utilization, or upgrade the image to vLLM ${d.since} or later`,
+    `${d.service}: ${d.spelled} does not exist in vLLM ${d.version} (it came in ` +
+    `${d.since}): vLLM refuses to start on it; remove it and size the KV with ` +
+    `--gpu-memory-utilization, or upgrade the image to vLLM ${d.since} or later`,
 };
 
 export const engineRemovedFlag = defineCheck({
   id: "engine/removed-flag",
   severity: "error",
   description:
-    "A flag or env key the engine version removed (radiance ≥ 1.8.1 refuses --vram-weights-mib / --vram-kv-mib at start), or does not have yet (vLLM before 0.10.2: --kv-cache-memory-bytes).",
+    "A flag or env key the engine version removed (radiance ≥ 1.8.1 " +
+    "refuses --vram-weights-mib / --vram-kv-mib at start), or does " +
+    "not have yet (vLLM before 0.10.2: --kv-cache-memory-bytes).",
   messages,
   run(ctx) {
     // A byte pin on a vLLM without one (the version from VLLM_VERSION or the image tag).

@@ -6,9 +6,12 @@ import { definitionOf } from "../model/types.js";
 
 const messages = {
   unknown: (d: { name: string; model: string }) =>
-    `${d.name}: model "${d.model}" is not in the catalog; add it under models: in kvgate.yaml from its config.json (e.g. ${d.model}: { layers: 36, kv_heads: 8, head_dim: 128, max_context: 40960, weights: 16GiB }), or set KV_BYTES_PER_TOKEN (and WEIGHTS_MIB) in the env file`,
+    `${d.name}: model "${d.model}" is not in the catalog; add it under models: in kvgate.yaml ` +
+    `from its config.json (e.g. ${d.model}: { layers: 36, kv_heads: 8, head_dim: 128, max_context: ` +
+    `40960, weights: 16GiB }), or set KV_BYTES_PER_TOKEN (and WEIGHTS_MIB) in the env file`,
   config: (d: { name: string; config_file: string; problem: string; fix: string }) =>
-    `${d.name}: its model's config ${d.config_file} cannot be read (${d.problem}), so its KV cannot be sized; ${d.fix}, or set KV_BYTES_PER_TOKEN (and WEIGHTS_MIB) in the env file`,
+    `${d.name}: its model's config ${d.config_file} cannot be read (${d.problem}), so its KV ` +
+    `cannot be sized; ${d.fix}, or set KV_BYTES_PER_TOKEN (and WEIGHTS_MIB) in the env file`,
   none: (d: { name: string }) => `${d.name}: no model named: set MODEL (or --model, or the word after vllm serve) so the KV can be sized`,
 };
 

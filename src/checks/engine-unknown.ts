@@ -8,9 +8,14 @@ import { defineCheck, type Report } from "./define.js";
 
 const messages = {
   typo: (d: { service: string; engine: string; nearest: string; known: string; why: string }) =>
-    `${d.service}: ENGINE=${d.engine} is not an engine kvgate knows (${d.known}), and ${d.why}, so no sizing rule would check it; did you mean ${d.nearest}? set ENGINE=${d.nearest}, or list ${d.engine} under engines.generic in kvgate.yaml to run it with the generic checks only`,
+    `${d.service}: ENGINE=${d.engine} is not an engine kvgate knows ` +
+    `(${d.known}), and ${d.why}, so no sizing rule would check it; did you mean ` +
+    `${d.nearest}? set ENGINE=${d.nearest}, or list ${d.engine} under ` +
+    `engines.generic in kvgate.yaml to run it with the generic checks only`,
   unrecognised: (d: { service: string; known: string; why: string; example: string }) =>
-    `${d.service}: no ENGINE, and neither its image, its command nor its flags name an engine kvgate knows (${d.known}), while ${d.why}; set ENGINE=<${d.example}> (or IMAGE=<the image it runs>), or set ENGINE=<name> and list the name under engines.generic in kvgate.yaml`,
+    `${d.service}: no ENGINE, and neither its image, its command nor its flags name an engine ` +
+    `kvgate knows (${d.known}), while ${d.why}; set ENGINE=<${d.example}> (or IMAGE=<the image ` +
+    `it runs>), or set ENGINE=<name> and list the name under engines.generic in kvgate.yaml`,
   ambiguous: (d: { service: string; candidates: string; evidence: string }) =>
     `${d.service}: no ENGINE, and what it runs names more than one engine (${d.candidates}: ${d.evidence}); set ENGINE= to the one it runs`,
 };
@@ -21,7 +26,10 @@ export const engineUnknown = defineCheck({
   id: "engine/unknown",
   severity: "error",
   description:
-    "A service that holds a GPU or sets a sizing setting runs an engine kvgate cannot name: ENGINE is a name rules/engines.yaml does not know (the message suggests the nearest), or ENGINE is not set and the image, command and flags name no known engine. engines.generic in kvgate.yaml lists engines run knowingly with the generic checks only.",
+    "A service that holds a GPU or sets a sizing setting runs an engine kvgate cannot " +
+    "name: ENGINE is a name rules/engines.yaml does not know (the message suggests the nearest), " +
+    "or ENGINE is not set and the image, command and flags name no known engine. " +
+    "engines.generic in kvgate.yaml lists engines run knowingly with the generic checks only.",
   messages,
   run(ctx) {
     const known = knownEngines(ctx.pack);

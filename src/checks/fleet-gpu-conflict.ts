@@ -11,9 +11,12 @@ export const fleetGpuConflict = defineCheck({
     "A service's GPU and CUDA_VISIBLE_DEVICES name different cards: the card it runs on and the card the gate checks may differ.",
   messages: {
     conflict: (d: { service: string; gpu: string; cuda: string; cudaLine: number }) =>
-      `${d.service}: GPU=${d.gpu} but CUDA_VISIBLE_DEVICES=${d.cuda} (line ${d.cudaLine}) names other cards; set CUDA_VISIBLE_DEVICES=${d.gpu}, or delete one of the two`,
+      `${d.service}: GPU=${d.gpu} but CUDA_VISIBLE_DEVICES=${d.cuda} (line ${d.cudaLine}) ` +
+      `names other cards; set CUDA_VISIBLE_DEVICES=${d.gpu}, or delete one of the two`,
     tenant: (d: { service: string; key: string; cards: string; host: string; gpu: number }) =>
-      `${d.service}: ${d.key}=${d.cards} here, but kvgate.yaml's fleet.tenants puts ${d.service} on ${d.host} gpu ${d.gpu}: the gate counts its memory on the other card; set the tenant's gpu: to the card it uses, or change ${d.key}`,
+      `${d.service}: ${d.key}=${d.cards} here, but kvgate.yaml's fleet.tenants ` +
+      `puts ${d.service} on ${d.host} gpu ${d.gpu}: the gate counts its memory on the ` +
+      `other card; set the tenant's gpu: to the card it uses, or change ${d.key}`,
   },
   run(ctx) {
     const tenants = ctx.after.tenants.flatMap((t): Report[] => {

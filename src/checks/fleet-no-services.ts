@@ -16,8 +16,11 @@ function envGlobOf(paths: readonly string[]): string | null {
 function noServicesMessage(glob: string, paths: readonly string[]): string {
   const found = envGlobOf(paths);
   return found === null
-    ? `no file matches the services glob "${glob}" and the repository has no .env file: kvgate checked no service; set services: in kvgate.yaml to the glob of your env files`
-    : `no file matches the services glob "${glob}", and no env file of the repository runs an engine kvgate knows or holds a GPU, so kvgate checked no service; if ${found} are your services, set services: "${found}" in kvgate.yaml`;
+    ? `no file matches the services glob "${glob}" and the repository has no .env file: ` +
+        `kvgate checked no service; set services: in kvgate.yaml to the glob of your env files`
+    : `no file matches the services glob "${glob}", and no env file of the repository ` +
+        `runs an engine kvgate knows or holds a GPU, so kvgate checked no service; ` +
+        `if ${found} are your services, set services: "${found}" in kvgate.yaml`;
 }
 
 export const fleetNoServices = defineCheck({
@@ -34,7 +37,10 @@ export const fleetNoServices = defineCheck({
     if (written.discovered) {
       const found = envGlobFor(written.services.map((s) => s.file)) ?? "";
       const files = written.services.map((s) => s.file).join(", ");
-      const message = `no file matches the services glob "${glob}"; kvgate found the seats by discovery (${files}): set services: "${found}" in kvgate.yaml (kvgate init writes it) so the gate reads what you mean`;
+      const message =
+        `no file matches the services glob "${glob}"; kvgate found the ` +
+        `seats by discovery (${files}): set services: "${found}" in ` +
+        `kvgate.yaml (kvgate init writes it) so the gate reads what you mean`;
       return [{ message: "none" as const, file: null, line: null, data: { glob, found, message } }];
     }
     if (ctx.after.services.length > 0) return [];

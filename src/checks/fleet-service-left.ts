@@ -9,16 +9,21 @@ import type { FleetState } from "../model/types.js";
 
 const messages = {
   renamed: (d: { service: string; from: string; to: string; glob: string }) =>
-    `${d.service}: ${d.from} moved to ${d.to}, outside the services glob "${d.glob}", so kvgate no longer checks it; move it back under the glob, widen services: in kvgate.yaml, or delete the file if the seat is retired`,
+    `${d.service}: ${d.from} moved to ${d.to}, outside the services glob ` +
+    `"${d.glob}", so kvgate no longer checks it; move it back under the glob, ` +
+    `widen services: in kvgate.yaml, or delete the file if the seat is retired`,
   narrowed: (d: { service: string; file: string; from: string; glob: string }) =>
-    `${d.service}: kvgate.yaml's services glob changed from "${d.from}" to "${d.glob}", which no longer matches ${d.file}, so kvgate no longer checks it; set services: back to a glob that matches it, or delete the file if the seat is retired`,
+    `${d.service}: kvgate.yaml's services glob changed from "${d.from}" to "${d.glob}", ` +
+    `which no longer matches ${d.file}, so kvgate no longer checks it; set ` +
+    `services: back to a glob that matches it, or delete the file if the seat is retired`,
 };
 
 export const fleetServiceLeft = defineCheck({
   id: "fleet/service-left",
   severity: "warning",
   description:
-    "A change renames a service's env file out of the services glob, or narrows the glob so it no longer matches one: the seat would silently stop being checked.",
+    "A change renames a service's env file out of the services glob, or narrows the " +
+    "glob so it no longer matches one: the seat would silently stop being checked.",
   messages,
   run(ctx) {
     // About env files and the glob that reads them: the written sides.

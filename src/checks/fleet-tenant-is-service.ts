@@ -11,7 +11,9 @@ export const fleetTenantIsService = defineCheck({
   description: "A fleet.tenants entry has the name of a vLLM seat's env file: counted once, as the seat; the tenant's vram is not used.",
   messages: {
     twice: (d: { name: string; file: string }) =>
-      `tenant ${d.name} in kvgate.yaml has the name of the seat ${d.file}, which kvgate sizes from its env file: counted once, as the seat; delete the tenant from fleet.tenants (or rename it if it is another process)`,
+      `tenant ${d.name} in kvgate.yaml has the name of the seat ${d.file}, ` +
+      `which kvgate sizes from its env file: counted once, as the seat; delete ` +
+      `the tenant from fleet.tenants (or rename it if it is another process)`,
   },
   run(ctx) {
     const seats = new Map(ctx.after.services.filter((s) => sizesKvPerSeat(ctx.pack, s)).map((s) => [s.name, s]));

@@ -17,10 +17,15 @@ const messages = {
   mismatch: (d: { service: string; tp: number; gpus: string; count: number } & Keys) => {
     const gpu = d.gpu_key ?? "GPU";
     const tp = d.tp_key ?? "TP";
-    return `${d.service}: ${showFix({ key: tp, value: String(d.tp) })} needs ${d.tp} cards, but ${gpu} lists ${d.count} (${d.gpus}); list ${d.tp} cards in ${gpu}, or set ${showFix({ key: tp, value: String(d.count) })}`;
+    return (
+      `${d.service}: ${showFix({ key: tp, value: String(d.tp) })} needs ` +
+      `${d.tp} cards, but ${gpu} lists ${d.count} (${d.gpus}); list ${d.tp} ` +
+      `cards in ${gpu}, or set ${showFix({ key: tp, value: String(d.count) })}`
+    );
   },
   pipeline: (d: { service: string; tp: number; pp: number; cards: number; gpus: string; count: number } & Keys) =>
-    `${d.service}: TP=${d.tp} × PP=${d.pp} needs ${d.cards} cards, but ${d.gpu_key ?? "GPU"} lists ${d.count} (${d.gpus}); list ${d.cards} cards in ${d.gpu_key ?? "GPU"}`,
+    `${d.service}: TP=${d.tp} × PP=${d.pp} needs ${d.cards} cards, but ${d.gpu_key ?? "GPU"} ` +
+    `lists ${d.count} (${d.gpus}); list ${d.cards} cards in ${d.gpu_key ?? "GPU"}`,
 };
 
 export const fleetTpMismatch = defineCheck({

@@ -16,7 +16,9 @@ export const fleetUnknownCard = defineCheck({
       `${d.service}: no GPU, and ${d.host} has several cards (${d.cards}); add GPU=<index>`,
     // A seat only a compose file defines has no env file to add GPU to: its compose service places it.
     missing_compose: (d: { service: string; host: string; cards: string }) =>
-      `${d.service}: no GPU, and ${d.host} has several cards (${d.cards}); give its compose service a card: deploy.resources.reservations.devices: [{ capabilities: [gpu], device_ids: ["<index>"] }]`,
+      `${d.service}: no GPU, and ${d.host} has several cards (${d.cards}); ` +
+      `give its compose service a card: deploy.resources.reservations.devices: ` +
+      `[{ capabilities: [gpu], device_ids: ["<index>"] }]`,
   },
   run(ctx) {
     return ctx.after.services

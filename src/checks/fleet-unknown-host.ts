@@ -9,7 +9,8 @@ export const fleetUnknownHost = defineCheck({
   id: "fleet/unknown-host",
   severity: "error",
   description:
-    "A GPU service names a host that the inventory (kvgate.yaml fleet.hosts) does not list, or names none while the inventory has several: its card cannot be checked.",
+    "A GPU service names a host that the inventory (kvgate.yaml fleet.hosts) does not " +
+    "list, or names none while the inventory has several: its card cannot be checked.",
   messages: {
     unknown: (d: { service: string; host: string; hosts: string }) =>
       `${d.service}: HOST=${d.host} is not in fleet.hosts (${d.hosts}); fix HOST or add the host to kvgate.yaml`,

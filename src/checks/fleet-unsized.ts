@@ -14,7 +14,9 @@ export const fleetUnsized = defineCheck({
   id: "fleet/unsized",
   severity: "error",
   description:
-    "A seat whose card (inventory), model facts (weights) or settings (a value a deploy file writes through a variable kvgate cannot read) cannot be determined, or a radiance endpoint without its ledger facts: it is refused until the missing fact is added.",
+    "A seat whose card (inventory), model facts (weights) or settings (a value a deploy " +
+    "file writes through a variable kvgate cannot read) cannot be determined, or a radiance " +
+    "endpoint without its ledger facts: it is refused until the missing fact is added.",
   messages,
   run(ctx) {
     return fleetCoverage(ctx.after, ctx.policy, ctx.pack).seats.flatMap((seat): Report<typeof messages>[] => {

@@ -8,11 +8,17 @@ import type { ValueFix } from "../model/value-fix.js";
 
 const messages = {
   missing: (d: { name: string }) =>
-    `${d.name}: no default output cap: a runaway reply runs to the end of the context; add --override-generation-config '{"max_new_tokens":N}' (an explicit max_tokens in a request still wins)`,
+    `${d.name}: no default output cap: a runaway reply runs to the ` +
+    `end of the context; add --override-generation-config ` +
+    `'{"max_new_tokens":N}' (an explicit max_tokens in a request still wins)`,
   ignored: (d: { name: string; version: string }) =>
-    `${d.name}: vLLM ${d.version} ignores max_new_tokens in --override-generation-config (it became a cap with PR #12242, in 0.8.0): a runaway reply runs to the end of the context; upgrade vLLM, or cap replies in the clients' max_tokens`,
+    `${d.name}: vLLM ${d.version} ignores max_new_tokens in --override-generation-config ` +
+    `(it became a cap with PR #12242, in 0.8.0): a runaway reply runs to the ` +
+    `end of the context; upgrade vLLM, or cap replies in the clients' max_tokens`,
   above: (d: { name: string; cap: number; max_model_len: number; fix: ValueFix }) =>
-    `${d.name}: output cap max_new_tokens ${formatInt(d.cap)} > max_model_len ${formatInt(d.max_model_len)}: it can never apply; set ${d.fix.key} '${d.fix.value}' (max_new_tokens ${formatInt(d.max_model_len)} or less)`,
+    `${d.name}: output cap max_new_tokens ${formatInt(d.cap)} > max_model_len ` +
+    `${formatInt(d.max_model_len)}: it can never apply; set ${d.fix.key} ` +
+    `'${d.fix.value}' (max_new_tokens ${formatInt(d.max_model_len)} or less)`,
 };
 
 type R = Report<typeof messages>;

@@ -19,7 +19,10 @@ export const gpuFits = defineCheck({
       spare_bytes: number;
       parts: string;
     }) =>
-      `${d.host} gpu ${d.gpu}: footprints ${size(d.used_bytes)} > ${size(d.total_bytes - d.reserve_bytes)} (${size(d.total_bytes)} − ${size(d.reserve_bytes)} reserve), over by ${size(-d.spare_bytes)}: ${d.parts}; lower a pin or move a seat (kvgate plan --host ${d.host} finds the best layout)`,
+      `${d.host} gpu ${d.gpu}: footprints ${size(d.used_bytes)} > ` +
+      `${size(d.total_bytes - d.reserve_bytes)} (${size(d.total_bytes)} − ${size(d.reserve_bytes)} ` +
+      `reserve), over by ${size(-d.spare_bytes)}: ${d.parts}; lower a ` +
+      `pin or move a seat (kvgate plan --host ${d.host} finds the best layout)`,
   },
   run(ctx) {
     return cardUsage(ctx.after, ctx.policy, ctx.pack).flatMap((l) => {

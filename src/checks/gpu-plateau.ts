@@ -29,7 +29,9 @@ const messages = {
       observedAt: d.observed_at,
     })?.message ?? "",
   missing: (d: { file: string }) =>
-    `${d.file} is not in the repository, but kvgate.yaml names it (observed:); commit the file \`kvgate observe --metrics … --write ${d.file}\` writes, or remove observed: from kvgate.yaml`,
+    `${d.file} is not in the repository, but kvgate.yaml names it ` +
+    `(observed:); commit the file \`kvgate observe --metrics … ` +
+    `--write ${d.file}\` writes, or remove observed: from kvgate.yaml`,
   malformed: (d: { file: string; problem: string }) =>
     `${d.problem}; gpu/plateau cannot check the cards until it reads: write it again with \`kvgate observe --metrics … --write ${d.file}\``,
   "unknown-card": (d: { file: string; host: string; gpu: number }) =>

@@ -23,7 +23,9 @@ type Data = {
 
 const messages = {
   drift: (d: Data) =>
-    `${d.workload}: ${d.file} sets ${d.spelled} ${d.value}, but ${d.other_file}:${d.other_line} sets ${d.other_spelled} ${d.other_value} for the same workload (kvgate checks ${d.other_file}, the later path); make the two files agree, or delete the one that does not deploy`,
+    `${d.workload}: ${d.file} sets ${d.spelled} ${d.value}, but ${d.other_file}:${d.other_line} ` +
+    `sets ${d.other_spelled} ${d.other_value} for the same workload (kvgate checks ${d.other_file}, ` +
+    `the later path); make the two files agree, or delete the one that does not deploy`,
 };
 
 interface Said {

@@ -16,19 +16,27 @@ const ranks = (d: Where): string => (d.pp > 1 ? `${d.tp_key} ${d.tp} × ${d.pp} 
 const messages = {
   none: (d: Where & { resource: string }) =>
     d.key === "requestGPU"
-      ? `${d.workload}: requestGPU: ${d.raw} renders no GPU (the chart asks for int(requestGPU) = 0), so its pods get none and vLLM fails at boot; set requestGPU: ${d.need}`
-      : `${d.workload}: its pods ask for no GPU (no ${d.resource} under resources.limits), so Kubernetes gives them none and vLLM fails at boot; add limits ${d.resource}: ${d.need}`,
+      ? `${d.workload}: requestGPU: ${d.raw} renders no GPU (the chart asks for int(requestGPU) ` +
+        `= 0), so its pods get none and vLLM fails at boot; set requestGPU: ${d.need}`
+      : `${d.workload}: its pods ask for no GPU (no ${d.resource} under resources.limits), so ` +
+        `Kubernetes gives them none and vLLM fails at boot; add limits ${d.resource}: ${d.need}`,
   mismatch: (d: Where & { count: number; pods: number }) =>
-    `${d.workload}: ${ranks(d)} needs ${d.need} GPUs per ${d.pods > 1 ? `group of ${d.pods} pods` : "pod"}, but ${d.key} asks ${d.count}${d.pods > 1 ? " in all" : ""}: ${d.count < d.need ? "vLLM cannot start its ranks" : `${d.count - d.need} of them sit idle, held from every other pod`}; set ${d.key}: ${d.need}${d.count < d.need ? "" : ` (or ${d.tp_key} to use them)`}`,
+    `${d.workload}: ${ranks(d)} needs ${d.need} GPUs per ` +
+    `${d.pods > 1 ? `group of ${d.pods} pods` : "pod"}, but ${d.key} asks ${d.count}${d.pods > 1 ? " in all" : ""}: ` +
+    `${d.count < d.need ? "vLLM cannot start its ranks" : `${d.count - d.need} of them sit idle, held from every other pod`}; set ` +
+    `${d.key}: ${d.need}${d.count < d.need ? "" : ` (or ${d.tp_key} to use them)`}`,
   sharedMulti: (d: Where & { count: number; pool: string; kind: string; replicas: number }) =>
-    `${d.workload}: asks for ${d.count} ${d.key} on ${d.pool}, whose cards are shared (${d.kind} ×${d.replicas}): the device plugin may give it ${d.count} slices of one card, and ${ranks(d)} needs ${d.need} distinct GPUs; run it on a pool without sharing`,
+    `${d.workload}: asks for ${d.count} ${d.key} on ${d.pool}, whose cards are shared ` +
+    `(${d.kind} ×${d.replicas}): the device plugin may give it ${d.count} slices of one ` +
+    `card, and ${ranks(d)} needs ${d.need} distinct GPUs; run it on a pool without sharing`,
 };
 
 export const k8sGpuRequest = defineCheck({
   id: "k8s/gpu-request",
   severity: "error",
   description:
-    "A vLLM workload's pods ask for no GPU, or for a number of GPUs other than its tensor × pipeline parallel size, or for several slices of a time-sliced card.",
+    "A vLLM workload's pods ask for no GPU, or for a number of GPUs other than its " +
+    "tensor × pipeline parallel size, or for several slices of a time-sliced card.",
   messages,
   run(ctx) {
     const pools = new Map((ctx.after.kubernetes?.pools ?? []).map((p) => [p.host, p]));

@@ -13,7 +13,8 @@ export const k8sParse = defineCheck({
   id: "k8s/parse",
   severity: "error",
   description:
-    "A Kubernetes manifest or Helm values file is not one kubectl or helm would apply (YAML error, fractional GPU, missing required value), or is past kvgate's reading limits.",
+    "A Kubernetes manifest or Helm values file is not one kubectl or helm would apply (YAML " +
+    "error, fractional GPU, missing required value), or is past kvgate's reading limits.",
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];

@@ -6,7 +6,10 @@ import { kubernetesInUnit } from "../model/kubernetes.js";
 
 const messages = {
   full: (d: { workload: string; pending: string; pool: string; count: number; slots: number; holders: string }) =>
-    `${d.workload}: ${d.pending} stay${d.pending.includes(",") ? "" : "s"} Pending: ${d.pool} has ${d.count} card${d.count === 1 ? "" : "s"}${d.slots > 1 ? ` (shared ×${d.slots}: ${d.count * d.slots} pods)` : ""}, all held by ${d.holders}; lower the replicas, or raise fleet.pools count if the pool has more cards`,
+    `${d.workload}: ${d.pending} stay${d.pending.includes(",") ? "" : "s"} Pending: ` +
+    `${d.pool} has ${d.count} ` +
+    `card${d.count === 1 ? "" : "s"}${d.slots > 1 ? ` (shared ×${d.slots}: ${d.count * d.slots} pods)` : ""}, all held by ${d.holders}; ` +
+    `lower the replicas, or raise fleet.pools count if the pool has more cards`,
 };
 
 export const k8sPoolCapacity = defineCheck({

@@ -14,7 +14,8 @@ export const k8sUnknownCard = defineCheck({
   id: "k8s/unknown-card",
   severity: "error",
   description:
-    "A Kubernetes workload asks for GPUs, but no nodeSelector, node affinity or fleet.pools entry says which card its nodes carry (or rules/cards.yaml does not know it).",
+    "A Kubernetes workload asks for GPUs, but no nodeSelector, node affinity or fleet.pools " +
+    "entry says which card its nodes carry (or rules/cards.yaml does not know it).",
   messages,
   run(ctx) {
     const files = new Set(kubernetesInUnit(ctx).map((r) => r.path));

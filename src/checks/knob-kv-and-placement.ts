@@ -17,7 +17,9 @@ export const knobKvAndPlacement = defineCheck({
   description: "The KV pool and PLACEMENT of one service change in one deploy unit.",
   messages: {
     both: (d: Data) =>
-      `the KV pool (${d.kv.map((c) => `${c.knob} ${c.before} → ${c.after}`).join(", ")}) and PLACEMENT (${d.placement.before} → ${d.placement.after}) change in one deploy: the ledger's experts and kv cache lines would move together; deploy them separately`,
+      `the KV pool (${d.kv.map((c) => `${c.knob} ${c.before} → ${c.after}`).join(", ")}) ` +
+      `and PLACEMENT (${d.placement.before} → ${d.placement.after}) change in one deploy: ` +
+      `the ledger's experts and kv cache lines would move together; deploy them separately`,
   },
   run(ctx) {
     return changedPairs(ctx.before, ctx.after).flatMap(({ before, after }) => {

@@ -16,7 +16,9 @@ export const knobOnePerDeploy = defineCheck({
   description: "More than one sizing knob of one service changes in one deploy unit (for the engines in knobs.enforce).",
   messages: {
     many: (d: Data) =>
-      `${d.knobs.length} sizing knobs change in one deploy (${d.changes.map((c) => `${c.knob} ${showValue(c.before)} → ${showValue(c.after)}`).join(", ")}): change one knob per deploy; split this into ${d.knobs.length} commits and check them with --unit commit`,
+      `${d.knobs.length} sizing knobs change in one deploy ` +
+      `(${d.changes.map((c) => `${c.knob} ${showValue(c.before)} → ${showValue(c.after)}`).join(", ")}): change one knob per ` +
+      `deploy; split this into ${d.knobs.length} commits and check them with --unit commit`,
   },
   run(ctx) {
     const enforce = new Set(ctx.policy.knobs.enforce);

@@ -9,7 +9,10 @@ import { formatInt, size } from "../kv/format.js";
 
 const messages = {
   auto: (d: { name: string; kv_bytes: number | null; expected_len: number | null }) =>
-    `${d.name}: --max-model-len auto: vLLM fits the context to the KV it finds at boot, so kvgate cannot check it${d.expected_len !== null && d.kv_bytes !== null ? ` (with ${size(d.kv_bytes)} of KV it would pick about ${formatInt(d.expected_len)} tokens)` : ""}; set a number of tokens to have it checked`,
+    `${d.name}: --max-model-len auto: vLLM fits the context to the KV it finds ` +
+    `at boot, so kvgate cannot check ` +
+    `it${d.expected_len !== null && d.kv_bytes !== null ? ` (with ${size(d.kv_bytes)} of KV it would pick about ${formatInt(d.expected_len)} tokens)` : ""}; ` +
+    `set a number of tokens to have it checked`,
   refused: (d: { name: string; version: string }) =>
     `${d.name}: --max-model-len auto is refused by vLLM ${d.version} (auto came with PR #29431): the seat does not start; set a number of tokens`,
 };

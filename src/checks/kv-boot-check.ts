@@ -33,7 +33,9 @@ type Data = {
 const advice = (d: Data): string =>
   d.fix
     ? `set ${showFix(d.fix)} or lower, down to ${d.min_utilization} (the KV pin still sizes the cache)`
-    : `no utilization fits: the seat needs at least ${d.min_utilization} of the card, the neighbours leave ${d.max_utilization}; move a seat off ${d.host} gpu ${d.gpu} (kvgate plan --host ${d.host}) or shrink a neighbour`;
+    : `no utilization fits: the seat needs at least ${d.min_utilization} of ` +
+      `the card, the neighbours leave ${d.max_utilization}; move a seat off ` +
+      `${d.host} gpu ${d.gpu} (kvgate plan --host ${d.host}) or shrink a neighbour`;
 
 export const kvBootCheck = defineCheck({
   id: "kv/boot-check",
@@ -41,7 +43,10 @@ export const kvBootCheck = defineCheck({
   description: "A vLLM seat on a shared card asks for utilization × total, more than its neighbours leave free.",
   messages: {
     boot: (d: Data) =>
-      `${d.name}: vLLM boots only with ${d.utilization} × ${size(d.total_bytes)} = ${size(d.asked_bytes)} free on ${d.host} gpu ${d.gpu}, but its neighbours hold ${size(d.others_bytes)} (${d.others}), leaving ${size(d.free_bytes)}: booting last it fails; ${advice(d)}${d.versions_note ?? ""}`,
+      `${d.name}: vLLM boots only with ${d.utilization} × ${size(d.total_bytes)} ` +
+      `= ${size(d.asked_bytes)} free on ${d.host} gpu ${d.gpu}, but its ` +
+      `neighbours hold ${size(d.others_bytes)} (${d.others}), leaving ` +
+      `${size(d.free_bytes)}: booting last it fails; ${advice(d)}${d.versions_note ?? ""}`,
   },
   run(ctx) {
     const usages = cardUsage(ctx.after, ctx.policy, ctx.pack);

@@ -18,7 +18,10 @@ const messages = {
     len_key: string;
     set: string;
   }) =>
-    `${d.name}: runs at ${formatInt(d.max_model_len)} tokens, below its model's ${formatInt(d.native_max)}, and its card has room: KV ${size(d.kv_bytes)} → ${size(d.required_bytes_at_max)} leaves ${size(d.card_spare_after_bytes)} spare; set ${d.len_key}=${d.native_max}${d.set}`,
+    `${d.name}: runs at ${formatInt(d.max_model_len)} tokens, below its ` +
+    `model's ${formatInt(d.native_max)}, and its card has room: KV ` +
+    `${size(d.kv_bytes)} → ${size(d.required_bytes_at_max)} leaves ` +
+    `${size(d.card_spare_after_bytes)} spare; set ${d.len_key}=${d.native_max}${d.set}`,
 };
 
 type R = Report<typeof messages>;

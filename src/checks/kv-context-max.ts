@@ -29,11 +29,18 @@ type Common = { name: string; max_model_len: number; fix?: ValueFix; cap?: numbe
 
 const messages = {
   native: (d: Common & { model: string; max_context: number; factor_needed: number }) =>
-    `${d.name}: max_model_len ${formatInt(d.max_model_len)} > ${d.model}'s native ${formatInt(d.max_context)} (max_position_embeddings) and YaRN is off; ${lower(d, d.max_context)}, or turn on YaRN with --hf-overrides '{"rope_scaling":{"rope_type":"yarn","factor":${d.factor_needed},"original_max_position_embeddings":${d.max_context}}}'${d.versions_note ?? ""}`,
+    `${d.name}: max_model_len ${formatInt(d.max_model_len)} > ${d.model}'s native ` +
+    `${formatInt(d.max_context)} (max_position_embeddings) and YaRN is off; ${lower(d, d.max_context)}, ` +
+    `or turn on YaRN with --hf-overrides ` +
+    `'{"rope_scaling":{"rope_type":"yarn","factor":${d.factor_needed},"original_max_position_embeddings":${d.max_context}}}'${d.versions_note ?? ""}`,
   yarn: (d: Common & { original: number; yarn_factor: number; limit: number; via: string }) =>
-    `${d.name}: max_model_len ${formatInt(d.max_model_len)} > YaRN's ${formatInt(d.original)} × ${d.yarn_factor} = ${formatInt(d.limit)} (${d.via}); ${lower(d, d.limit)}, or raise the YaRN factor${d.versions_note ?? ""}`,
+    `${d.name}: max_model_len ${formatInt(d.max_model_len)} > YaRN's ` +
+    `${formatInt(d.original)} × ${d.yarn_factor} = ${formatInt(d.limit)} (${d.via}); ` +
+    `${lower(d, d.limit)}, or raise the YaRN factor${d.versions_note ?? ""}`,
   derived: (d: Common & { model: string; limit: number; via: string; why: string }) =>
-    `${d.name}: max_model_len ${formatInt(d.max_model_len)} > the ${formatInt(d.limit)} vLLM derives for ${d.model} (${d.via})${d.why}: vLLM refuses to start; ${lower(d, d.limit)}${d.versions_note ?? ""}`,
+    `${d.name}: max_model_len ${formatInt(d.max_model_len)} > the ` +
+    `${formatInt(d.limit)} vLLM derives for ${d.model} (${d.via})${d.why}: ` +
+    `vLLM refuses to start; ${lower(d, d.limit)}${d.versions_note ?? ""}`,
 };
 
 type R = Report<typeof messages>;

@@ -49,8 +49,15 @@ type Estimated = {
 const advice = (d: Data): string => {
   if (d.fix_kind === "pin" && d.fix) return `set ${showFix(d.fix)} (${compact(Number(d.fix.value))})`;
   if (d.fix_kind === "context" && d.fix)
-    return `a pin of ${size(d.required_bytes)} does not fit beside its neighbours (the card's spare, or a neighbour's boot), so lower the context: set ${showFix(d.fix)} (${formatInt(Number(d.fix.value))} tokens fit the pin), or free the card first (kvgate plan)`;
-  return `a pin of ${size(d.required_bytes)} does not fit beside its neighbours (the card's spare, or a neighbour's boot): free room on the card first (kvgate plan), or lower the context`;
+    return (
+      `a pin of ${size(d.required_bytes)} does not fit beside its neighbours (the card's ` +
+      `spare, or a neighbour's boot), so lower the context: set ${showFix(d.fix)} ` +
+      `(${formatInt(Number(d.fix.value))} tokens fit the pin), or free the card first (kvgate plan)`
+    );
+  return (
+    `a pin of ${size(d.required_bytes)} does not fit beside its neighbours (the card's spare, ` +
+    `or a neighbour's boot): free room on the card first (kvgate plan), or lower the context`
+  );
 };
 
 const messages = {
@@ -139,7 +146,10 @@ export const kvCoversContext = defineCheck({
         if (!e || e.bytes >= seat.required) return null;
         const fits = longestFitting(seat, Math.max(0, e.bytes), round) ?? 0;
         const context = contextFix(ctx.pack, seat, fits);
-        const estimate = `${e.utilization} × ${size(e.totalBytes)} − weights ${size(e.weightsPerGpu)} − overhead ${size(e.overhead.bytes)}${e.graphsBytes > 0 ? ` − CUDA graphs ${size(e.graphsBytes)}` : ""}`;
+        const estimate =
+          `${e.utilization} × ${size(e.totalBytes)} − weights ` +
+          `${size(e.weightsPerGpu)} − overhead ` +
+          `${size(e.overhead.bytes)}${e.graphsBytes > 0 ? ` − CUDA graphs ${size(e.graphsBytes)}` : ""}`;
         // Before 0.10.2 there is no pin to advise: the utilization that leaves the KV, when the card holds it.
         const noPin = !seat.vf.kvCacheMemoryBytesFlag;
         const u = noPin ? utilizationFor(seat, seat.required) : null;

@@ -6,7 +6,8 @@ import { size } from "../kv/format.js";
 
 const messages = {
   differs: (d: { name: string; pinned_bytes: number; owner_bytes: number; by: string; set: string }) =>
-    `${d.name}: KV pin ${size(d.pinned_bytes)} ≠ ${d.by}'s ${size(d.owner_bytes)} (kv.seats.${d.name}.pinned); set ${d.set}, or ask ${d.by} to change kv.seats.${d.name}`,
+    `${d.name}: KV pin ${size(d.pinned_bytes)} ≠ ${d.by}'s ${size(d.owner_bytes)} ` +
+    `(kv.seats.${d.name}.pinned); set ${d.set}, or ask ${d.by} to change kv.seats.${d.name}`,
   unpinned: (d: { name: string; owner_bytes: number; by: string; set: string }) =>
     `${d.name}: no KV pin, but ${d.by} pinned this seat at ${size(d.owner_bytes)} (kv.seats.${d.name}.pinned); set ${d.set}`,
 };

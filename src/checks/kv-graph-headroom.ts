@@ -33,9 +33,18 @@ const messages = {
       fix?: ValueFix;
     },
   ) =>
-    `${d.name}: CUDA graphs are captured outside --gpu-memory-utilization on this vLLM version: they take ${size(d.graph_bytes)} (${d.graph_formula}), and the card leaves ${size(d.free_bytes)} ((1 − ${d.utilization}) × ${size(d.total_bytes)} = ${size(d.outside_bytes)} − its CUDA context ${size(d.context_bytes)}${d.others_bytes > 0 ? ` − neighbours ${size(d.others_bytes)}` : ""} + the ${size(d.activation_bytes)} activation peak freed after profiling): the capture runs out of memory at boot; ${eager(d)}${d.versions_note ?? ""}`,
+    `${d.name}: CUDA graphs are captured outside --gpu-memory-utilization on this vLLM version: ` +
+    `they take ${size(d.graph_bytes)} (${d.graph_formula}), and the card leaves ` +
+    `${size(d.free_bytes)} ((1 − ${d.utilization}) × ${size(d.total_bytes)} = ${size(d.outside_bytes)} ` +
+    `− its CUDA context ${size(d.context_bytes)}${d.others_bytes > 0 ? ` − neighbours ${size(d.others_bytes)}` : ""} ` +
+    `+ the ${size(d.activation_bytes)} activation peak freed after ` +
+    `profiling): the capture runs out of memory at boot; ${eager(d)}${d.versions_note ?? ""}`,
   pinned: (d: Common & { total_bytes: number; held_bytes: number; fix?: ValueFix }) =>
-    `${d.name}: with a KV pin vLLM skips profiling and captures its CUDA graphs in what the card has left: ${size(d.total_bytes)} − ${size(d.held_bytes)} (weights, pin, non-torch memory, CUDA context, neighbours) = ${size(d.free_bytes)}, below the ${size(d.graph_bytes)} they take (${d.graph_formula}); ${d.fix ? `set ${showFix(d.fix)}, or add --enforce-eager` : "add --enforce-eager"}${d.versions_note ?? ""}`,
+    `${d.name}: with a KV pin vLLM skips profiling and captures its CUDA graphs in ` +
+    `what the card has left: ${size(d.total_bytes)} − ${size(d.held_bytes)} (weights, ` +
+    `pin, non-torch memory, CUDA context, neighbours) = ${size(d.free_bytes)}, below the ` +
+    `${size(d.graph_bytes)} they take (${d.graph_formula}); ` +
+    `${d.fix ? `set ${showFix(d.fix)}, or add --enforce-eager` : "add --enforce-eager"}${d.versions_note ?? ""}`,
 };
 
 type R = Report<typeof messages>;
@@ -112,7 +121,9 @@ export const kvGraphHeadroom = defineCheck({
   id: "kv/graph-headroom",
   severity: "error",
   description:
-    "The CUDA graphs a vLLM seat captures at boot do not fit in what its card has left (outside the utilization budget before vLLM 0.21, or beside a byte pin): the capture runs out of memory.",
+    "The CUDA graphs a vLLM seat captures at boot do not fit in what " +
+    "its card has left (outside the utilization budget before vLLM " +
+    "0.21, or beside a byte pin): the capture runs out of memory.",
   messages,
   run(ctx) {
     const usages = cardUsage(ctx.after, ctx.policy, ctx.pack);

@@ -9,7 +9,8 @@ export const kvLongContextOverride = defineCheck({
   description: "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets max_model_len exceed the model's maximum unchecked.",
   messages: {
     escape: (d: { name: string }) =>
-      `${d.name}: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets vLLM run past the model's maximum context; remove it and size MAX_MODEL_LEN within the model's limit (or YaRN's original × factor)`,
+      `${d.name}: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets vLLM run past the model's maximum context; ` +
+      `remove it and size MAX_MODEL_LEN within the model's limit (or YaRN's original × factor)`,
   },
   run(ctx) {
     return vllmSeats(ctx.after, ctx.policy, ctx.pack).flatMap((seat) => {

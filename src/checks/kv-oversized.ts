@@ -10,7 +10,8 @@ export const kvOversized = defineCheck({
   description: "A vLLM seat's KV pin is at least one kv.round above what its context requires.",
   messages: {
     oversized: (d: { name: string; pinned_bytes: number; required_bytes: number; release_bytes: number; set: string }) =>
-      `${d.name}: KV pin ${size(d.pinned_bytes)} ≥ required ${size(d.required_bytes)} + one rounding step: ${size(d.release_bytes)} could be released; set ${d.set}`,
+      `${d.name}: KV pin ${size(d.pinned_bytes)} ≥ required ${size(d.required_bytes)} ` +
+      `+ one rounding step: ${size(d.release_bytes)} could be released; set ${d.set}`,
   },
   run(ctx) {
     const round = ctx.policy.kv.round_bytes;

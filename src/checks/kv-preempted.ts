@@ -25,10 +25,15 @@ const when = (iso: string | null): string => (iso === null ? "since the engine s
 
 const messages = {
   preempted: (d: Preempted) =>
-    `${d.name} preempted ${formatInt(d.preemptions)} request${d.preemptions === 1 ? "" : "s"} in ${d.windows} window${d.windows === 1 ? "" : "s"} (${when(d.first)} → ${when(d.last)}, ${d.file}): vLLM ran out of KV cache and recomputed them, so its KV was too small for its traffic; ` +
+    `${d.name} preempted ${formatInt(d.preemptions)} request${d.preemptions === 1 ? "" : "s"} ` +
+    `in ${d.windows} window${d.windows === 1 ? "" : "s"} ` +
+    `(${when(d.first)} → ${when(d.last)}, ${d.file}): vLLM ran out of KV ` +
+    `cache and recomputed them, so its KV was too small for its traffic; ` +
     (d.observed_kv_bytes === null
       ? `${d.file} does not record the KV it had then: raise ${d.key}, then observe again (\`kvgate observe --metrics … --write ${d.file}\`)`
-      : `its KV is ${d.kv_bytes === null ? "unknown" : size(d.kv_bytes)} now, not above the ${size(d.observed_kv_bytes)} it had then: raise ${d.key} above ${size(d.observed_kv_bytes)} (\`kvgate usage\` sizes it from the traffic), then observe again`),
+      : `its KV is ${d.kv_bytes === null ? "unknown" : size(d.kv_bytes)} now, not above ` +
+        `the ${size(d.observed_kv_bytes)} it had then: raise ${d.key} above ` +
+        `${size(d.observed_kv_bytes)} (\`kvgate usage\` sizes it from the traffic), then observe again`),
   "unknown-seat": (d: { file: string; name: string }) =>
     `${d.file} records preemptions of ${d.name}, which is not a vLLM seat of the fleet: add the service, or observe again without it`,
 };

@@ -22,9 +22,18 @@ const messages = {
     overfills?: boolean;
     required_bytes?: number | null;
   }) =>
-    `${d.name}: no KV byte pin on ${d.host} gpu ${d.gpu}, shared with ${d.neighbours.join(", ")}: its KV would come from --gpu-memory-utilization ${d.utilization} profiling, which counts co-booting neighbours' memory as its own; ${d.set ? `set ${d.set}` : d.overfills ? `the pin it needs (${size(d.required_bytes ?? 0)}) would overfill the card: move a seat (kvgate plan --host ${d.host}) or lower the context, then pin it` : "set KV_CACHE_MEMORY_BYTES (add the model to the catalog to get the number)"}`,
+    `${d.name}: no KV byte pin on ${d.host} gpu ${d.gpu}, shared with ${d.neighbours.join(", ")}: ` +
+    `its KV would come from --gpu-memory-utilization ${d.utilization} profiling, ` +
+    `which counts co-booting neighbours' memory as its own; ` +
+    `${d.set ? `set ${d.set}` : d.overfills ? `the pin it needs (${size(d.required_bytes ?? 0)}) would overfill the card: move a seat (kvgate plan --host ${d.host}) or lower the context, then pin it` : "set KV_CACHE_MEMORY_BYTES (add the model to the catalog to get the number)"}`,
   "no-pin": (d: { name: string; host: string; gpu: number; neighbours: string[]; utilization: number; version: string }) =>
-    `${d.name}: no KV byte pin on ${d.host} gpu ${d.gpu}, shared with ${d.neighbours.join(", ")}, and vLLM ${d.version} has none (--kv-cache-memory-bytes came in 0.10.2): its KV comes from --gpu-memory-utilization ${d.utilization} profiling, which counts a co-booting neighbour's memory as its own; start it only after ${d.neighbours.join(" and ")} ${d.neighbours.length === 1 ? "is" : "are"} up (compose depends_on with condition: service_healthy, or a systemd unit with After= and Requires=) and size its utilization with them resident, or upgrade to vLLM 0.10.2 or later and pin it`,
+    `${d.name}: no KV byte pin on ${d.host} gpu ${d.gpu}, shared with ${d.neighbours.join(", ")}, ` +
+    `and vLLM ${d.version} has none (--kv-cache-memory-bytes came in 0.10.2): ` +
+    `its KV comes from --gpu-memory-utilization ${d.utilization} profiling, which counts ` +
+    `a co-booting neighbour's memory as its own; start it only after ${d.neighbours.join(" and ")} ` +
+    `${d.neighbours.length === 1 ? "is" : "are"} up (compose depends_on with ` +
+    `condition: service_healthy, or a systemd unit with After= and Requires=) and size ` +
+    `its utilization with them resident, or upgrade to vLLM 0.10.2 or later and pin it`,
 };
 
 type R = Report<typeof messages>;

@@ -6,7 +6,9 @@ import { yarnOf } from "../kv/yarn.js";
 
 const messages = {
   on: (d: { name: string; via: string; yarn_factor: number }) =>
-    `${d.name}: static YaRN is on (${d.via}, factor ${d.yarn_factor}): it applies to every prompt, and Qwen's cards warn it degrades short ones; turn it on only for seats that need the long context`,
+    `${d.name}: static YaRN is on (${d.via}, factor ${d.yarn_factor}): ` +
+    `it applies to every prompt, and Qwen's cards warn it degrades ` +
+    `short ones; turn it on only for seats that need the long context`,
   forbidden: (d: { name: string; via: string; yarn_factor: number; by: string }) =>
     `${d.name}: static YaRN is on (${d.via}, factor ${d.yarn_factor}) but kv.seats.${d.name}.yarn is forbid (${d.by}); remove the YaRN override`,
 };

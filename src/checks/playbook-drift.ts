@@ -27,13 +27,20 @@ const shown = (v: string | null | undefined): string =>
 
 const messages = {
   differs: (d: Data) =>
-    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, but ${d.env_file} has ${shown(d.committed_value)}: commit the deployed value in ${d.env_file}, or change ${d.compose ?? "the playbook"}`,
+    `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, ` +
+    `but ${d.env_file} has ${shown(d.committed_value)}: commit the ` +
+    `deployed value in ${d.env_file}, or change ${d.compose ?? "the playbook"}`,
   removed: (d: Data) =>
-    `${d.playbook} removes ${d.key} from ${d.service}, but ${d.env_file} still sets it${d.committed_value === undefined ? "" : ` (${shown(d.committed_value)})`}: delete it from ${d.env_file} too, or keep it in the playbook`,
+    `${d.playbook} removes ${d.key} from ${d.service}, but ${d.env_file} still ` +
+    `sets it${d.committed_value === undefined ? "" : ` (${shown(d.committed_value)})`}: ` +
+    `delete it from ${d.env_file} too, or keep it in the playbook`,
   added: (d: Data) =>
     `${d.playbook} deploys ${d.key}=${shown(d.playbook_value)} to ${d.service}, which ${d.env_file} does not set: add it to ${d.env_file}`,
   "env-moved": (d: Data) =>
-    `${d.env_file} ${d.committed_value === null ? `no longer sets ${d.key}` : `now sets ${d.key}${d.committed_value === undefined ? "" : `=${shown(d.committed_value)}`}`}, but ${d.playbook} (not in this change) still deploys ${d.playbook_value === undefined ? "another value" : shown(d.playbook_value)} to ${d.service}: change ${d.playbook} in the same commit, or keep the value it deploys`,
+    `${d.env_file} ${d.committed_value === null ? `no longer sets ${d.key}` : `now sets ${d.key}${d.committed_value === undefined ? "" : `=${shown(d.committed_value)}`}`}, ` +
+    `but ${d.playbook} (not in this change) still deploys ` +
+    `${d.playbook_value === undefined ? "another value" : shown(d.playbook_value)} to ` +
+    `${d.service}: change ${d.playbook} in the same commit, or keep the value it deploys`,
   "no-env": (d: Data) =>
     `${d.playbook} deploys ${d.service}, but ${d.env_file} is not in the repository: commit the env file the playbook writes, so kvgate can size it`,
 };

@@ -15,7 +15,8 @@ export const playbookUnresolved = defineCheck({
   id: "playbook/unresolved",
   severity: "notice",
   description:
-    "A playbook value kvgate cannot resolve from the repository's variables (play vars, vars_files, roles, inventory, group_vars, host_vars); that setting is skipped.",
+    "A playbook value kvgate cannot resolve from the repository's variables (play vars, " +
+    "vars_files, roles, inventory, group_vars, host_vars); that setting is skipped.",
   messages,
   run(ctx) {
     const out: Report<typeof messages>[] = [];

@@ -26,7 +26,12 @@ export const radianceDemandCut = defineCheck({
   description: "The change lowers MAX_SEQS or MAX_MODEL_LEN of a radiance endpoint that was funded below 100 %.",
   messages: {
     cut: (d: Data) =>
-      `${d.cuts.map((c) => `${c.knob} ${formatInt(c.before)} → ${formatInt(c.after)}`).join(", ")} on an endpoint funded ${(d.funded * 100).toFixed(1)} % (${formatInt(d.tokens)} of ${formatInt(d.demand_tokens)} tokens): demand is not the lever; keep the demand${d.fixes ? ` (${d.fixes.map(showFix).join(", ")})` : d.fix ? ` (${showFix(d.fix)})` : ""} and raise HOST_POOL_MIB in ${formatInt(d.pool_step_mib)}-MiB steps${d.pool_for_full_funding_mib ? ` (about +${formatInt(d.pool_for_full_funding_mib)} MiB funds it all)` : ""}`,
+      `${d.cuts.map((c) => `${c.knob} ${formatInt(c.before)} → ${formatInt(c.after)}`).join(", ")} ` +
+      `on an endpoint funded ${(d.funded * 100).toFixed(1)} % (${formatInt(d.tokens)} ` +
+      `of ${formatInt(d.demand_tokens)} tokens): demand is not the lever; keep the ` +
+      `demand${d.fixes ? ` (${d.fixes.map(showFix).join(", ")})` : d.fix ? ` (${showFix(d.fix)})` : ""} ` +
+      `and raise HOST_POOL_MIB in ${formatInt(d.pool_step_mib)}-MiB ` +
+      `steps${d.pool_for_full_funding_mib ? ` (about +${formatInt(d.pool_for_full_funding_mib)} MiB funds it all)` : ""}`,
   },
   run(ctx) {
     return changedPairs(ctx.before, ctx.after, (s) => sizesKvByLedger(ctx.pack, s)).flatMap(({ before, after }) => {

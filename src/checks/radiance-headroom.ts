@@ -14,7 +14,9 @@ export const radianceHeadroom = defineCheck({
   description: "GPU_HEADROOM_MIB of a radiance endpoint is below radiance.headroom_floor_mib.",
   messages: {
     below: (d: { gpu_headroom_mib: number; headroom_floor_mib: number; key: string; fix?: ValueFix }) =>
-      `${d.key} ${formatInt(d.gpu_headroom_mib)} is below the floor of ${formatInt(d.headroom_floor_mib)} MiB (the first rung measured decode-neutral): ${d.fix ? `set ${showFix(d.fix)} or more` : `set ${d.key} to ${formatInt(d.headroom_floor_mib)} or more`}`,
+      `${d.key} ${formatInt(d.gpu_headroom_mib)} is below the floor of ${formatInt(d.headroom_floor_mib)} ` +
+      `MiB (the first rung measured decode-neutral): ` +
+      `${d.fix ? `set ${showFix(d.fix)} or more` : `set ${d.key} to ${formatInt(d.headroom_floor_mib)} or more`}`,
   },
   run(ctx) {
     const floor = ctx.policy.radiance.headroom_floor_mib;

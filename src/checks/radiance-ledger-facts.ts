@@ -7,7 +7,8 @@ import { ledgerPathOf } from "../parse/ledger-facts.js";
 const messages = {
   problem: (d: { message: string }) => `ledger facts: ${d.message}`,
   cards: (d: { cards: number; expected: number; from: string }) =>
-    `the ledger facts list ${d.cards} card${d.cards === 1 ? "" : "s"} but the endpoint runs on ${d.expected} (${d.from}): list every card's facts, the smallest card is the budget`,
+    `the ledger facts list ${d.cards} card${d.cards === 1 ? "" : "s"} but the endpoint runs ` +
+    `on ${d.expected} (${d.from}): list every card's facts, the smallest card is the budget`,
   missing: (d: { file: string }) =>
     `no ledger facts file ${d.file}: funding is not checked; write it from the last boot ledger (README#rule-radiance-ledger-facts)`,
 };

@@ -33,7 +33,9 @@ export const radiancePoolNoEffect = defineCheck({
   description: "HOST_POOL_MIB rose but the KV cache did not: the extra pinned RAM buys nothing.",
   messages: {
     none: (d: Data) =>
-      `HOST_POOL_MIB rises ${formatInt(d.host_pool_before_mib)} → ${formatInt(d.host_pool_mib)} but no card's kv grows: ${why[d.reason](d)}; keep ${d.fix ? showFix(d.fix) : `HOST_POOL_MIB at ${formatInt(d.host_pool_before_mib)}`}, the extra pinned RAM buys nothing`,
+      `HOST_POOL_MIB rises ${formatInt(d.host_pool_before_mib)} → ${formatInt(d.host_pool_mib)} ` +
+      `but no card's kv grows: ${why[d.reason](d)}; keep ` +
+      `${d.fix ? showFix(d.fix) : `HOST_POOL_MIB at ${formatInt(d.host_pool_before_mib)}`}, the extra pinned RAM buys nothing`,
   },
   run(ctx) {
     return changedPairs(ctx.before, ctx.after, (s) => sizesKvByLedger(ctx.pack, s)).flatMap(({ before, after }) => {

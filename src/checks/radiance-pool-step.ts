@@ -48,7 +48,10 @@ export const radiancePoolStep = defineCheck({
   description: "A change of HOST_POOL_MIB that is not a multiple of radiance.pool_step_mib.",
   messages: {
     step: (d: Data) =>
-      `${d.key} changes by ${d.change_mib > 0 ? "+" : ""}${formatInt(d.change_mib)} MiB (${formatInt(d.host_pool_before_mib)} → ${formatInt(d.host_pool_mib)}), not a multiple of ${formatInt(d.pool_step_mib)}: change it in whole steps, e.g. ${d.fix ? showFix(d.fix) : `to ${formatInt(d.suggested_mib)}`}`,
+      `${d.key} changes by ${d.change_mib > 0 ? "+" : ""}${formatInt(d.change_mib)} ` +
+      `MiB (${formatInt(d.host_pool_before_mib)} → ${formatInt(d.host_pool_mib)}), ` +
+      `not a multiple of ${formatInt(d.pool_step_mib)}: change it in whole ` +
+      `steps, e.g. ${d.fix ? showFix(d.fix) : `to ${formatInt(d.suggested_mib)}`}`,
   },
   run(ctx) {
     const step = ctx.policy.radiance.pool_step_mib;

@@ -42,7 +42,10 @@ const family: RuleMeta[] = [
   {
     id: IGNORE_INVALID_RULE,
     severity: "error",
-    description: `A .kvgateignore line that is not \`${IGNORE_SHAPE}\`: a bad fingerprint, a date that does not exist, or an expiry written any other way (\`Until:\`, \`until=\`, \`expires …\`, a bare date). It exempts nothing: fix it to the accepted form.`,
+    description:
+      `A .kvgateignore line that is not \`${IGNORE_SHAPE}\`: a bad fingerprint, a date ` +
+      `that does not exist, or an expiry written any other way (\`Until:\`, \`until=\`, ` +
+      `\`expires …\`, a bare date). It exempts nothing: fix it to the accepted form.`,
   },
   {
     id: UNSCANNED_RULE,
@@ -74,7 +77,10 @@ const messages = {
     ignore_invalid_line?: number;
     decoded_from?: string;
   }) =>
-    `${d.title} ${d.redacted}${viaNote(d)} (column ${d.column}${d.decoded_from ? `, base64 of a Secret's ${d.decoded_from}, decoded` : ""}): remove it from the change and rotate it; read it from a vault or the environment instead. If it is an inert example, list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
+    `${d.title} ${d.redacted}${viaNote(d)} (column ` +
+    `${d.column}${d.decoded_from ? `, base64 of a Secret's ${d.decoded_from}, decoded` : ""}): remove it from the change and ` +
+    `rotate it; read it from a vault or the environment instead. If it is an inert example, ` +
+    `list the whole value under secrets.placeholders in kvgate.yaml${expiredNote(d)}`,
   ignored: (d: { title: string; redacted: string; ignore_line: number }) =>
     `${d.title} ${d.redacted} is accepted by ${IGNORE_FILE} line ${d.ignore_line}`,
   ignoreUnused: (d: { fingerprint: string }) =>
@@ -90,10 +96,13 @@ const messages = {
     ignore_line?: number;
     ignore_invalid_line?: number;
   }) =>
-    `${d.title} ${d.redacted}${viaNote(d)}${expiredNote(d)} let through by ${d.override}=1: the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
+    `${d.title} ${d.redacted}${viaNote(d)}${expiredNote(d)} let through by ${d.override}=1: ` +
+    `the commit records it in a Kvgate-Allowed-Secret trailer; rotate it if it is real`,
   skipped: (d: { why: string }) => `not scanned for secrets: ${d.why}`,
   unscanned: (d: { why: string }) =>
-    `could not be scanned for secrets (${d.why}), so the gate cannot pass it: retry with free space in the temp folder, or list the file under secrets.exclude in kvgate.yaml if it must not be scanned`,
+    `could not be scanned for secrets (${d.why}), so the gate cannot ` +
+    `pass it: retry with free space in the temp folder, or list the file ` +
+    `under secrets.exclude in kvgate.yaml if it must not be scanned`,
 };
 
 /** secrets.exclude compiled once per policy (an audit runs this check once per commit of a history). */

@@ -14,7 +14,9 @@ export const ttmTarget = defineCheck({
   description: "TTM_TARGET_MIB of a radiance endpoint is below TTM_MIN_MIB + ttm.slack_mib.",
   messages: {
     low: (d: TtmData & { target_required_mib: number; fix?: ValueFix }) =>
-      `TTM_TARGET_MIB ${formatInt(d.ttm_target_mib ?? 0)} is below TTM_MIN_MIB ${formatInt(d.ttm_min_mib ?? 0)} + ${formatInt(d.slack_mib)} MiB slack: ${d.fix ? `set ${showFix(d.fix)} or more` : `set TTM_TARGET_MIB to ${formatInt(d.target_required_mib)} or more`}`,
+      `TTM_TARGET_MIB ${formatInt(d.ttm_target_mib ?? 0)} is below TTM_MIN_MIB ` +
+      `${formatInt(d.ttm_min_mib ?? 0)} + ${formatInt(d.slack_mib)} MiB slack: ` +
+      `${d.fix ? `set ${showFix(d.fix)} or more` : `set TTM_TARGET_MIB to ${formatInt(d.target_required_mib)} or more`}`,
   },
   run(ctx) {
     return ledgerSizedServices(ctx.after, ctx.pack).flatMap((s) => {

@@ -3,7 +3,9 @@
 import { FORMATS, REPORTERS } from "../report/reporters.js";
 
 const REPO =
-  "  --repo DIR         the repository (or a folder inside one: read as a fleet of its own); default: the\n                     top level of the repository holding the current folder";
+  "  --repo DIR         the repository (or a folder inside one: " +
+  "read as a fleet of its own); default: the\n                " +
+  "     top level of the repository holding the current folder";
 const CONFIG = "  --config FILE      use this kvgate.yaml instead of the repository's";
 const OUTPUT = "  --output FILE      write the report to FILE instead of stdout";
 const SINCE = "  --since T, --until T\n                     only what happened in [T, T) (a date or an ISO timestamp)";

@@ -205,7 +205,9 @@ function extendsTarget(
         kind: resolved.remote ? "unresolved" : "parse",
         file: fileNode.pos.file,
         line: fileNode.pos.line,
-        message: `extends of ${name}: ${resolved.why}; what ${service} sets is unknown to kvgate${resolved.remote ? "" : ", so it cannot size the service (keep the base in the repository)"}`,
+        message:
+          `extends of ${name}: ${resolved.why}; what ${service} sets is unknown to ` +
+          `kvgate${resolved.remote ? "" : ", so it cannot size the service (keep the base in the repository)"}`,
         service: name,
       });
       return null;
@@ -263,7 +265,9 @@ function readIncludes(ctx: Ctx, include: CNode, project: Project, services: Map<
         kind: "parse",
         file: at.pos.file,
         line: at.pos.line,
-        message: `include cycle ${[...stack.slice(stack.indexOf(first)), first].join(" → ")}: docker compose refuses it; remove the include that closes the loop`,
+        message:
+          `include cycle ${[...stack.slice(stack.indexOf(first)), first].join(" → ")}: ` +
+          `docker compose refuses it; remove the include that closes the loop`,
       });
       continue;
     }
@@ -297,7 +301,10 @@ function includedApp(ctx: Ctx, files: string[], project: Project, stack: string[
       kind: "parse",
       file: at.pos.file,
       line: at.pos.line,
-      message: `the includes of ${ctx.root} reach more than ${MAX_INCLUDED_APPS} applications (files included along many paths, each with its own .env); kvgate does not read further: include each file once`,
+      message:
+        `the includes of ${ctx.root} reach more than ${MAX_INCLUDED_APPS} ` +
+        `applications (files included along many paths, each with its ` +
+        `own .env); kvgate does not read further: include each file once`,
     });
     return null;
   }
@@ -321,7 +328,9 @@ function includedPath(ctx: Ctx, node: CNode): string | null {
       kind: r.remote ? "unresolved" : "parse",
       file: node.pos.file,
       line: node.pos.line,
-      message: `include: ${r.why}; the services it defines are unknown to kvgate${r.remote ? "" : ", so it cannot size them (keep the included file in the repository)"}`,
+      message:
+        `include: ${r.why}; the services it defines are unknown to ` +
+        `kvgate${r.remote ? "" : ", so it cannot size them (keep the included file in the repository)"}`,
     });
     return null;
   }

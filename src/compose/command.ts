@@ -141,7 +141,12 @@ function known(ctx: Ctx, service: string, tokens: readonly Token[]): Token[] {
       kind: "unresolved",
       file: t.node.pos.file,
       line: t.node.pos.line,
-      message: `${shown} in the command of ${service}: ${[...new Set(vars)].map((v) => "${" + v + "}").join(", ")} is not set in the .env beside the compose file; docker compose takes it from the deploy host's shell, which kvgate cannot see, so that setting is skipped and the rest of the command is read (set it in the .env, or give a default: \${${vars[0] as string}:-value})`,
+      message:
+        `${shown} in the command of ${service}: ${[...new Set(vars)].map((v) => "${" + v + "}").join(", ")} ` +
+        `is not set in the .env beside the compose file; ` +
+        `docker compose takes it from the deploy host's shell, which kvgate ` +
+        `cannot see, so that setting is skipped and the rest of the command is read ` +
+        `(set it in the .env, or give a default: \${${vars[0] as string}:-value})`,
       service,
       key: "COMMAND",
     });
@@ -181,7 +186,11 @@ function unwrapShell(ctx: Ctx, service: string, tokens: Token[], container: Look
       kind: "unresolved",
       file: script.node.pos.file,
       line: script.node.pos.line,
-      message: `${[...new Set(missing)].map((v) => "${" + v + "}").join(", ")} in the ${sh.word} -c script of ${service} is the container shell's variable, and the service's environment (environment, env_file) does not set it: the container may well get no value, so kvgate does not read the setting it is in (set it in the service's environment)`,
+      message:
+        `${[...new Set(missing)].map((v) => "${" + v + "}").join(", ")} in the ${sh.word} ` +
+        `-c script of ${service} is the container shell's variable, and the service's environment ` +
+        `(environment, env_file) does not set it: the container may well get no value, ` +
+        `so kvgate does not read the setting it is in (set it in the service's environment)`,
       service,
       key: "COMMAND",
     });

@@ -151,7 +151,10 @@ export function unresolved(ctx: Ctx, node: CNode, what: string, service?: string
     kind: "unresolved",
     file: node.pos.file,
     line: node.pos.line,
-    message: `${what}: ${names} is ${reason}not set in the .env beside the compose file; docker compose takes it from the deploy host's shell, which kvgate cannot see, so the setting is skipped (set it in the .env, or give a default: \${${vars[0]}:-value})`,
+    message:
+      `${what}: ${names} is ${reason}not set in the .env beside the compose file; docker ` +
+      `compose takes it from the deploy host's shell, which kvgate cannot see, so the ` +
+      `setting is skipped (set it in the .env, or give a default: \${${vars[0]}:-value})`,
     ...(service !== undefined ? { service } : {}),
     ...(key !== undefined ? { key } : {}),
   });

@@ -114,7 +114,9 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
       kind: "unresolved",
       file: place.pos.file,
       line: place.pos.line,
-      message: `${service}: ${place.why}; kvgate cannot tell which cards it runs on, so the env file's GPU is checked instead (name the cards: device_ids: ['0'])`,
+      message:
+        `${service}: ${place.why}; kvgate cannot tell which cards it runs on, so ` +
+        `the env file's GPU is checked instead (name the cards: device_ids: ['0'])`,
       service,
       key: "GPU",
     });
@@ -137,7 +139,9 @@ export function gpusOf(ctx: Ctx, service: string, def: CMap, vars: ReadonlyMap<s
       kind: "unresolved",
       file: place.pos.file,
       line: place.pos.line,
-      message: `${service}: card ${odd} is not a card index; kvgate places seats by index, so the env file's GPU is checked instead (write the index, e.g. device_ids: ['0'])`,
+      message:
+        `${service}: card ${odd} is not a card index; kvgate places seats by index, so ` +
+        `the env file's GPU is checked instead (write the index, e.g. device_ids: ['0'])`,
       service,
       key: "GPU",
     });
@@ -196,7 +200,9 @@ function requestOf(ctx: Ctx, service: string, item: CMap, source: string): Reque
       kind: "parse",
       file: countNode.pos.file,
       line: countNode.pos.line,
-      message: `${service}: ${source} sets both count and device_ids; docker compose refuses it ("\\"count\\" and \\"device_ids\\" attributes are exclusive"): keep device_ids`,
+      message:
+        `${service}: ${source} sets both count and device_ids; docker compose refuses it ` +
+        `("\\"count\\" and \\"device_ids\\" attributes are exclusive"): keep device_ids`,
       service,
       key: "GPU",
     });
@@ -298,7 +304,10 @@ function narrow(ctx: Ctx, service: string, place: Place, v: GpuVar): Place {
         if (id === undefined) {
           return {
             kind: "unknown",
-            why: `CUDA_VISIBLE_DEVICES=${v.value} picks card ${p} inside the container, which is given ${place.ids.length} card${place.ids.length === 1 ? "" : "s"} (${place.ids.join(",")}, numbered from 0 there); CUDA fails to start on it`,
+            why:
+              `CUDA_VISIBLE_DEVICES=${v.value} picks card ${p} inside the container, ` +
+              `which is given ${place.ids.length} card${place.ids.length === 1 ? "" : "s"} ` +
+              `(${place.ids.join(",")}, numbered from 0 there); CUDA fails to start on it`,
             pos: v.node.pos,
           };
         }

@@ -94,7 +94,10 @@ export function folderProjects(source: ComposeSource, dir: string, paths: readon
         kind: "unresolved",
         file: p,
         line: 1,
-        message: `COMPOSE_FILE (${settings.envPath}:${settings.composeFile.line}) names the project's files, so docker compose does not merge ${name}, and neither does kvgate; add it to COMPOSE_FILE if it should be`,
+        message:
+          `COMPOSE_FILE (${settings.envPath}:${settings.composeFile.line}) ` +
+          `names the project's files, so docker compose does not merge ${name}, ` +
+          `and neither does kvgate; add it to COMPOSE_FILE if it should be`,
       });
     }
   } else {
@@ -112,7 +115,11 @@ export function folderProjects(source: ComposeSource, dir: string, paths: readon
           kind: "unresolved",
           file: p,
           line: 1,
-          message: `docker compose in ${dir === "." ? "the repository root" : dir} reads ${posix.basename(winner)}, not ${name} (compose-go reads the first of ${DEFAULT_FILES.join(", ")}), so kvgate does not deploy ${p} either; merge it into ${posix.basename(winner)}, or name both in COMPOSE_FILE`,
+          message:
+            `docker compose in ${dir === "." ? "the repository root" : dir} reads ` +
+            `${posix.basename(winner)}, not ${name} (compose-go reads the first of ` +
+            `${DEFAULT_FILES.join(", ")}), so kvgate does not deploy ${p} either; ` +
+            `merge it into ${posix.basename(winner)}, or name both in COMPOSE_FILE`,
         });
       }
       for (const name of OVERRIDE_FILES) claimed.add(inDir(dir, name));
@@ -136,7 +143,9 @@ function namedFiles(settings: ComposeSettings, dir: string, problems: ComposePro
         kind: "parse",
         file: settings.envPath,
         line: cf.line,
-        message: `COMPOSE_FILE names ${written}, outside the repository: kvgate cannot read what docker compose would run (name a compose file in the repository)`,
+        message:
+          `COMPOSE_FILE names ${written}, outside the repository: kvgate cannot ` +
+          `read what docker compose would run (name a compose file in the repository)`,
       });
       continue;
     }

@@ -39,7 +39,10 @@ function readProject(files: ProjectFiles, source: ComposeSource, opts: ComposeRe
       kind: "parse",
       file: files.composeFileAt.file,
       line: files.composeFileAt.line,
-      message: `COMPOSE_FILE names ${missing.join(", ")}, which ${missing.length === 1 ? "is" : "are"} not in the repository; docker compose cannot load the project (commit ${missing.length === 1 ? "it" : "them"}, or fix COMPOSE_FILE)`,
+      message:
+        `COMPOSE_FILE names ${missing.join(", ")}, which ${missing.length === 1 ? "is" : "are"} ` +
+        `not in the repository; docker compose cannot load the project ` +
+        `(commit ${missing.length === 1 ? "it" : "them"}, or fix COMPOSE_FILE)`,
     });
     return ctx.out;
   }

@@ -74,7 +74,10 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
           kind: "unresolved",
           file: node.pos.file,
           line: node.pos.line,
-          message: `${item.key} for ${target.service} has no value in the compose file and none in the .env beside it; docker compose takes it from the deploy host's shell, which kvgate cannot see, so the setting is skipped (write ${item.key}=value)`,
+          message:
+            `${item.key} for ${target.service} has no value in the compose file and none ` +
+            `in the .env beside it; docker compose takes it from the deploy host's shell, ` +
+            `which kvgate cannot see, so the setting is skipped (write ${item.key}=value)`,
           service: target.service,
           key: item.key,
         });
@@ -169,7 +172,8 @@ function replicasOf(ctx: Ctx, service: string, def: CNode, containerName: string
   if (n > 1 && containerName !== null)
     return refuse(
       at,
-      `${n} replicas under one container_name (${containerName}); docker compose refuses to start them (Docker requires each container to have a unique name: remove container_name)`,
+      `${n} replicas under one container_name (${containerName}); docker compose refuses to ` +
+        `start them (Docker requires each container to have a unique name: remove container_name)`,
     );
   return n;
 }
@@ -242,7 +246,10 @@ function envFilesOf(ctx: Ctx, service: string, node: CNode | undefined, s: Servi
           kind: "unresolved",
           file: pathNode.pos.file,
           line: pathNode.pos.line,
-          message: `env_file ${r.path} of ${service} is not in the repository; docker compose refuses to start without it, and the settings it holds are unknown to kvgate (commit it, or mark it required: false if it is optional)`,
+          message:
+            `env_file ${r.path} of ${service} is not in the repository; docker ` +
+            `compose refuses to start without it, and the settings it holds are unknown ` +
+            `to kvgate (commit it, or mark it required: false if it is optional)`,
           service,
         });
       }

@@ -188,7 +188,9 @@ function scalarJson(n: Extract<CNode, { t: "str" }>, path: string[], casts: (Tre
         casts.push({
           file: n.pos.file,
           line: n.pos.line,
-          message: `error while interpolating ${path.join(".").replace(/\.\[\]/g, "[]")}: failed to cast to expected type: ${v.message}; docker compose refuses the file`,
+          message:
+            `error while interpolating ${path.join(".").replace(/\.\[\]/g, "[]")}: failed ` +
+            `to cast to expected type: ${v.message}; docker compose refuses the file`,
         });
         return n.value;
       }

@@ -151,7 +151,9 @@ function nodeCounter(src: SourceText): (events: readonly Event[], batch: Batch) 
 function nodeLimit(src: SourceText, line: number): Refusal {
   return new Refusal(
     line,
-    `${src.path} holds more than ${MAX_NODE_VISITS.toLocaleString("en-US")} YAML nodes in one document; docker compose refuses it ("compose file exceeds maximum node visit limit (${MAX_NODE_VISITS})"): split it into files joined by include`,
+    `${src.path} holds more than ${MAX_NODE_VISITS.toLocaleString("en-US")} YAML ` +
+      `nodes in one document; docker compose refuses it ("compose file exceeds maximum ` +
+      `node visit limit (${MAX_NODE_VISITS})"): split it into files joined by include`,
   );
 }
 
@@ -352,7 +354,9 @@ class Builder {
     if (first)
       throw new Refusal(
         pos.line,
-        `${raw} is defined twice in the same mapping (lines ${first.keyPos.line} and ${pos.line}); docker compose refuses the file ("mapping key ${JSON.stringify(raw)} already defined at line ${first.keyPos.line}"): delete one`,
+        `${raw} is defined twice in the same mapping (lines ${first.keyPos.line} ` +
+          `and ${pos.line}); docker compose refuses the file ("mapping key ` +
+          `${JSON.stringify(raw)} already defined at line ${first.keyPos.line}"): delete one`,
       );
     f.key = { name: raw, pos, merge: false };
   }
@@ -446,7 +450,8 @@ class Builder {
     if (++this.documents > MAX_DOCUMENTS)
       throw new Refusal(
         root.pos.line,
-        `more than ${MAX_DOCUMENTS.toLocaleString("en-US")} YAML documents in one compose file; kvgate does not read it (docker compose merges each as a layer: write one document)`,
+        `more than ${MAX_DOCUMENTS.toLocaleString("en-US")} YAML documents in one compose file; ` +
+          `kvgate does not read it (docker compose merges each as a layer: write one document)`,
       );
     this.docs.push(root);
   }
@@ -499,7 +504,9 @@ function checkAliasing(root: CNode, aliasEntries: ReadonlySet<CEntry>, aliasItem
   if (fromAliases > 100 && decoded > 1000 && fromAliases / decoded > allowedAliasRatio(decoded))
     throw new Refusal(
       root.pos.line,
-      `its aliases expand to ${decoded >= 1e9 ? "billions of" : Math.round(decoded).toLocaleString("en-US")} nodes, ${Math.round((100 * fromAliases) / decoded)}% of them copies (an alias bomb); docker compose refuses it ("document contains excessive aliasing")`,
+      `its aliases expand to ${decoded >= 1e9 ? "billions of" : Math.round(decoded).toLocaleString("en-US")} ` +
+        `nodes, ${Math.round((100 * fromAliases) / decoded)}% of them copies ` +
+        `(an alias bomb); docker compose refuses it ("document contains excessive aliasing")`,
     );
 }
 

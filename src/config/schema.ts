@@ -37,14 +37,18 @@ const GpuSpec = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      "The card's model as nvidia-smi names it (`A100-SXM4-80GB`, `NVIDIA GeForce RTX 4090`): sets vLLM's batch defaults (EngineArgs.get_batch_defaults) and, for a card rules/cards.yaml knows, the default `total` and `cuda_total`.",
+      "The card's model as nvidia-smi names it (`A100-SXM4-80GB`, `NVIDIA GeForce " +
+        "RTX 4090`): sets vLLM's batch defaults (EngineArgs.get_batch_defaults) and, " +
+        "for a card rules/cards.yaml knows, the default `total` and `cuda_total`.",
     ),
   total: ByteQuantity.optional().describe(
     "The card's total memory. Default, for a card rules/cards.yaml knows by `name`: what CUDA reports for it.",
   ),
   reserve: ByteQuantity.optional().describe("What must stay free at plateau. Default 0."),
   cuda_total: ByteQuantity.optional().describe(
-    "What CUDA reports as the card's total (torch.cuda.mem_get_info, vLLM's `total_gpu_memory`; e.g. 79.15GiB on an \"80 GB\" A100): vLLM's utilization × total and its boot check use it. Default: rules/cards.yaml's figure for the named card, else `total`.",
+    "What CUDA reports as the card's total (torch.cuda.mem_get_info, vLLM's `total_gpu_memory`; " +
+      'e.g. 79.15GiB on an "80 GB" A100): vLLM\'s utilization × total and its boot ' +
+      "check use it. Default: rules/cards.yaml's figure for the named card, else `total`.",
   ),
 });
 
@@ -58,7 +62,9 @@ const PoolSpec = z
       .positive()
       .optional()
       .describe(
-        "What CUDA reports as the card's total (torch.cuda.mem_get_info, vLLM's total_gpu_memory; a little under nvidia-smi's memory.total), in MiB. Default: the card's figure in rules/cards.yaml.",
+        "What CUDA reports as the card's total (torch.cuda.mem_get_info, " +
+          "vLLM's total_gpu_memory; a little under nvidia-smi's memory.total), " +
+          "in MiB. Default: the card's figure in rules/cards.yaml.",
       ),
     count: z.number().int().positive().optional().describe("Physical GPUs in the pool. Default: as many as its pods ask for."),
     reserve: ByteQuantity.optional().describe("What must stay free on each card at plateau. Default 0."),
@@ -132,7 +138,8 @@ export const ModelSpec = z.strictObject({
     })
     .optional()
     .describe(
-      "Gated-delta-net state of the L layers (linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim)",
+      "Gated-delta-net state of the L layers (linear_num_key_heads, linear_num_value_heads, " +
+        "linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim)",
     ),
   rope_scaling: z
     .strictObject({
@@ -260,7 +267,9 @@ export const ConfigSchema = z
       .union([glob, z.array(glob).min(1)])
       .optional()
       .describe(
-        'Globs of Kubernetes manifests and Helm values files (multi-document YAML); each engine workload is a deploy. Default ["k8s/**/*.{yml,yaml}", "deploy/**/*.{yml,yaml}", "charts/**/values*.{yml,yaml}"].',
+        "Globs of Kubernetes manifests and Helm values files (multi-document " +
+          'YAML); each engine workload is a deploy. Default ["k8s/**/*.{yml,yaml}", ' +
+          '"deploy/**/*.{yml,yaml}", "charts/**/values*.{yml,yaml}"].',
       ),
     fleet: z
       .strictObject({
@@ -270,7 +279,8 @@ export const ConfigSchema = z
           .record(z.string().min(1), PoolSpec)
           .optional()
           .describe(
-            "Kubernetes node pools by name: a workload is in a pool when a nodeSelector or required node-affinity value names it (or names its card's nvidia.com/gpu.product).",
+            "Kubernetes node pools by name: a workload is in a pool when a nodeSelector or " +
+              "required node-affinity value names it (or names its card's nvidia.com/gpu.product).",
           ),
       })
       .optional(),
@@ -299,7 +309,9 @@ export const ConfigSchema = z
       .record(z.string(), ModelSpec.partial())
       .optional()
       .describe(
-        "Added to rules/models.yaml, or merged field by field over its entry for the same model (explain names the fields overridden). An entry the catalog does not know needs layers, max_context and weights.",
+        "Added to rules/models.yaml, or merged field by field over its entry " +
+          "for the same model (explain names the fields overridden). An entry " +
+          "the catalog does not know needs layers, max_context and weights.",
       ),
     radiance: z
       .strictObject({
@@ -320,7 +332,10 @@ export const ConfigSchema = z
         vllm: z
           .strictObject({
             versions: VersionRange.optional().describe(
-              'The vLLM versions the fleet may run, as a range (">=0.10", ">=0.10 <0.12", "0.11.x"): a seat whose image tag or VLLM_VERSION names no version is sized for each of them (refused when it fails on all, warned when on some). Default: the last three minor releases rules/engines.yaml knows.',
+              'The vLLM versions the fleet may run, as a range (">=0.10", ">=0.10 ' +
+                '<0.12", "0.11.x"): a seat whose image tag or VLLM_VERSION names no version ' +
+                "is sized for each of them (refused when it fails on all, warned when on " +
+                "some). Default: the last three minor releases rules/engines.yaml knows.",
             ),
           })
           .optional(),

@@ -53,7 +53,8 @@ async function writeRound(ctx: RoundContext, result: CheckResult, run: FixRun, t
     const expected = await ctx.expected(path);
     if (expected !== null && expected !== text) {
       refuse(
-        `${path} changed in the working tree since it was staged, so the findings' lines are not its lines: stage it (git add ${path}) and run kvgate check --fix again`,
+        `${path} changed in the working tree since it was staged, so the findings' lines ` +
+          `are not its lines: stage it (git add ${path}) and run kvgate check --fix again`,
       );
       continue;
     }

@@ -116,11 +116,13 @@ function kvLines(
   if (hybrid && k.required_bytes !== null && k.request_bytes !== null && k.request_bytes !== undefined) {
     // Not every layer holds the whole context: the required KV is the factor over vLLM's per-kind request.
     lines.push(
-      `required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × one request ${formatBytes(k.request_bytes)} / ${formatBytes(round)}) × ${formatBytes(round)}`,
+      `required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × one request ` +
+        `${formatBytes(k.request_bytes)} / ${formatBytes(round)}) × ${formatBytes(round)}`,
     );
   } else if (k.required_bytes !== null && len !== null) {
     lines.push(
-      `required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × ${formatInt(len)} tokens × ${formatBytes(k.bytes_per_token)} / ${formatBytes(round)}) × ${formatBytes(round)}`,
+      `required ${formatBytes(k.required_bytes)} = ceil(${k.factor} × ${formatInt(len)} tokens ` +
+        `× ${formatBytes(k.bytes_per_token)} / ${formatBytes(round)}) × ${formatBytes(round)}`,
     );
   }
   if (k.model_source) lines.push(`model facts from ${k.model_file ?? k.model_source}`);
@@ -225,7 +227,8 @@ export function explainText(input: ExplainInput, opts: { color: boolean }): stri
       if (!v) continue;
       const shown = typeof v.value === "object" ? JSON.stringify(v.value) : valueText(v.value);
       out.push(
-        `  ${n.padEnd(width)}  ${shown}${shown !== v.raw && v.raw !== "" ? p.dim(` (${v.raw})`) : ""}  ${p.dim(`${v.origin.file}:${v.origin.line} ${v.origin.name}`)}`,
+        `  ${n.padEnd(width)}  ${shown}${shown !== v.raw && v.raw !== "" ? p.dim(` (${v.raw})`) : ""} ` +
+          ` ${p.dim(`${v.origin.file}:${v.origin.line} ${v.origin.name}`)}`,
       );
     }
     const seat = sizesKvPerSeat(input.pack, s) ? vllm.services.find((x) => x.name === s.name) : undefined;

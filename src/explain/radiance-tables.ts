@@ -110,10 +110,14 @@ function levers(f: Funding, options: RenderOptions): string[] {
   const out: string[] = [];
   const limit = f.underfunded ? `the card limits it, so tokens stay at ${n(f.tokens, 0)}` : "the cache already holds the whole demand";
   out.push(`--max-num-seqs / --max-model-len raise demand only (kv cap), not capacity: ${limit}.`);
-  const sat = `HOST_POOL_MIB ${n(f.useful_pool_mib)} = plane ${n(f.plane_mib)} + 2 × unit_max ${n(f.unit_max_mib)} + file-tier staging ${n(f.file_tier_staging_mib)}`;
+  const sat =
+    `HOST_POOL_MIB ${n(f.useful_pool_mib)} = plane ${n(f.plane_mib)} + 2 × ` +
+    `unit_max ${n(f.unit_max_mib)} + file-tier staging ${n(f.file_tier_staging_mib)}`;
   if (f.pool_still_useful_mib > 0) {
     out.push(
-      `--host-pool-mib lowers the expert floor one for one (up to kv cap): ${n(f.pool_still_useful_mib)} MiB more pool is still useful; the floor reaches 0 at ${sat}, after which more pool buys nothing.`,
+      `--host-pool-mib lowers the expert floor one for one (up to kv ` +
+        `cap): ${n(f.pool_still_useful_mib)} MiB more pool is still useful; ` +
+        `the floor reaches 0 at ${sat}, after which more pool buys nothing.`,
     );
   } else {
     out.push(`--host-pool-mib buys nothing more: the host already holds the whole plane (the floor is 0 from ${sat}).`);

@@ -128,7 +128,10 @@ function addIntoValue(lines: string[], fix: ValueFix): { line: number; span: { c
 }
 
 function secretRefusal(path: string, line: number, key: string): string {
-  return `${path}:${line} holds a value the secret detectors match: kvgate does not rewrite a line holding a secret; set ${key} there by hand (and move the secret out of the file)`;
+  return (
+    `${path}:${line} holds a value the secret detectors match: kvgate does not rewrite a ` +
+    `line holding a secret; set ${key} there by hand (and move the secret out of the file)`
+  );
 }
 
 /** The line addIntoValue would edit, when it holds a secret (1-based), else 0. */

@@ -122,7 +122,8 @@ export function proveHooks(root: string, runner: Runner, opts: { override: strin
         };
       }
       lines.push(
-        `proved    pre-commit: the installed hook refused a canary commit (a made-up GitHub token in ${CANARY_PATH}, staged in a temporary index): ${CANARY_RULE}, exit ${pre.code}`,
+        `proved    pre-commit: the installed hook refused a canary commit (a made-up GitHub ` +
+          `token in ${CANARY_PATH}, staged in a temporary index): ${CANARY_RULE}, exit ${pre.code}`,
       );
 
       // 2. prepare-commit-msg must record the verdict.

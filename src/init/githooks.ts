@@ -80,7 +80,10 @@ export function planGitHooks(dir: string, shown: string, runner: string): { step
       if (existsSync(chained)) {
         return {
           steps: [],
-          refusal: `${name} is not kvgate's and ${shown}/${chainedName(hook)} already exists: kvgate will not overwrite either. Merge them into one ${hook} script (or delete the stale ${chainedName(hook)}), then run kvgate init again`,
+          refusal:
+            `${name} is not kvgate's and ${shown}/${chainedName(hook)} already exists: ` +
+            `kvgate will not overwrite either. Merge them into one ${hook} script ` +
+            `(or delete the stale ${chainedName(hook)}), then run kvgate init again`,
         };
       }
       steps.push({

@@ -50,7 +50,9 @@ function shown(ctx: Context, path: string): string {
 }
 
 const INSTALL_FIX =
-  "the hooks call bin/kvgate-hook of the kvgate package: install kvgate into this repository (npm i -D kvgate, or a tarball/git URL: see kvgate's README), then run npx kvgate init again";
+  "the hooks call bin/kvgate-hook of the kvgate package: install " +
+  "kvgate into this repository (npm i -D kvgate, or a tarball/git " +
+  "URL: see kvgate's README), then run npx kvgate init again";
 
 export function preCommitFramework(ctx: Context): ModeResult {
   const lines: string[] = [];
@@ -60,7 +62,10 @@ export function preCommitFramework(ctx: Context): ModeResult {
       ...base,
       proof: null,
       notLive: {
-        reason: `kvgate is not installed in this repository (it runs from ${dirname(dirname(ctx.runner))}), and a .pre-commit-config.yaml entry shared by everyone cannot name a path on this machine`,
+        reason:
+          `kvgate is not installed in this repository (it runs from ` +
+          `${dirname(dirname(ctx.runner))}), and a .pre-commit-config.yaml ` +
+          `entry shared by everyone cannot name a path on this machine`,
         fix: [INSTALL_FIX],
       },
     };
@@ -145,9 +150,13 @@ export function husky(ctx: Context): ModeResult {
         ...base,
         proof: null,
         notLive: {
-          reason: `activating husky points core.hooksPath at .husky/_, and git would stop running ${foreign.map((f) => `${shown(ctx, dir)}/${f}`).join(", ")}; kvgate does not drop hooks`,
+          reason:
+            `activating husky points core.hooksPath at .husky/_, and git would stop running ` +
+            `${foreign.map((f) => `${shown(ctx, dir)}/${f}`).join(", ")}; kvgate does not drop hooks`,
           fix: [
-            `move what each does into .husky/<its name> (husky runs .husky/pre-push and the like; for git-lfs: \`git lfs pre-push "$@"\` in .husky/pre-push, likewise post-checkout, post-commit, post-merge), delete them, then run npx kvgate init again`,
+            `move what each does into .husky/<its name> (husky runs .husky/pre-push and the ` +
+              `like; for git-lfs: \`git lfs pre-push "$@"\` in .husky/pre-push, likewise ` +
+              `post-checkout, post-commit, post-merge), delete them, then run npx kvgate init again`,
           ],
         },
       };
@@ -155,7 +164,8 @@ export function husky(ctx: Context): ModeResult {
   }
   if (isAbsolute(ctx.runner))
     lines.push(
-      `warning   kvgate is not installed in this repository: .husky/ names ${ctx.runner}, which other clones do not have (npm i -D kvgate, then kvgate init again)`,
+      `warning   kvgate is not installed in this repository: .husky/ names ${ctx.runner}, ` +
+        `which other clones do not have (npm i -D kvgate, then kvgate init again)`,
     );
   for (const hook of HOOK_NAMES) {
     const path = join(ctx.root, ".husky", hook);
@@ -244,7 +254,8 @@ export function plainGit(ctx: Context): ModeResult {
   }
   if (isAbsolute(ctx.runner) && /[\\/]_npx[\\/]/.test(ctx.runner))
     lines.push(
-      `warning   kvgate runs from npx's cache (${ctx.runner}); the hooks break when that cache is cleared: npm i -D kvgate (or npm i -g kvgate), then kvgate init again`,
+      `warning   kvgate runs from npx's cache (${ctx.runner}); the hooks break when that ` +
+        `cache is cleared: npm i -D kvgate (or npm i -g kvgate), then kvgate init again`,
     );
   const { steps, refusal } = planGitHooks(dir, shown(ctx, dir), ctx.runner);
   if (refusal) return { ...base, proof: null, notLive: { reason: refusal, fix: [] } };

@@ -94,7 +94,8 @@ export function starterConfig(input: StarterInput): string {
     out.push("# Seats and GPU users found:");
     for (const s of input.services)
       out.push(
-        `#   ${s.name} (${s.file}): engine ${s.engine ?? "not set"}${s.recognisedBy ? ` (by ${s.recognisedBy})` : ""}${s.host ? `, host ${s.host}` : ""}${s.gpus.length ? `, gpu ${s.gpus.join(",")}` : ""}`,
+        `#   ${s.name} (${s.file}): engine ` +
+          `${s.engine ?? "not set"}${s.recognisedBy ? ` (by ${s.recognisedBy})` : ""}${s.host ? `, host ${s.host}` : ""}${s.gpus.length ? `, gpu ${s.gpus.join(",")}` : ""}`,
       );
   } else out.push("# No seat found: no env file, compose service or unit names an engine kvgate knows or holds a GPU.");
   if (input.deploys.length > 0) out.push(`# Deployed by: ${input.deploys.join(", ")}`);

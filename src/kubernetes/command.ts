@@ -184,7 +184,10 @@ function dropUnknown(words: Word[], unknown: ReadonlySet<string>, ctx: CommandCo
       kind: "unresolved",
       file: anchor.pos.file,
       line: w.line,
-      message: `${what} of ${ctx.service} takes $(${names.find((n) => w.word.includes(`$(${n})`))}), which comes from outside the repository (a Secret, the downward API, a ConfigMap not committed); kvgate skips it`,
+      message:
+        `${what} of ${ctx.service} takes $(${names.find((n) => w.word.includes(`$(${n})`))}), ` +
+        `which comes from outside the repository (a ` +
+        `Secret, the downward API, a ConfigMap not committed); kvgate skips it`,
       service: ctx.service,
       // The flag it skips: coverage counts the seat unsized when that flag is a sizing setting.
       key: what.startsWith("-") ? what : "COMMAND",

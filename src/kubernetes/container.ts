@@ -67,7 +67,9 @@ function variablesOf(container: KNode, ctx: ContainerContext, files: string[]): 
           kind: "unresolved",
           file: ref.pos.file,
           line: ref.pos.line,
-          message: `envFrom ConfigMap ${name} of ${ctx.service} is not in the repository; the variables it sets are unknown to kvgate (commit it under the kubernetes globs)`,
+          message:
+            `envFrom ConfigMap ${name} of ${ctx.service} is not in the repository; the ` +
+            `variables it sets are unknown to kvgate (commit it under the kubernetes globs)`,
           service: ctx.service,
         });
       continue;
@@ -117,7 +119,10 @@ export function gpuAskOf(resources: KNode | undefined, service: string, problems
         kind: "parse",
         file: at.file,
         line: at.line,
-        message: `${resource}: ${JSON.stringify(raw)} for ${service} is not a whole number of devices; the API server refuses a fraction of an extended resource (ask for 1, or share cards with the device plugin's time-slicing)`,
+        message:
+          `${resource}: ${JSON.stringify(raw)} for ${service} is not a whole ` +
+          `number of devices; the API server refuses a fraction of an extended resource ` +
+          `(ask for 1, or share cards with the device plugin's time-slicing)`,
         service,
       });
       continue;
@@ -127,7 +132,9 @@ export function gpuAskOf(resources: KNode | undefined, service: string, problems
         kind: "parse",
         file: at.file,
         line: at.line,
-        message: `${resource} of ${service} is requested but has no limit; the API server refuses it (GPUs are set in limits: write limits.${resource}: ${count})`,
+        message:
+          `${resource} of ${service} is requested but has no limit; the API server ` +
+          `refuses it (GPUs are set in limits: write limits.${resource}: ${count})`,
         service,
       });
       continue;
@@ -137,7 +144,9 @@ export function gpuAskOf(resources: KNode | undefined, service: string, problems
         kind: "parse",
         file: req.pos.file,
         line: req.pos.line,
-        message: `${resource} of ${service}: requests ${textOf(req)} differs from limits ${raw}; the API server refuses it (set them equal, or drop the request)`,
+        message:
+          `${resource} of ${service}: requests ${textOf(req)} differs from limits ` +
+          `${raw}; the API server refuses it (set them equal, or drop the request)`,
         service,
       });
     }

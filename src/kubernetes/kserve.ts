@@ -81,7 +81,9 @@ export function inferenceServiceDeploys(path: string, doc: KNode, ctx: PodContex
       kind: "unresolved",
       file: model.pos.file,
       line: model.pos.line,
-      message: `runtime ${runtimeName} of ${name} is not a ServingRuntime in the repository; what it runs is unknown to kvgate (commit it under the kubernetes globs)`,
+      message:
+        `runtime ${runtimeName} of ${name} is not a ServingRuntime in the repository; ` +
+        `what it runs is unknown to kvgate (commit it under the kubernetes globs)`,
       service: name,
     });
     return [];

@@ -68,7 +68,10 @@ function gpuOf(spec: KNode, name: string, problems: K8sProblem[]): GpuAsk | null
       kind: "parse",
       file: at.file,
       line: at.line,
-      message: `requestGPU: ${raw} of ${name}: the chart renders ${resource}: "${raw}", which the API server refuses (a GPU is not divisible; ask for ${n}, or share cards with the device plugin's time-slicing)`,
+      message:
+        `requestGPU: ${raw} of ${name}: the chart renders ${resource}: ` +
+        `"${raw}", which the API server refuses (a GPU is not divisible; ask ` +
+        `for ${n}, or share cards with the device plugin's time-slicing)`,
       service: name,
     });
   return { resource, count: Math.max(0, n), raw, key: "requestGPU", file: at.file, line: at.line };

@@ -55,7 +55,9 @@ function cardsMissing(s: Service, cards: number[], fleet: FleetState, policy: Po
     return [
       {
         what: "cards",
-        detail: `no card inventory: kvgate.yaml lists no fleet.hosts, so the card's memory is unknown; add ${inventoryStanza(host, cards)} (kvgate init --from-host fills it from nvidia-smi)`,
+        detail:
+          `no card inventory: kvgate.yaml lists no fleet.hosts, so the card's memory is unknown; ` +
+          `add ${inventoryStanza(host, cards)} (kvgate init --from-host fills it from nvidia-smi)`,
         by: "fleet/unsized",
       },
     ];
@@ -121,7 +123,9 @@ function vllmCoverage(s: Service, fleet: FleetState, policy: Policy, pack: Rules
   else if (seat.weights === null)
     missing.push({
       what: "weights",
-      detail: `the weights of ${s.model ?? "its model"} are unknown, so neither its footprint nor its KV estimate can be worked out; set WEIGHTS_MIB, or add weights to its models: entry`,
+      detail:
+        `the weights of ${s.model ?? "its model"} are unknown, so neither its footprint nor ` +
+        `its KV estimate can be worked out; set WEIGHTS_MIB, or add weights to its models: entry`,
       by: "fleet/unsized",
     });
   missing.push(...unresolvedSettings(s, fleet, pack));

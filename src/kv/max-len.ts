@@ -215,7 +215,9 @@ export function parseHumanReadableInt(text: string, opts: { auto?: boolean } = {
   if (/^[+-]?\d+(?:_\d+)*$/.test(value)) return safe(text, Number(value.replace(/_/g, "")));
   return {
     ok: false,
-    message: `"${text}" is not a value vLLM accepts: a whole number (32768 or 32_768), k/m/g/t (×1000) or K/M/G/T (×1024) such as 32k or 32K${opts.auto ? ", or auto" : ""}`,
+    message:
+      `"${text}" is not a value vLLM accepts: a whole number (32768 or 32_768), k/m/g/t ` +
+      `(×1000) or K/M/G/T (×1024) such as 32k or 32K${opts.auto ? ", or auto" : ""}`,
   };
 }
 

@@ -141,7 +141,9 @@ function readConfig(path: string, state: Pick<FleetState, "modelFiles">, named: 
       problem: {
         file: path,
         field: "MODEL_CONFIG",
-        message: `MODEL_CONFIG names ${path}, which the repository does not hold${named && !CONFIG.test(path) ? " (kvgate reads files named config.json)" : ""}`,
+        message:
+          `MODEL_CONFIG names ${path}, which the repository does not ` +
+          `hold${named && !CONFIG.test(path) ? " (kvgate reads files named config.json)" : ""}`,
         fix: "commit the model's config.json at that path, or fix MODEL_CONFIG",
       },
     };
@@ -224,7 +226,9 @@ export function modelSourceOf(service: Service, state: Pick<FleetState, "modelFi
           file: "kvgate.yaml",
           field: `models.${own.id}.${m.missing[0]}`,
           message: `kvgate.yaml models.${own.id} lacks ${m.missing.join(", ")}, and rules/models.yaml has no ${own.id} to take them from`,
-          fix: `add ${m.missing.join(", ")} to models.${own.id} (num_hidden_layers, max_position_embeddings and the weights' size from the model's config.json)`,
+          fix:
+            `add ${m.missing.join(", ")} to models.${own.id} (num_hidden_layers, ` +
+            `max_position_embeddings and the weights' size from the model's config.json)`,
         },
       };
     return {

@@ -108,7 +108,10 @@ export function profilerOverhead(
     nonTorch,
     activation,
     sampler,
-    formula: `non-torch ${ncclText} GiB + the larger of ${i.maxNumBatchedTokens} batched tokens × 2 B × (8 × ${hidden} + 2 × ${mlpPerGpu}) and ${i.v0 ? "no sampler (V0)" : `${rows} sequences × ${facts.vocabSize ?? 128_256} vocab × ${SAMPLER_BYTES_PER_LOGIT} B`}`,
+    formula:
+      `non-torch ${ncclText} GiB + the larger of ${i.maxNumBatchedTokens} batched tokens ` +
+      `× 2 B × (8 × ${hidden} + 2 × ${mlpPerGpu}) and ` +
+      `${i.v0 ? "no sampler (V0)" : `${rows} sequences × ${facts.vocabSize ?? 128_256} vocab × ${SAMPLER_BYTES_PER_LOGIT} B`}`,
   };
 }
 

@@ -45,7 +45,10 @@ function shardingBreaks(facts: ParallelFacts, tp: number): Array<Omit<ParallelPr
     if (ls.numValueHeads % tp !== 0 || ls.numKeyHeads % tp !== 0 || convDim % tp !== 0) {
       out.push({
         check: "linear-heads",
-        message: `linear-attention heads (${ls.numKeyHeads} key, ${ls.numValueHeads} value) are not divisible by tensor parallel size ${tp}: vLLM cannot shard the state (gated_delta_net_state_shape)`,
+        message:
+          `linear-attention heads (${ls.numKeyHeads} key, ${ls.numValueHeads} ` +
+          `value) are not divisible by tensor parallel size ${tp}: ` +
+          `vLLM cannot shard the state (gated_delta_net_state_shape)`,
       });
     }
   }

@@ -46,7 +46,10 @@ export function plateauFinding(i: PlateauInput): PlateauFinding | null {
       ? `add at most ${size(i.addedBytes - short)} to this card (lower the pin or move a seat: kvgate plan), or free ${size(short)} elsewhere on it`
       : `free ${size(short)} on this card (lower a pin, move a seat: kvgate plan), then re-observe its plateau`;
   return {
-    message: `${card}: ${size(i.plateauFreeBytes)} free at plateau${when}${change ? `${change} leaves ${size(freeAfter)}` : ""}, below the reserve of ${size(i.reserveBytes)} by ${size(short)}: headroom counts at plateau, not at boot; ${fix}`,
+    message:
+      `${card}: ${size(i.plateauFreeBytes)} free at ` +
+      `plateau${when}${change ? `${change} leaves ${size(freeAfter)}` : ""}, below the reserve of ${size(i.reserveBytes)} ` +
+      `by ${size(short)}: headroom counts at plateau, not at boot; ${fix}`,
     fix,
     data: {
       host: i.host,

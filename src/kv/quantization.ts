@@ -47,7 +47,9 @@ export function deployedWeights(
     const bytes = Math.round(embeddings + (linear * online) / 2);
     return {
       bytes,
-      formula: `--quantization ${method}: linear layers ${formatBytes(linear)} × ${online}/2 bytes + embeddings ${formatBytes(embeddings)} = ${formatBytes(bytes)}`,
+      formula:
+        `--quantization ${method}: linear layers ${formatBytes(linear)} × ${online}/2 ` +
+        `bytes + embeddings ${formatBytes(embeddings)} = ${formatBytes(bytes)}`,
     };
   }
   const cast = dtype !== null ? DTYPE_BYTES[dtype.toLowerCase()] : undefined;

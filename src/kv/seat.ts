@@ -473,7 +473,10 @@ export function requiredFormula(seat: VllmSeat, roundBytes: number): string {
   // A model whose layers are not all full attention (sliding window, chunked, state): the per-kind sum.
   // Layers of several kinds, or a pipeline (one stage's request, or the whole model's on 0.11–0.16): the request itself.
   if (seat.request && (seat.request.hybrid || seat.request.layers.mamba > 0 || seat.pp > 1)) {
-    return `ceil(${seat.factor} × ${size(seat.request.requestBytes)} for one ${formatInt(seat.maxModelLen ?? 0)}-token request / ${size(roundBytes)}) × ${size(roundBytes)}`;
+    return (
+      `ceil(${seat.factor} × ${size(seat.request.requestBytes)} for one ` +
+      `${formatInt(seat.maxModelLen ?? 0)}-token request / ${size(roundBytes)}) × ${size(roundBytes)}`
+    );
   }
   const b = seat.perToken?.bytes ?? 0;
   return `ceil(${seat.factor} × ${formatInt(seat.maxModelLen ?? 0)} tokens × ${size(b)} / ${size(roundBytes)}) × ${size(roundBytes)}`;
@@ -595,7 +598,8 @@ export function acrossVersions<R extends VersionedReport>(seat: VllmSeat, check:
   // Where every release fails alike (a pin short of the context), the version does not matter.
   const same = failing.every((x) => JSON.stringify(withoutVersion(x.report.data)) === JSON.stringify(withoutVersion(last.report.data)));
   const note = some
-    ? ` (on vLLM ${versionsLabel(failingVersions)} only, of the ${versionsLabel(all)} engines.vllm.versions allows: no version is named, so set VLLM_VERSION or tag the image)`
+    ? ` (on vLLM ${versionsLabel(failingVersions)} only, of the ${versionsLabel(all)} ` +
+      `engines.vllm.versions allows: no version is named, so set VLLM_VERSION or tag the image)`
     : same || all.length === 0
       ? ""
       : ` (no vLLM version named: fails on every allowed release, ${versionsLabel(all)}; figures for ${versionsLabel(last.variant.versions)})`;

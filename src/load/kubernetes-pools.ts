@@ -128,7 +128,8 @@ export function poolOf(d: K8sDeploy, policy: Policy, plugin: DevicePluginConfigs
       ok: false,
       detail:
         why ??
-        "its pods name no GPU pool: add a nodeSelector nvidia.com/gpu.product (a card of rules/cards.yaml), or a fleet.pools entry in kvgate.yaml and a nodeSelector naming it",
+        "its pods name no GPU pool: add a nodeSelector nvidia.com/gpu.product (a card of " +
+          "rules/cards.yaml), or a fleet.pools entry in kvgate.yaml and a nodeSelector naming it",
     };
   }
   const c = sized.reduce((a, b) => ((b.cudaTotalMib as number) < (a.cudaTotalMib as number) ? b : a));

@@ -139,7 +139,9 @@ export function readBeszel(records: readonly BeszelRecord[], file: string, sink:
   }
   if (systems.size > 1 && unnamed) {
     throw new Error(
-      `${file}: records of ${systems.size} Beszel systems without their names: export one system per file (and name it with --host), expand the system relation (?expand=system), or select s.name AS system_name with a join on systems`,
+      `${file}: records of ${systems.size} Beszel systems without their names: ` +
+        `export one system per file (and name it with --host), expand the system relation ` +
+        `(?expand=system), or select s.name AS system_name with a join on systems`,
     );
   }
   if (readings === 0 && withoutGpu > 0)

@@ -93,7 +93,8 @@ export async function collectMetrics(o: CollectOptions): Promise<Collected> {
           if (scrapeTime === null) {
             scrapeTime = statSync(file).mtimeMs;
             notes.push(
-              `${file}: a scrape without timestamps: read as taken at the file's modification time, ${new Date(scrapeTime).toISOString().slice(0, 16).replace("T", " ")} UTC`,
+              `${file}: a scrape without timestamps: read as taken at the file's modification ` +
+                `time, ${new Date(scrapeTime).toISOString().slice(0, 16).replace("T", " ")} UTC`,
             );
           }
           t = scrapeTime;
@@ -112,7 +113,9 @@ export async function collectMetrics(o: CollectOptions): Promise<Collected> {
   for (const t of tracks.values()) {
     if (t.samples === 0 && t.noTotal > 0 && t.total === null) {
       throw new GateError(`${t.host} GPU ${t.index}: no total memory: the metrics have none and kvgate.yaml does not list the card`, {
-        hint: `add the card under fleet.hosts.${t.host}.gpus with its total (and cuda_total), or export memory.total (nvidia-smi) / both DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE`,
+        hint:
+          `add the card under fleet.hosts.${t.host}.gpus with its total (and cuda_total), or ` +
+          `export memory.total (nvidia-smi) / both DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE`,
       });
     }
     if (t.noTotal > 0) notes.push(`${t.host} GPU ${t.index}: ${t.noTotal} readings before the first with a total were left out`);

@@ -13,7 +13,10 @@ import { PromTextLines } from "./prom-text.js";
 import type { MetricsFormat, MetricsSink } from "./sample.js";
 
 const METRICS_HINT =
-  "give nvidia-smi CSV (--query-gpu=timestamp,index,memory.used,memory.total --format=csv), a Prometheus /api/v1/query_range result of the DCGM exporter's DCGM_FI_DEV_FB_USED/DCGM_FI_DEV_FB_FREE or of vLLM's vllm:* metrics, a vLLM /metrics scrape, or Beszel system_stats records";
+  "give nvidia-smi CSV (--query-gpu=timestamp,index,memory.used,memory.total " +
+  "--format=csv), a Prometheus /api/v1/query_range result of the " +
+  "DCGM exporter's DCGM_FI_DEV_FB_USED/DCGM_FI_DEV_FB_FREE or of vLLM's " +
+  "vllm:* metrics, a vLLM /metrics scrape, or Beszel system_stats records";
 
 /** JSON documents and Beszel CSV are parsed whole: past this, the file is refused with what to do instead. */
 const WHOLE_CAP = 512 * 1024 * 1024;
@@ -169,7 +172,9 @@ async function readPromText(file: string, sink: MetricsSink): Promise<void> {
     const gpuOnly = r.engineSamples === 0;
     const message = `${file} is Prometheus text from one /metrics scrape: ${r.untimedGpu} DCGM samples without a time, one instant, not a series`;
     const hint =
-      "query Prometheus over a range instead and save the JSON: curl -G http://PROMETHEUS:9090/api/v1/query_range --data-urlencode 'query={__name__=~\"DCGM_FI_DEV_FB_(USED|FREE)\"}' -d start=2026-10-01T00:00:00Z -d end=2026-10-08T00:00:00Z -d step=60 > gpu.json";
+      "query Prometheus over a range instead and save the JSON: curl -G " +
+      "http://PROMETHEUS:9090/api/v1/query_range --data-urlencode 'query={__name__=~\"DCGM_FI_DEV_FB_(USED|FREE)\"}' " +
+      "-d start=2026-10-01T00:00:00Z -d end=2026-10-08T00:00:00Z -d step=60 > gpu.json";
     if (gpuOnly) throw new GateError(message, { hint });
     sink.note(`${message}: left out (${hint})`);
   }

@@ -25,7 +25,8 @@ function card(c: CardObservation, p: typeof COLORS): string[] {
   const out: string[] = [];
   const below = c.plateau_margin_bytes !== null && c.plateau_margin_bytes < 0;
   out.push(
-    `${p.bold(`${c.host} GPU ${c.index}`)}: ${formatInt(c.samples)} samples, ${t(c.from)} → ${t(c.until)} UTC, ${c.boots.length} boot${c.boots.length === 1 ? "" : "s"}`,
+    `${p.bold(`${c.host} GPU ${c.index}`)}: ${formatInt(c.samples)} samples, ${t(c.from)} ` +
+      `→ ${t(c.until)} UTC, ${c.boots.length} boot${c.boots.length === 1 ? "" : "s"}`,
   );
   const plateau = `plateau ${size(c.plateau_free_bytes)} free (${t(c.plateau_at)} UTC, boot ${c.plateau_boot})`;
   const vs =
@@ -37,7 +38,10 @@ function card(c: CardObservation, p: typeof COLORS): string[] {
   out.push(`  ${plateau}: ${vs}`);
   if (c.predicted_used_bytes !== null) {
     out.push(
-      `  kvgate predicts ${size(c.predicted_used_bytes)} used (${size(c.predicted_free_bytes ?? 0)} free, spare ${size(c.predicted_spare_bytes ?? 0)} over the reserve); at plateau ${size(Math.abs(c.unexplained_bytes ?? 0))} ${(c.unexplained_bytes ?? 0) >= 0 ? "more" : "less"} was in use`,
+      `  kvgate predicts ${size(c.predicted_used_bytes)} used ` +
+        `(${size(c.predicted_free_bytes ?? 0)} free, spare ${size(c.predicted_spare_bytes ?? 0)} ` +
+        `over the reserve); at plateau ${size(Math.abs(c.unexplained_bytes ?? 0))} ` +
+        `${(c.unexplained_bytes ?? 0) >= 0 ? "more" : "less"} was in use`,
     );
   }
   out.push("  boots:");
@@ -66,7 +70,9 @@ function seat(s: SeatObservation, p: typeof COLORS): string[] {
   if (s.preemptions === 0) out.push(`  ${p.green("no preemptions")}`);
   else {
     out.push(
-      `  ${p.yellow(`${formatInt(s.preemptions)} preemption${s.preemptions === 1 ? "" : "s"}`)} in ${s.preemption_windows.length} window${s.preemption_windows.length === 1 ? "" : "s"}: its KV was too small for its traffic then`,
+      `  ${p.yellow(`${formatInt(s.preemptions)} preemption${s.preemptions === 1 ? "" : "s"}`)} ` +
+        `in ${s.preemption_windows.length} ` +
+        `window${s.preemption_windows.length === 1 ? "" : "s"}: its KV was too small for its traffic then`,
     );
     for (const w of s.preemption_windows)
       out.push(`    ${w.from === null ? "since the engine started" : t(w.from)} → ${t(w.until)} UTC: ${formatInt(w.preemptions)}`);

@@ -126,7 +126,8 @@ function panel(s: CardRead, o: CardObservation, y0: number): string {
     const top = y(s.totalBytes);
     const line = y(s.totalBytes - o.reserve_bytes);
     out.push(
-      `<rect x="${M.left}" y="${top.toFixed(1)}" width="${PLOT_W}" height="${Math.max(0, line - top).toFixed(1)}" fill="${C.reserveZone}" clip-path="url(#${clip})"/>`,
+      `<rect x="${M.left}" y="${top.toFixed(1)}" width="${PLOT_W}" ` +
+        `height="${Math.max(0, line - top).toFixed(1)}" fill="${C.reserveZone}" clip-path="url(#${clip})"/>`,
     );
   }
   // Y grid and labels.
@@ -159,7 +160,8 @@ function panel(s: CardRead, o: CardObservation, y0: number): string {
       const xx = x(h).toFixed(1);
       out.push(`<line x1="${xx}" x2="${xx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.grid}" stroke-dasharray="2 4"/>`);
       out.push(
-        `<text x="${xx}" y="${y0 + M.top + PLOT_H + 18}" font-size="11" text-anchor="middle" fill="${C.muted}">${new Date(h).toISOString().slice(11, 16)}</text>`,
+        `<text x="${xx}" y="${y0 + M.top + PLOT_H + 18}" font-size="11" text-anchor="middle" ` +
+          `fill="${C.muted}">${new Date(h).toISOString().slice(11, 16)}</text>`,
       );
     }
   }
@@ -195,7 +197,9 @@ function panel(s: CardRead, o: CardObservation, y0: number): string {
     if (!free(box)) return;
     taken.push(box);
     out.push(
-      `<text x="${x.toFixed(1)}" y="${yy.toFixed(1)}" font-size="${size}" text-anchor="${anchor}" fill="${color}" paint-order="stroke" stroke="#ffffff" stroke-width="3">${esc(text)}</text>`,
+      `<text x="${x.toFixed(1)}" y="${yy.toFixed(1)}" font-size="${size}" ` +
+        `text-anchor="${anchor}" fill="${color}" paint-order="stroke" ` +
+        `stroke="#ffffff" stroke-width="3">${esc(text)}</text>`,
     );
   };
   // Card total, reserve line, predicted footprint: their labels first, outside the clip, right-aligned.
@@ -203,7 +207,8 @@ function panel(s: CardRead, o: CardObservation, y0: number): string {
     const yy = y(v);
     if (yy < y0 + M.top - 1 || yy > y0 + M.top + PLOT_H + 1) return;
     out.push(
-      `<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy.toFixed(1)}" y2="${yy.toFixed(1)}" stroke="${color}" stroke-width="1.5"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`,
+      `<line x1="${M.left}" x2="${M.left + PLOT_W}" y1="${yy.toFixed(1)}" y2="${yy.toFixed(1)}" ` +
+        `stroke="${color}" stroke-width="1.5"${dash ? ` stroke-dasharray="${dash}"` : ""}/>`,
     );
     label(M.left + PLOT_W - 6, yy + (above ? -5 : 14), text, color, "end");
   };
@@ -223,14 +228,18 @@ function panel(s: CardRead, o: CardObservation, y0: number): string {
     if (k > 0) {
       const bx = x(b.start).toFixed(1);
       out.push(
-        `<line x1="${bx}" x2="${bx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" stroke="${C.boot}" stroke-width="1.2" stroke-dasharray="3 3"><title>${esc(`boot at ${timeLabel(b.start)} UTC`)}</title></line>`,
+        `<line x1="${bx}" x2="${bx}" y1="${y0 + M.top}" y2="${y0 + M.top + PLOT_H}" ` +
+          `stroke="${C.boot}" stroke-width="1.2" stroke-dasharray="3 ` +
+          `3"><title>${esc(`boot at ${timeLabel(b.start)} UTC`)}</title></line>`,
       );
       label(Number(bx) + 3, y0 + M.top + PLOT_H - 5, `boot ${dayLabel(b.start)}`, C.boot, "start", 11);
     }
     const px = x(b.plateau_at);
     const py = y(s.totalBytes - b.plateau_free_bytes);
     out.push(
-      `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4" fill="${C.plateau}" stroke="#ffffff" stroke-width="1.5"><title>${esc(`plateau ${size(b.plateau_free_bytes)} free at ${timeLabel(b.plateau_at)} UTC`)}</title></circle>`,
+      `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="4" fill="${C.plateau}" ` +
+        `stroke="#ffffff" ` +
+        `stroke-width="1.5"><title>${esc(`plateau ${size(b.plateau_free_bytes)} free at ${timeLabel(b.plateau_at)} UTC`)}</title></circle>`,
     );
     const anchor = px > M.left + PLOT_W - 120 ? "end" : "start";
     label(px + (anchor === "end" ? -7 : 7), py + 16, `${size(b.plateau_free_bytes)} free`, C.plateau, anchor, 11);
@@ -264,11 +273,14 @@ function legend(y: number): string {
     }
     if (r === 1) {
       out.push(
-        `<circle cx="${x + 6}" cy="${yy}" r="4" fill="${C.plateau}"/><text x="${x + 16}" y="${yy + 4}" font-size="12" fill="${C.text}">plateau: the least free in a boot</text>`,
+        `<circle cx="${x + 6}" cy="${yy}" r="4" fill="${C.plateau}"/><text x="${x + 16}" ` +
+          `y="${yy + 4}" font-size="12" fill="${C.text}">plateau: the least free in a boot</text>`,
       );
       x += 230;
       out.push(
-        `<rect x="${x}" y="${yy - 6}" width="22" height="12" fill="${C.reserveZone}"/><text x="${x + 28}" y="${yy + 4}" font-size="12" fill="${C.text}">the reserve: used memory here eats it</text>`,
+        `<rect x="${x}" y="${yy - 6}" width="22" height="12" ` +
+          `fill="${C.reserveZone}"/><text x="${x + 28}" y="${yy + 4}" font-size="12" ` +
+          `fill="${C.text}">the reserve: used memory here eats it</text>`,
       );
     }
   });
@@ -285,10 +297,12 @@ export function renderSvg(charts: readonly { read: CardRead; obs: CardObservatio
     .sort()
     .slice(-1)[0];
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" ` +
+      `font-family="system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif">`,
     `<rect width="${W}" height="${h}" fill="#f9fafb"/>`,
     `<text x="${M.left}" y="32" font-size="21" font-weight="700" fill="${C.text}">GPU memory at plateau, per card</text>`,
-    `<text x="${M.left}" y="54" font-size="13" fill="${C.muted}">${esc(from && until ? `${timeLabel(Date.parse(from))} → ${timeLabel(Date.parse(until))} UTC · headroom counts at plateau, not at boot` : "no samples")}</text>`,
+    `<text x="${M.left}" y="54" font-size="13" ` +
+      `fill="${C.muted}">${esc(from && until ? `${timeLabel(Date.parse(from))} → ${timeLabel(Date.parse(until))} UTC · headroom counts at plateau, not at boot` : "no samples")}</text>`,
     legend(76),
   ];
   charts.forEach((c, i) => parts.push(panel(c.read, c.obs, HEADER_H + i * PANEL_H)));

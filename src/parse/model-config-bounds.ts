@@ -101,7 +101,9 @@ export function modelFileProblem(json: unknown, bounds: boolean): BoundProblem |
       if (max !== undefined && !(value <= max))
         return {
           field: path,
-          message: `${path} is ${Number.isFinite(value) ? formatInt(value) : String(value)}, above the ${formatInt(max)} any model has: kvgate does not size a model from it`,
+          message:
+            `${path} is ${Number.isFinite(value) ? formatInt(value) : String(value)}, ` +
+            `above the ${formatInt(max)} any model has: kvgate does not size a model from it`,
         };
     }
     const children = Array.isArray(value) ? value.length : typeof value === "object" && value !== null ? Object.keys(value).length : 0;

@@ -71,7 +71,8 @@ export function solvePlan(input: PlanInput, limits: Partial<PlanLimits> = {}): P
   if (!boots)
     notes.push(
       outcome.complete
-        ? "no layout lets every vLLM seat boot last behind its neighbours (kv/boot-check): lower GPU_MEMORY_UTILIZATION of the seats that share a card, or move a seat to another host"
+        ? "no layout lets every vLLM seat boot last behind its neighbours (kv/boot-check): lower " +
+            "GPU_MEMORY_UTILIZATION of the seats that share a card, or move a seat to another host"
         : `search stopped after ${outcome.nodes} nodes without a layout that lets every vLLM seat boot last (kv/boot-check)`,
     );
   else if (!outcome.complete) notes.push(`search stopped after ${outcome.nodes} nodes: the best layout found is shown, not proven optimal`);

@@ -281,7 +281,9 @@ function copy(r: PlaybookWalk, call: ModuleCall): void {
       kind: "unresolved",
       file: call.file.path,
       line: lineFor(call, src),
-      message: `copy remote_src to ${t.unit ?? t.envFile}: the source is on the host, so what it writes is unknown to kvgate; the committed env file is checked instead`,
+      message:
+        `copy remote_src to ${t.unit ?? t.envFile}: the source is on the host, so ` +
+        `what it writes is unknown to kvgate; the committed env file is checked instead`,
       ...(t.service !== "" ? { service: t.service } : {}),
     });
     return;

@@ -105,7 +105,10 @@ export function walkRole(r: PlaybookWalk, file: YamlFile, call: RoleCall, ctx: W
       kind: "unresolved",
       file: file.path,
       line: call.line,
-      message: `role ${call.name} is not in the repository (looked in ${where}); its tasks are not read${call.name.split(".").length >= 3 ? " (a collection's role is installed by ansible-galaxy)" : ""}`,
+      message:
+        `role ${call.name} is not in the repository (looked in ${where}); ` +
+        `its tasks are not ` +
+        `read${call.name.split(".").length >= 3 ? " (a collection's role is installed by ansible-galaxy)" : ""}`,
     });
     return;
   }

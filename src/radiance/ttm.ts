@@ -130,7 +130,11 @@ function termsText(l: TtmLedger): string {
     l.slots_mode === "auto"
       ? `${formatInt(l.slots)} slots (auto: ${l.max_seqs ?? "?"} × (1 + ${l.checkpoint_retain}))`
       : `${formatInt(l.slots)} slots`;
-  return `${l.tp} × ${formatInt(l.host_pool_mib)} pool + ${formatInt(l.ple_table_mib)} PLE + ${formatInt(l.prefix_cache_mib)} prefix + ${formatInt(l.statics_mib)} statics + ${slots} × ${l.slot_mib}`;
+  return (
+    `${l.tp} × ${formatInt(l.host_pool_mib)} pool + ` +
+    `${formatInt(l.ple_table_mib)} PLE + ${formatInt(l.prefix_cache_mib)} prefix + ` +
+    `${formatInt(l.statics_mib)} statics + ${slots} × ${l.slot_mib}`
+  );
 }
 
 export function ttmData(l: TtmLedger): TtmData {

@@ -25,7 +25,8 @@ export function formatAuditText(result: AuditResult, opts: { color: boolean }): 
   const parts = ["clean", "exempt-only", "secret-landed", "bypass", "verdict-mismatch"].map((k) => `${count(k)} ${k}`);
   lines.push("");
   lines.push(
-    `kvgate audit ${result.range}: ${result.commits.length} commits: ${parts.join(", ")} — ${result.verdict === "pass" ? p.green(p.bold("PASS")) : p.red(p.bold("FAIL"))}`,
+    `kvgate audit ${result.range}: ${result.commits.length} commits: ${parts.join(", ")} ` +
+      `— ${result.verdict === "pass" ? p.green(p.bold("PASS")) : p.red(p.bold("FAIL"))}`,
   );
   return lines.join("\n") + "\n";
 }

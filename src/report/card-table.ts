@@ -41,7 +41,9 @@ export function renderCardTable(usages: CardUsage[], opts: { color: boolean }): 
   const heads = ["", "weights", "KV", "overhead", "footprint"];
   for (const l of usages) {
     out.push(
-      `${p.bold(`${l.host} gpu ${l.index}`)}${l.name ? ` ${l.name}` : ""}  ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} reserve${l.ledgerSized ? p.dim("  (radiance: sized by its ledger)") : ""}`,
+      `${p.bold(`${l.host} gpu ${l.index}`)}${l.name ? ` ${l.name}` : ""} ` +
+        ` ${size(l.total_bytes)} total, ${size(l.reserve_bytes)} ` +
+        `reserve${l.ledgerSized ? p.dim("  (radiance: sized by its ledger)") : ""}`,
     );
     const seatW = Math.max(12, ...l.entries.map((e) => e.name.length + 12));
     const rows = l.entries.map((e) => row(e, seatW));
@@ -61,7 +63,8 @@ export function renderCardTable(usages: CardUsage[], opts: { color: boolean }): 
         boot.margin_bytes < 0 ? p.red(`short by ${size(-boot.margin_bytes)}: it fails to boot`) : `${size(boot.margin_bytes)} to spare`;
       const uncounted = boot.uncounted.length > 0 ? p.dim(` (${boot.uncounted.join(", ")} not counted)`) : "";
       out.push(
-        `  worst boot order: ${boot.order.join(" → ")}: ${boot.last} boots with ${size(boot.free_bytes)} free for the ${size(boot.asked_bytes)} it asks, ${verdict}${uncounted}`,
+        `  worst boot order: ${boot.order.join(" → ")}: ${boot.last} boots with ` +
+          `${size(boot.free_bytes)} free for the ${size(boot.asked_bytes)} it asks, ${verdict}${uncounted}`,
       );
     }
     out.push("");

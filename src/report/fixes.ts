@@ -33,5 +33,9 @@ export function describeFixes(run: FixRun): string {
 export function describeStaleIndex(run: FixRun): string {
   if (run.staleInIndex.length === 0) return "";
   const files = run.staleInIndex.join(" ");
-  return `kvgate --fix: the index still holds the refused value${run.applied.length === 1 ? "" : "s"} of ${run.staleInIndex.join(", ")}: a commit records what is staged, so run git add ${files}\n`;
+  return (
+    `kvgate --fix: the index still holds the refused ` +
+    `value${run.applied.length === 1 ? "" : "s"} of ${run.staleInIndex.join(", ")}: ` +
+    `a commit records what is staged, so run git add ${files}\n`
+  );
 }

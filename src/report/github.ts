@@ -89,7 +89,9 @@ export function formatGithubCommands(result: CheckResult): string {
   const plan = formatGithub(result, sink);
   if (plan.omitted > 0)
     lines.push(
-      `kvgate: ${plan.omitted} more open finding${plan.omitted === 1 ? "" : "s"} not annotated (GitHub shows ${ANNOTATIONS_PER_SEVERITY} per severity); see the job summary or --format text`,
+      `kvgate: ${plan.omitted} more open finding${plan.omitted === 1 ? "" : "s"} ` +
+        `not annotated (GitHub shows ${ANNOTATIONS_PER_SEVERITY} ` +
+        `per severity); see the job summary or --format text`,
     );
   lines.push(verdictLine(result));
   return lines.join("\n") + "\n";
@@ -101,7 +103,11 @@ export function verdictLine(result: CheckResult): string {
     .filter((k) => c[k] > 0)
     .map((k) => `, ${c[k]} ${k}`)
     .join("");
-  return `kvgate ${result.mode}: ${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s)${extra}${coverageText(result.coverage)} — ${result.verdict === "pass" ? "PASS" : "REFUSED"}`;
+  return (
+    `kvgate ${result.mode}: ${c.error} error(s), ${c.warning} ` +
+    `warning(s), ${c.notice} notice(s)${extra}${coverageText(result.coverage)} ` +
+    `— ${result.verdict === "pass" ? "PASS" : "REFUSED"}`
+  );
 }
 
 /** One card's memory, as the card usage reports it (docs/cli.md's `gpu/fits` data). */
@@ -155,7 +161,9 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
   const c = result.counts;
   const units = result.units.length === 1 ? `unit \`${cell(shortId(result.units[0] ?? ""))}\`` : `${result.units.length} deploy units`;
   out.push(
-    `${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s); ${c.exempt} exempt, ${c.allowed} allowed, ${c.waived} waived — ${units}, ${result.filesChecked} file(s) changed, failing at \`${result.failOn}\`.`,
+    `${c.error} error(s), ${c.warning} warning(s), ${c.notice} notice(s); ` +
+      `${c.exempt} exempt, ${c.allowed} allowed, ${c.waived} waived — ${units}, ` +
+      `${result.filesChecked} file(s) changed, failing at \`${result.failOn}\`.`,
   );
   if (result.coverage) out.push("", `Coverage: ${cell(coverageText(result.coverage).slice(2))}.`);
   out.push("");
@@ -188,7 +196,9 @@ export function summaryMarkdown(result: CheckResult, cards?: readonly CardRow[])
       const p = card.plateau_free_bytes;
       const plateau = observed ? ` ${typeof p === "number" && p < (card.reserve_bytes ?? 0) ? `**${bytes(p)}**` : bytes(p)} |` : "";
       out.push(
-        `| ${cell(card.host)} | ${card.index} | ${bytes(card.total_bytes)} | ${bytes(card.reserve_bytes)} | ${bytes(card.used_bytes)} | ${spare} |${plateau} ${card.tenants?.map(cell).join(", ") ?? ""} |`,
+        `| ${cell(card.host)} | ${card.index} | ${bytes(card.total_bytes)} ` +
+          `| ${bytes(card.reserve_bytes)} | ${bytes(card.used_bytes)} | ` +
+          `${spare} |${plateau} ${card.tenants?.map(cell).join(", ") ?? ""} |`,
       );
     }
   }

@@ -62,7 +62,10 @@ function k8sMoveText(seat: K8sSeat, to: number): string {
     ? `${choice.via} ${choice.key}: ${choice.values.join(", ")} at ${choice.file}:${choice.line}`
     : `${seat.kind === "modelSpec" ? "nodeSelectorTerms" : "nodeSelector"} for ${seat.workload} at ${seat.file}:${seat.line}`;
   const gpu = seat.gpu ? ` or its ${seat.gpu.key} at ${seat.gpu.file}:${seat.gpu.line} on a pool without sharing` : "";
-  return `Kubernetes picks the card of ${seat.pool ?? "its pool"} (no line pins ${seat.service} to gpu ${to}): to give it a card of its own, change its pool (${where})${gpu}`;
+  return (
+    `Kubernetes picks the card of ${seat.pool ?? "its pool"} (no line pins ${seat.service} ` +
+    `to gpu ${to}): to give it a card of its own, change its pool (${where})${gpu}`
+  );
 }
 
 /**

@@ -23,7 +23,8 @@ export function renderPlan(result: PlanResult, state: FleetState, opts: { color:
     ? p.red("no layout lets every vLLM seat boot last (kv/boot-check): the layout shown fails the gate")
     : result.optimal
       ? `proven optimal${result.resolution_bytes > 1 ? ` to ${size(result.resolution_bytes)}` : ""} (${formatNumber(result.nodes)} nodes)`
-      : `best found in ${formatNumber(result.nodes)} nodes, not proven: the optimum is at most ${gapGiB(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
+      : `best found in ${formatNumber(result.nodes)} nodes, not proven: the optimum is at ` +
+        `most ${gapGiB(result.worst_spare_bound_bytes - result.worst_spare_bytes)} better`;
   out.push(
     `${p.bold(`plan for ${result.host}`)}: worst card spare ${size(result.worst_spare_bytes)}${today === null ? "" : ` (today ${size(today)})`}, ${proof}`,
   );
@@ -61,7 +62,9 @@ export function renderRaise(plan: RaisePlan, state: FleetState, opts: { color: b
   const out: string[] = [];
   const total = plan.raised.length + plan.kept.length;
   out.push(
-    `${p.bold(`raise contexts on ${plan.host}`)}: ${plan.raised.length} of ${total} seat${total === 1 ? "" : "s"} below their model's maximum can run at it${plan.exhaustive ? "" : " (too many candidates to try every set: added one at a time)"}`,
+    `${p.bold(`raise contexts on ${plan.host}`)}: ${plan.raised.length} of ${total} ` +
+      `seat${total === 1 ? "" : "s"} below their model's maximum can run at ` +
+      `it${plan.exhaustive ? "" : " (too many candidates to try every set: added one at a time)"}`,
   );
   for (const r of plan.raised) {
     const kv =

@@ -40,7 +40,10 @@ export function rulesMarkdown(rules: readonly RuleMeta[] = RULES): string {
 export function rulesText(): string {
   const width = Math.max(...RULES.map((r) => r.id.length));
   const lines = RULES.map((r) => `${r.id.padEnd(width)}  ${r.severity.padEnd(7)}  ${r.description}`);
-  return `${lines.join("\n")}\n\nEach rule's page (what it checks, why, examples, the fix): ${DOCS_URL}/rules/<rule id with / as ->.md; \`kvgate rules <rule>\` prints it.\n`;
+  return (
+    `${lines.join("\n")}\n\nEach rule's page (what it checks, why, examples, the fix): ` +
+    `${DOCS_URL}/rules/<rule id with / as ->.md; \`kvgate rules <rule>\` prints it.\n`
+  );
 }
 
 /** One rule in full: id, severity, description and the link to its page. */

@@ -66,7 +66,9 @@ export function formatText(result: CheckResult, opts: ReportContext): string {
     lines.push("");
     lines.push(
       p.yellow(
-        `${name}=1 let ${plural(allowed.length, "secret finding")} through. The commit records each (Kvgate-Allowed-Secret trailers) so \`kvgate audit\` can re-check it; if a value is real, rotate it.`,
+        `${name}=1 let ${plural(allowed.length, "secret finding")} through. ` +
+          `The commit records each (Kvgate-Allowed-Secret trailers) so ` +
+          `\`kvgate audit\` can re-check it; if a value is real, rotate it.`,
       ),
     );
   }

@@ -86,7 +86,9 @@ export function parseVllmInt(text: string): UnitResult {
   if (!m) {
     return {
       ok: false,
-      message: `"${text}" is not a value vLLM accepts: use a plain integer, or a number with k/m/g/t (×1000) or an integer with K/M/G/T (×1024), e.g. 23622320128, 22G, 32K`,
+      message:
+        `"${text}" is not a value vLLM accepts: use a plain integer, or a number with ` +
+        `k/m/g/t (×1000) or an integer with K/M/G/T (×1024), e.g. 23622320128, 22G, 32K`,
     };
   }
   const num = Number(m[1]);
@@ -98,7 +100,9 @@ export function parseVllmInt(text: string): UnitResult {
     if (!Number.isInteger(num)) {
       return {
         ok: false,
-        message: `"${text}": vLLM accepts binary suffixes (K/M/G/T) on integers only; write ${Math.round(num * (binary[suffix] as number))} or use ${suffix.toLowerCase()}`,
+        message:
+          `"${text}": vLLM accepts binary suffixes (K/M/G/T) on integers only; write ` +
+          `${Math.round(num * (binary[suffix] as number))} or use ${suffix.toLowerCase()}`,
       };
     }
     return inRange(text, num * (binary[suffix] as number));

@@ -31,10 +31,14 @@ import type { ServiceMap } from "./services.js";
 import { parseTimestamp } from "../units/timestamps.js";
 
 const DB_USAGE =
-  "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--since T] [--until T] [--connect-timeout D] [--statement-timeout D] [--format text|json]";
+  "usage: kvgate usage --litellm-db postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE " +
+  "[--since T] [--until T] [--connect-timeout D] [--statement-timeout D] [--format text|json]";
 
 const ENCODE_HINT =
-  "a password with any of # / ? @ : % or a space must be percent-encoded in the URL (# → %23, / → %2F, ? → %3F, @ → %40, : → %3A, % → %25, space → %20): node -e 'console.log(encodeURIComponent(process.argv[1]))' 'the password' prints it; or leave the password out of the URL and set PGPASSWORD";
+  "a password with any of # / ? @ : % or a space must be percent-encoded in " +
+  "the URL (# → %23, / → %2F, ? → %3F, @ → %40, : → %3A, % → %25, space → " +
+  "%20): node -e 'console.log(encodeURIComponent(process.argv[1]))' 'the " +
+  "password' prints it; or leave the password out of the URL and set PGPASSWORD";
 
 export interface DbTarget {
   url: string;
@@ -53,7 +57,8 @@ export function dbTarget(url: string): DbTarget {
     u = new URL(url);
   } catch {
     throw new UsageError(
-      `--litellm-db is not a URL: write postgresql://<user>:<password>@<host>:<port>/<database> (LiteLLM's DATABASE_URL)${url.includes("@") ? `; ${ENCODE_HINT}` : ""}`,
+      `--litellm-db is not a URL: write postgresql://<user>:<password>@<host>:<port>/<database> ` +
+        `(LiteLLM's DATABASE_URL)${url.includes("@") ? `; ${ENCODE_HINT}` : ""}`,
       DB_USAGE,
     );
   }
@@ -108,7 +113,8 @@ function dbError(e: unknown, t: DbTarget, timeouts: DbTimeouts, connecting: bool
   }
   if (err.code === "57014" || /query read timeout/i.test(said)) {
     return new GateError(
-      `PostgreSQL at ${where}: a statement ran past --statement-timeout ${durationText(timeouts.statementMs)} (a lock on "LiteLLM_SpendLogs"? pg_stat_activity shows who holds it)`,
+      `PostgreSQL at ${where}: a statement ran past --statement-timeout ${durationText(timeouts.statementMs)} ` +
+        `(a lock on "LiteLLM_SpendLogs"? pg_stat_activity shows who holds it)`,
       { hint: "narrow the window with --since/--until, wait for the lock to go, or raise --statement-timeout" },
     );
   }

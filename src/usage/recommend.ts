@@ -98,7 +98,9 @@ export function recommend(f: ServiceFigures, seat: SeatView, engine: EngineEvide
     const ran = engine.kv_bytes;
     const when = engine.windows[0]?.from ?? engine.windows[0]?.until ?? null;
     notes.push(
-      `the engine preempted ${engine.preemptions} request${engine.preemptions === 1 ? "" : "s"} (${engine.source}${when ? `, from ${when.slice(0, 16).replace("T", " ")} UTC` : ""})${ran === null ? "" : ` at KV ${size(ran)}`}: vLLM ran out of KV blocks, so the seat needed more than it had`,
+      `the engine preempted ${engine.preemptions} request${engine.preemptions === 1 ? "" : "s"} ` +
+        `(${engine.source}${when ? `, from ${when.slice(0, 16).replace("T", " ")} UTC` : ""})${ran === null ? "" : ` at KV ${size(ran)}`}: ` +
+        `vLLM ran out of KV blocks, so the seat needed more than it had`,
     );
     if (ran !== null && kvBytes !== null && kvBytes <= ran) {
       forPreemptions = ran + seat.roundBytes;
@@ -110,7 +112,8 @@ export function recommend(f: ServiceFigures, seat: SeatView, engine: EngineEvide
     notes.push("the model's KV bytes per token are unknown (add it to kvgate.yaml models or set KV_BYTES_PER_TOKEN): no KV figure");
   if (seat.modelMaxContext !== null && maxModelLen > seat.modelMaxContext) {
     notes.push(
-      `max_model_len ${maxModelLen} is above the model's native ${seat.modelMaxContext}: lower the output cap, or accept that the largest prompts get shorter replies`,
+      `max_model_len ${maxModelLen} is above the model's native ${seat.modelMaxContext}: ` +
+        `lower the output cap, or accept that the largest prompts get shorter replies`,
     );
   }
   if (seat.ownerPinned !== null && kvBytes !== null && kvBytes !== seat.ownerPinned.bytes) {
@@ -124,12 +127,17 @@ export function recommend(f: ServiceFigures, seat: SeatView, engine: EngineEvide
   if (ce.count > 0) {
     const need = ce.maxAsked === null ? null : Math.ceil(ce.maxAsked / CONTEXT_STEP) * CONTEXT_STEP;
     notes.push(
-      `${ce.count} request${ce.count === 1 ? " was" : "s were"} refused for context length${ce.maxAsked === null ? "" : ` (the largest asked ${ce.maxAsked} tokens${ce.limit === null ? "" : ` of ${ce.limit}`})`}: not in the figures above; ${need === null ? "they need a longer max_model_len than today's" : `serving them needs max_model_len ≥ ${need}`}`,
+      `${ce.count} request${ce.count === 1 ? " was" : "s were"} refused for context ` +
+        `length${ce.maxAsked === null ? "" : ` (the largest asked ${ce.maxAsked} tokens${ce.limit === null ? "" : ` of ${ce.limit}`})`}: ` +
+        `not in the figures above; ` +
+        `${need === null ? "they need a longer max_model_len than today's" : `serving them needs max_model_len ≥ ${need}`}`,
     );
   }
   if (f.deployments.length > 1) {
     notes.push(
-      `${f.deployments.length} deployments serve it (${f.deployments.map((d) => `${d.name || "(no api_base)"}: ${d.calls} calls, peak ${d.peakAll} tokens`).join("; ")}): the figures are the whole group's; a seat that serves part of it needs its own share`,
+      `${f.deployments.length} deployments serve it ` +
+        `(${f.deployments.map((d) => `${d.name || "(no api_base)"}: ${d.calls} calls, peak ${d.peakAll} tokens`).join("; ")}): ` +
+        `the figures are the whole group's; a seat that serves part of it needs its own share`,
     );
   }
   const capped = seat.outputCap !== null;

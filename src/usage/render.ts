@@ -29,7 +29,8 @@ function service(s: ServiceUsage, c: Paint): string[] {
   if (s.context_errors.count > 0) {
     const ce = s.context_errors;
     out.push(
-      `${pad("context errors")}${c.yellow(`${formatInt(ce.count)} refused for context length`)}${ce.largest_request_tokens === null ? "" : `, the largest asking ${formatInt(ce.largest_request_tokens)} tokens${ce.limit_tokens === null ? "" : ` of ${formatInt(ce.limit_tokens)}`}`}: max_model_len is too small for them`,
+      `${pad("context errors")}${c.yellow(`${formatInt(ce.count)} refused for context length`)}${ce.largest_request_tokens === null ? "" : `, the largest asking ${formatInt(ce.largest_request_tokens)} tokens${ce.limit_tokens === null ? "" : ` of ${formatInt(ce.limit_tokens)}`}`}: ` +
+        `max_model_len is too small for them`,
     );
   }
   if (s.calls > 0) {
@@ -37,11 +38,13 @@ function service(s: ServiceUsage, c: Paint): string[] {
     out.push(`${pad("completion tokens")}${q(s.completion_tokens)}`);
     if (s.cap_in_force && s.peak_inflight_tokens_without_runaways === s.peak_inflight_tokens) {
       out.push(
-        `${pad("peak in flight")}${formatInt(s.peak_inflight_tokens)} tokens${s.runaway_count > 0 ? ", the replies that stopped at the cap included (it cuts nothing further)" : ""}`,
+        `${pad("peak in flight")}${formatInt(s.peak_inflight_tokens)} ` +
+          `tokens${s.runaway_count > 0 ? ", the replies that stopped at the cap included (it cuts nothing further)" : ""}`,
       );
     } else if (s.cap_in_force) {
       out.push(
-        `${pad("peak in flight")}${formatInt(s.peak_inflight_tokens_without_runaways)} tokens without the replies above the cap (${formatInt(s.peak_inflight_tokens)} with them)`,
+        `${pad("peak in flight")}${formatInt(s.peak_inflight_tokens_without_runaways)} tokens ` +
+          `without the replies above the cap (${formatInt(s.peak_inflight_tokens)} with them)`,
       );
     } else {
       const withThem = s.runaway_count > 0 ? ` (${formatInt(s.peak_inflight_tokens)} with the runaways)` : "";
@@ -61,7 +64,8 @@ function service(s: ServiceUsage, c: Paint): string[] {
       const largest = s.runaways[0]?.completion_tokens ?? 0;
       const what = `≥ ${formatInt(s.runaway_threshold_tokens)} tokens`;
       out.push(
-        `${pad("runaways")}${c.yellow(`${formatInt(s.runaway_count)} ${s.runaway_count === 1 ? "reply" : "replies"} ${what}`)}, up to ${formatInt(largest)}; by key:`,
+        `${pad("runaways")}${c.yellow(`${formatInt(s.runaway_count)} ${s.runaway_count === 1 ? "reply" : "replies"} ${what}`)}, ` +
+          `up to ${formatInt(largest)}; by key:`,
       );
       for (const k of s.runaway_keys) out.push(`${pad("")}  ${who(k)}: ${formatInt(k.count)}, up to ${formatInt(k.max_completion_tokens)}`);
     }
@@ -89,7 +93,8 @@ function service(s: ServiceUsage, c: Paint): string[] {
     return out;
   }
   out.push(
-    `${pad("recommended")}output cap ${formatInt(r.output_cap)} (${r.output_cap_source === "seat" ? "the seat's" : "above every reply that was not a runaway"})`,
+    `${pad("recommended")}output cap ${formatInt(r.output_cap)} ` +
+      `(${r.output_cap_source === "seat" ? "the seat's" : "above every reply that was not a runaway"})`,
   );
   out.push(
     `${pad("")}max_model_len ${formatInt(r.max_model_len)} (largest prompt ${formatInt(s.prompt_tokens.max)} + cap ${formatInt(r.output_cap)})`,
@@ -100,13 +105,17 @@ function service(s: ServiceUsage, c: Paint): string[] {
     } else {
       const basis = r.kv_bytes === r.kv_for_context_bytes ? r.max_model_len : s.peak_inflight_tokens_without_runaways;
       out.push(
-        `${pad("")}KV ${size(r.kv_bytes)} = ceil(${r.factor} × ${formatInt(basis)} tokens × ${size(r.bytes_per_token)} / ${size(r.round_bytes)}) × ${size(r.round_bytes)}; the peak in flight alone needs ${size(r.kv_for_peak_bytes ?? 0)}`,
+        `${pad("")}KV ${size(r.kv_bytes)} = ceil(${r.factor} × ${formatInt(basis)} ` +
+          `tokens × ${size(r.bytes_per_token)} / ${size(r.round_bytes)}) × ${size(r.round_bytes)}; ` +
+          `the peak in flight alone needs ${size(r.kv_for_peak_bytes ?? 0)}`,
       );
     }
   }
   const ev = r.evidence;
   out.push(
-    `${pad("evidence")}${formatInt(ev.requests)} requests over ${span(ev.span_hours)}; max_model_len from ${ev.max_model_len_from}; cap from ${ev.output_cap_from}; KV from ${ev.kv_from}`,
+    `${pad("evidence")}${formatInt(ev.requests)} requests over ` +
+      `${span(ev.span_hours)}; max_model_len from ${ev.max_model_len_from}; ` +
+      `cap from ${ev.output_cap_from}; KV from ${ev.kv_from}`,
   );
   const cur = s.current;
   if (cur) {
@@ -131,7 +140,9 @@ export function renderUsage(r: UsageReport, opts: { color?: boolean } = {}): str
     .map((x) => `, ${x}`)
     .join("");
   const lines = [
-    `kvgate usage: ${src}${window}: ${formatInt(r.rows.read)} rows, ${formatInt(r.rows.used)} counted${more}, ${formatInt(r.rows.skipped)} skipped, ${formatInt(r.rows.outside_window)} outside the window; times UTC`,
+    `kvgate usage: ${src}${window}: ${formatInt(r.rows.read)} rows, ` +
+      `${formatInt(r.rows.used)} counted${more}, ${formatInt(r.rows.skipped)} skipped, ` +
+      `${formatInt(r.rows.outside_window)} outside the window; times UTC`,
     "",
   ];
   for (const s of r.services) lines.push(...service(s, c), "");
@@ -139,7 +150,9 @@ export function renderUsage(r: UsageReport, opts: { color?: boolean } = {}): str
   if (r.rows.skipped > 0) {
     lines.push(
       c.yellow(
-        `${formatInt(r.rows.skipped)} row${r.rows.skipped === 1 ? " was" : "s were"} skipped (not counted anywhere)${r.rows.skipped > r.problems.length ? `; the first ${r.problems.length}` : ""}:`,
+        `${formatInt(r.rows.skipped)} row${r.rows.skipped === 1 ? " was" : "s were"} ` +
+          `skipped (not counted ` +
+          `anywhere)${r.rows.skipped > r.problems.length ? `; the first ${r.problems.length}` : ""}:`,
       ),
     );
     for (const p of r.problems) lines.push(`  ${p.file}${p.line === null ? "" : `:${p.line}`}: ${p.reason}`);

@@ -56,7 +56,10 @@ const OUTSIDE = `(($6::timestamp IS NOT NULL AND x.st < $6::timestamp) OR ($7::t
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.US'`;
 const MSG = `(s.metadata->'error_information'->>'error_message')`;
 /** ./row.ts CONTEXT_MESSAGE and its number patterns, in PostgreSQL's regex dialect. */
-const CONTEXT = `(s.metadata->'error_information'->>'error_class' = 'ContextWindowExceededError' OR ${MSG} ~* '(maximum context length|context length exceeded|context_length_exceeded|context window|prompt is too long)')`;
+const CONTEXT =
+  `(s.metadata->'error_information'->>'error_class' = 'ContextWindowExceededError' ` +
+  `OR ${MSG} ~* '(maximum context length|context length ` +
+  `exceeded|context_length_exceeded|context window|prompt is too long)')`;
 const ASKED = `COALESCE(substring(${MSG} from '(?i)you requested (\\d+) tokens'), substring(${MSG} from '(?i)your request has (\\d+) input tokens'))::bigint`;
 const LIMIT = `substring(${MSG} from '(?i)maximum context length is (\\d+)')::bigint`;
 

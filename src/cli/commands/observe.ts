@@ -30,7 +30,8 @@ import { VERSION } from "../../version.js";
 import type { FleetView } from "../../engine/api.js";
 
 export const OBSERVE_USAGE =
-  "usage: kvgate observe --metrics FILE... [--host H] [--since T] [--until T] [--format text|json|svg] [--output FILE] [--write FILE] [--repo DIR] [--config FILE]";
+  "usage: kvgate observe --metrics FILE... [--host H] [--since T] [--until T] " +
+  "[--format text|json|svg] [--output FILE] [--write FILE] [--repo DIR] [--config FILE]";
 
 const OPTIONS = {
   metrics: { type: "string", multiple: true },
@@ -118,7 +119,9 @@ async function runObserve(argv: string[]): Promise<number> {
     for (const h of new Set(got.cards.map((c) => c.host)))
       if (!hosts.includes(h))
         notes.push(
-          `the metrics label cards with host ${h}, which kvgate.yaml's fleet.hosts does not list (the DCGM exporter in docker labels Hostname with its container id): name the host with --host`,
+          `the metrics label cards with host ${h}, which kvgate.yaml's ` +
+            `fleet.hosts does not list (the DCGM exporter in docker labels ` +
+            `Hostname with its container id): name the host with --host`,
         );
   }
   const cards = got.cards.map((c) => observeCard(c, usageOfCard(ledgers, c.host, c.index)));

@@ -32,7 +32,9 @@ import { seatResolver } from "../../observe/served-names.js";
 import type { Policy } from "../../config/policy.js";
 
 export const USAGE_USAGE =
-  "usage: kvgate usage (--litellm FILE... | --litellm-db postgresql://…) [--since T] [--until T] [--min-requests N] [--min-span D] [--metrics FILE...] [--connect-timeout D] [--statement-timeout D] [--format text|json] [--repo DIR] [--config FILE]";
+  "usage: kvgate usage (--litellm FILE... | --litellm-db postgresql://…) [--since T] " +
+  "[--until T] [--min-requests N] [--min-span D] [--metrics FILE...] [--connect-timeout " +
+  "D] [--statement-timeout D] [--format text|json] [--repo DIR] [--config FILE]";
 
 const OPTIONS = {
   litellm: { type: "string", multiple: true },
@@ -85,7 +87,9 @@ async function engineEvidence(metrics: string[] | undefined, w: FleetView | null
     const s = await sniffMetrics(file);
     if (s.format !== "prometheus" && s.format !== "prometheus-text")
       throw new GateError(`${file} (${s.format}) holds no vLLM metrics: --metrics of usage takes vLLM's Prometheus metrics`, {
-        hint: "give a /metrics scrape or a Prometheus range query of vllm:kv_cache_usage_perc and vllm:num_preemptions_total; GPU memory goes to kvgate observe",
+        hint:
+          "give a /metrics scrape or a Prometheus range query of vllm:kv_cache_usage_perc " +
+          "and vllm:num_preemptions_total; GPU memory goes to kvgate observe",
       });
     files.push(s);
   }
