@@ -45,22 +45,21 @@ export class CardTrack {
 
   /** The reading as (used, free) bytes, or null after reporting why it cannot be used. */
   resolve(r: GpuReading, line: number | null): [number, number] | null {
-    if (this.total === null && r.total !== null) {
-      this.total = r.total;
-      this.totalSource = "metrics";
+    // A card has one total: a reading that names another is not this card's (a file that mixes hosts
+    // or cards under one index), and would put the card's free memory above its total.
+    if (r.total !== null && this.total !== null && this.totalSource === "metrics" && r.total !== this.total) {
+      this.o.problem(line, `impossible reading: its total ${mib(r.total)} is not the card's total ${mib(this.total)}, read before`);
+      return null;
     }
     const total = r.total ?? this.total ?? this.o.fleetTotal;
     if (total === null) {
       this.noTotal++;
       return null;
     }
-    if (this.total === null) {
-      this.total = total;
-      this.totalSource = "fleet";
-    }
     const used = r.used ?? total - (r.free ?? 0);
     const free = r.free ?? total - used;
-    const of = r.total !== null ? "its total" : this.totalSource === "fleet" ? "the card's total in kvgate.yaml" : "the card's total";
+    const source = r.total !== null ? "metrics" : this.total !== null ? this.totalSource : "fleet";
+    const of = r.total !== null ? "its total" : source === "fleet" ? "the card's total in kvgate.yaml" : "the card's total";
     if (used > total) {
       this.o.problem(line, `impossible reading: used ${mib(used)} is above ${of}, ${mib(total)}`);
       return null;
@@ -68,6 +67,11 @@ export class CardTrack {
     if (used < 0 || free < 0) {
       this.o.problem(line, `impossible reading: ${used < 0 ? `used ${mib(used)}` : `free ${mib(free)}`} is below 0 (${of} ${mib(total)})`);
       return null;
+    }
+    // The card's total is the first possible reading's (an impossible one never sets it).
+    if (this.total === null) {
+      this.total = total;
+      this.totalSource = source;
     }
     return [used, free];
   }
