@@ -74,14 +74,23 @@ ${CONFIG}
   --format text|json (default text)
   -h, --help         this text
 `,
-  init: `usage: kvgate init [--repo DIR]
+  init: `usage: kvgate init [--repo DIR] [--from-host [FILE]] [--host NAME[,NAME…]]
 
 Installs the hooks (husky, the pre-commit framework or plain git, whichever the repository uses), a
 starter kvgate.yaml and .github/workflows/kvgate.yml, then proves the hooks live on a canary commit.
 Exit 0 live, 1 not live (the fix is printed), 2 could not run.
 
+The starter kvgate.yaml lists the seats init found (env files anywhere, compose files, playbooks and
+roles, systemd units) and the cards: from nvidia-smi with --from-host, else from a GPU name the
+repository writes that rules/cards.yaml knows, else a TODO stanza the check refuses every seat on.
+
 options:
   --repo DIR         the repository (default: the one holding the current folder)
+  --from-host [FILE] the card inventory from nvidia-smi --query-gpu=index,name,memory.total --format=csv:
+                     run here (no FILE), or that output saved on the host
+  --host NAME[,NAME…]
+                     the hosts that inventory is for (identical machines; default: the host the seats
+                     name, else this machine's name)
   -h, --help         this text
 `,
   hook: `usage: kvgate hook prepare-commit-msg FILE [SOURCE [SHA]]
