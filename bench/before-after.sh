@@ -19,12 +19,16 @@ a="$root/bin/kvgate.js"
 echo "before: $(git -C "$root" rev-parse --short "$before_ref")  after: $(git -C "$root" rev-parse --short HEAD)  runs: $runs"
 repo="$work/fleet"
 node "$here/lib/make-fleet-repo.mjs" "$repo" 5000 >/dev/null
-node "$here/lib/ab.mjs" "$runs" "$repo" "check --staged (5 env staged, 5k files)" "$b" "$a" -- check --staged
-node "$here/lib/ab.mjs" "$runs" "$repo" "check --all (5k files)" "$b" "$a" -- check --all
-node "$here/lib/ab.mjs" "$runs" "$root" "check --all --repo examples/fleet" "$b" "$a" -- check --all --repo examples/fleet
-node "$here/lib/ab.mjs" "$runs" "$root" "explain --repo examples/fleet" "$b" "$a" -- explain --repo examples/fleet
+cp -a "$repo" "$work/fleet-before"
+rb="$work/fleet-before"
+node "$here/lib/ab.mjs" "$runs" "$rb" "$repo" "check --staged (5 env staged, 5k files)" "$b" "$a" -- check --staged
+node "$here/lib/ab.mjs" "$runs" "$rb" "$repo" "check --all (5k files)" "$b" "$a" -- check --all
+node "$here/lib/ab.mjs" "$runs" "$root" "$root" "check --all --repo examples/fleet" "$b" "$a" -- check --all --repo examples/fleet
+node "$here/lib/ab.mjs" "$runs" "$root" "$root" "explain --repo examples/fleet" "$b" "$a" -- explain --repo examples/fleet
 # A docs-only commit: what the fast path is for.
-git -C "$repo" commit -q -m staged
-echo "more" >> "$repo/src/mod0/file1.ts" && git -C "$repo" add -A
-node "$here/lib/ab.mjs" "$runs" "$repo" "check --staged (one code file staged)" "$b" "$a" -- check --staged
-node "$here/lib/ab.mjs" "$runs" "$repo" "check --range HEAD~1..HEAD (the Action's range)" "$b" "$a" -- check --range HEAD~1..HEAD
+for r in "$rb" "$repo"; do
+  git -C "$r" commit -q -m staged
+  echo "more" >> "$r/src/mod0/file1.ts" && git -C "$r" add -A
+done
+node "$here/lib/ab.mjs" "$runs" "$rb" "$repo" "check --staged (one code file staged)" "$b" "$a" -- check --staged
+node "$here/lib/ab.mjs" "$runs" "$rb" "$repo" "check --range HEAD~1..HEAD (the Action's range)" "$b" "$a" -- check --range HEAD~1..HEAD
