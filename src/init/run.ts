@@ -13,6 +13,7 @@ import { huskyState } from "./husky.js";
 import { PRE_COMMIT_CONFIG } from "./precommit.js";
 import { starterConfig, type Inventory } from "./starter.js";
 import { cardNamesIn, inventoriesFrom } from "./card-names.js";
+import { observedInventories } from "./observed-cards.js";
 import { discover, hostsFor } from "./discover.js";
 import { hostCards } from "./inventory.js";
 import { loadPack } from "../rules/load.js";
@@ -106,10 +107,16 @@ export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env,
     const found = await discover(root, pack);
     const hosts = hostsFor(found.services, opts.host);
     const fromHost = opts.fromHost !== undefined ? hostCards(opts.fromHost) : null;
+    // Without the host's own figures: the totals an observed file (kvgate observe --write) recorded,
+    // else the card the repository names, when rules/cards.yaml knows it.
+    const observed = fromHost ? null : observedInventories(root);
+    const named = fromHost || observed?.inventories.length ? null : inventoriesFrom(cardNamesIn(root), found.services, hosts[0] ?? "");
     // One nvidia-smi output for each host named (identical machines, such as an Ansible group).
-    // Without the host's own figures: the card the repository names, when rules/cards.yaml knows it.
-    const named = fromHost ? null : inventoriesFrom(cardNamesIn(root), found.services, hosts[0] ?? "");
-    const inventories: Inventory[] = fromHost ? hosts.map((host) => ({ host, ...fromHost })) : (named?.inventories ?? []);
+    const inventories: Inventory[] = fromHost
+      ? hosts.map((host) => ({ host, ...fromHost }))
+      : observed?.inventories.length
+        ? observed.inventories
+        : (named?.inventories ?? []);
     const text = starterConfig({ ...found, inventories });
     parseConfig(text, "kvgate.yaml", cardLookupOf(pack)); // a starter that does not validate is our bug: fail here, not at the first commit
     writeFile(join(root, "kvgate.yaml"), text);
@@ -119,12 +126,12 @@ export async function runInit(dir: string, env: NodeJS.ProcessEnv = process.env,
       `wrote     kvgate.yaml (${n} seat${n === 1 ? "" : "s"} found${found.servicesGlob ? `, services: "${found.servicesGlob}"` : ""}; ${
         fromHost
           ? cardsText({ ...fromHost, host: hosts.join(", ") })
-          : named && named.inventories.length > 0
-            ? named.inventories.map(cardsText).join("; ")
+          : inventories.length > 0
+            ? inventories.map(cardsText).join("; ")
             : "no card inventory: the TODO stanza to fill, every seat refused as unsized until it is"
       })`,
     );
-    for (const n of named?.notes ?? []) lines.push(`card      ${n}`);
+    for (const n of [...(observed?.notes ?? []), ...(named?.notes ?? [])]) lines.push(`card      ${n}`);
     for (const t of found.notTaken) lines.push(`not taken ${t.path}: ${t.why}`);
   }
   const ignored = ignoreNodeModules(root);
