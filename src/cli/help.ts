@@ -81,8 +81,9 @@ starter kvgate.yaml and .github/workflows/kvgate.yml, then proves the hooks live
 Exit 0 live, 1 not live (the fix is printed), 2 could not run.
 
 The starter kvgate.yaml lists the seats init found (env files anywhere, compose files, playbooks and
-roles, systemd units) and the cards: from nvidia-smi with --from-host, else from a GPU name the
-repository writes that rules/cards.yaml knows, else a TODO stanza the check refuses every seat on.
+roles, systemd units) and the cards: from nvidia-smi with --from-host, else the totals an observed
+file records (kvgate observe --write), else a GPU name the repository writes that rules/cards.yaml
+knows, else a TODO stanza the check refuses every seat on.
 
 options:
   --repo DIR         the repository (default: the one holding the current folder)
