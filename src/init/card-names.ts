@@ -3,10 +3,9 @@
 // `accelerator`) in Ansible host_vars/group_vars, a compose file or an env file, whose value
 // rules/cards.yaml knows. The table gives what CUDA reports as its total, so the seats are sized
 // against a figure the table vouches for, never a guess; a name the table lacks is only reported.
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { knownCard } from "../rules/cards.js";
-import { runToolSync } from "../git/exec.js";
+import { FileDoor } from "../git/door.js";
+import { listedFiles, readListed } from "./repo-files.js";
 import type { HostCard } from "./inventory.js";
 import { hostsOf, type FoundService, type Inventory } from "./starter.js";
 
@@ -24,6 +23,8 @@ export interface CardNames {
   found: NamedCard[];
   /** A card key whose value the table does not know (`gpu_model: NVIDIA Foo`), with where. */
   unknown: { value: string; where: string }[];
+  /** A listed file the door would not read (a symlink out of the repository, a device, over the cap): why. */
+  unread: string[];
 }
 
 const PATHSPECS = [
@@ -40,31 +41,25 @@ const PATHSPECS = [
 const CARD_KEY = /^(?:[A-Za-z0-9]+[_-])*(?:gpu|card|accelerator)(?:[_-](?:model|name|type|product|sku|kind))?$/i;
 /** `key: value` (YAML) or `KEY=value` (env), with an optional `- `, `export ` and quotes. */
 const LINE = /^\s*(?:-\s+)?(?:export\s+)?([A-Za-z0-9_.-]+)\s*(?::\s+|=)\s*["']?([^"'#\n]*?)["']?\s*(?:#.*)?$/;
-const MAX_BYTES = 256 * 1024;
+const CAP = { bytes: 256 * 1024, kind: "files that name a card" };
 
 function hostOf(path: string): string | null {
   const m = /(?:^|\/)host_vars\/([^/]+?)(?:\.ya?ml|\/.*)?$/.exec(path);
   return m ? (m[1] as string) : null;
 }
 
-function listed(root: string): string[] {
-  const r = runToolSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...PATHSPECS], { cwd: root });
-  if (r.status !== 0) return [];
-  return [...new Set(r.stdout.split("\0").filter((p) => p !== "" && !/(^|\/)node_modules\//.test(p)))].sort();
-}
-
 /** Every card name written under a card key in those files, in path and line order. */
 export function cardNamesIn(root: string): CardNames {
-  const out: CardNames = { found: [], unknown: [] };
-  for (const path of listed(root)) {
-    let text: string;
-    try {
-      if (statSync(join(root, path)).size > MAX_BYTES) continue;
-      text = readFileSync(join(root, path), "utf8");
-    } catch {
+  const out: CardNames = { found: [], unknown: [], unread: [] };
+  const door = new FileDoor(root);
+  for (const path of listedFiles(root, PATHSPECS)) {
+    const got = readListed(door, path, CAP);
+    if (got === null) continue;
+    if ("why" in got) {
+      out.unread.push(`${path}: not read: ${got.why}`);
       continue;
     }
-    text.split(/\r?\n/).forEach((line, i) => {
+    got.text.split(/\r?\n/).forEach((line, i) => {
       const m = LINE.exec(line);
       if (!m || !CARD_KEY.test(m[1] as string)) return;
       const value = (m[2] as string).trim();
@@ -112,6 +107,7 @@ export function inventoriesFrom(
     const cards: HostCard[] = indexes.map((index) => ({ index, name: card.name, totalMib: card.cudaTotalMib }));
     inventories.push({ host, cards, source: `${card.name} named in ${card.where}, its total from rules/cards.yaml` });
   }
+  notes.push(...names.unread);
   for (const u of names.unknown) notes.push(`${u.where}: ${u.value} is not a card rules/cards.yaml knows; give its total by hand`);
   return { inventories, notes };
 }

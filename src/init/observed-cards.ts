@@ -2,45 +2,30 @@
 // for the starter inventory when `init --from-host` is not given: each card's `total_bytes` is what the
 // host's own metrics reported, so it ranks after nvidia-smi and before a card name looked up in
 // rules/cards.yaml (docs/coverage.md#inventory). A file that does not read is a note, never a guess.
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { runToolSync } from "../git/exec.js";
+import { FileDoor } from "../git/door.js";
+import { READ_CAPS } from "../load/caps.js";
 import { readObservedFile } from "../parse/observed.js";
 import type { Inventory } from "./starter.js";
+import { listedFiles, readListed } from "./repo-files.js";
 
 // git's glob pathspecs have no braces.
 const PATHSPECS = [":(glob)**/observed*.yaml", ":(glob)**/observed*.yml", ":(glob)**/*.observed.yaml"];
-/** The read door's cap for observed files (docs/gated-files.md#caps). */
-const MAX_BYTES = 8 * 1024 * 1024;
+const CAP = { bytes: READ_CAPS["observed plateaus"] as number, kind: "observed plateaus" };
 const MIB = 1024 * 1024;
-
-function listed(root: string): string[] {
-  const r = runToolSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...PATHSPECS], { cwd: root });
-  if (r.status !== 0) return [];
-  return [...new Set(r.stdout.split("\0").filter((p) => p !== "" && !/(^|\/)node_modules\//.test(p)))].sort();
-}
-
-function readText(root: string, path: string): string | null {
-  try {
-    const abs = join(root, path);
-    const st = statSync(abs);
-    return st.isFile() && st.size <= MAX_BYTES ? readFileSync(abs, "utf8") : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Per host, the cards an observed file lists with their totals; the first file to name a host wins. */
 export function observedInventories(root: string): { inventories: Inventory[]; notes: string[] } {
   const byHost = new Map<string, Inventory>();
   const notes: string[] = [];
-  for (const path of listed(root)) {
-    const text = readText(root, path);
-    if (text === null) {
-      notes.push(`${path}: not a regular file under ${MAX_BYTES / MIB} MiB; not read`);
+  const door = new FileDoor(root);
+  for (const path of listedFiles(root, PATHSPECS)) {
+    const got = readListed(door, path, CAP);
+    if (got === null) continue;
+    if ("why" in got) {
+      notes.push(`${path}: not read: ${got.why}`);
       continue;
     }
-    const r = readObservedFile(text, path);
+    const r = readObservedFile(got.text, path);
     if (!r.ok) {
       const p = r.problems[0];
       notes.push(`${path}${p?.line ? `:${p.line}` : ""}: not an observed file kvgate can read (${p?.message ?? "invalid"}); not used`);

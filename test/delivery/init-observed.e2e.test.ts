@@ -2,7 +2,8 @@
 // --write`: each card's total_bytes as the host's metrics reported it), before any card name the
 // repository writes; a file that does not read, or a card without its total, is a `card` note naming
 // the file and line, never a guess. Real git, the built CLI.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { kvgate } from "../helpers/cli.js";
@@ -57,5 +58,22 @@ describe("kvgate init: the inventory from an observed file", () => {
     const noTotal = await initIn({ "deploy/chat.env": SEAT(0), "observed.yaml": observed(card("gpu-box", 0, null)) });
     expect(noTotal.out).toContain("card      observed.yaml:5: gpu-box GPU 0 has no total_bytes; not used");
     expect(noTotal.yaml).toContain("# fleet:   # TODO: the card inventory.");
+  });
+
+  test("an observed file that is a symlink out of the repository is not read: a note, and no card taken", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "kvgate-outside-"));
+    try {
+      writeFileSync(join(outside, "observed.yaml"), observed(card("gpu-box", 0, GIB24)));
+      const r = await userRepo({ "deploy/chat.env": SEAT(0) });
+      symlinkSync(join(outside, "observed.yaml"), join(r.dir, "observed.yaml"));
+      r.stage();
+      r.commit("the fleet", { noVerify: true });
+      const init = kvgate(["init"], { cwd: r.dir });
+      expect(init.code, init.stdout + init.stderr).toBe(0);
+      expect(init.stdout).toMatch(/card {6}observed\.yaml: not read: the file is a symlink that leads outside the repository/);
+      expect(readFileSync(join(r.dir, "kvgate.yaml"), "utf8")).toContain("# fleet:   # TODO: the card inventory.");
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
