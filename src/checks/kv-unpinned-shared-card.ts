@@ -52,6 +52,7 @@ export const kvUnpinnedSharedCard = defineCheck({
       const shared = seat.cards.map((i) => usageOfCard(usages, seat.host, i)).find((l) => l?.shared);
       if (!shared) return [];
       const neighbours = shared.entries.filter((e) => e.name !== seat.name).map((e) => e.name);
+      const about = { ...kvData(seat), name: seat.name, host: shared.host, gpu: shared.index, neighbours, utilization: seat.utilization };
       if (!seat.vf.kvCacheMemoryBytesFlag) {
         if (neighbours.every((n) => bootsApart(seat.service, services.get(n)))) return [];
         return [
@@ -59,15 +60,7 @@ export const kvUnpinnedSharedCard = defineCheck({
             message: "no-pin" as const,
             service: seat.name,
             ...placeOf(seat, "gpu_memory_utilization"),
-            data: {
-              ...kvData(seat),
-              name: seat.name,
-              host: shared.host,
-              gpu: shared.index,
-              neighbours,
-              utilization: seat.utilization,
-              version: seat.vf.version ?? "(unknown)",
-            },
+            data: { ...about, version: seat.vf.version ?? "(unknown)" },
           },
         ];
       }
@@ -79,12 +72,7 @@ export const kvUnpinnedSharedCard = defineCheck({
           service: seat.name,
           ...placeOf(seat, "gpu_memory_utilization"),
           data: {
-            ...kvData(seat),
-            name: seat.name,
-            host: shared.host,
-            gpu: shared.index,
-            neighbours,
-            utilization: seat.utilization,
+            ...about,
             set: fits ? setPin(seat, seat.required as number, ctx.pack) : null,
             overfills: seat.required !== null && !fits,
             ...(fits ? { fix: pinFix(seat, seat.required as number, ctx.pack) } : {}),

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { makeRepo, type TempFolder, type TempRepo } from "../helpers/repo.js";
-import { ROOT, kvgate } from "../helpers/cli.js";
+import { ROOT, kvgate, type JsonFinding } from "../helpers/cli.js";
 
 const EXAMPLE = join(ROOT, "examples", "compose");
 const CF = "hosts/fv-ml3/compose.yaml";
@@ -31,16 +31,7 @@ async function composeRepo(extra: Record<string, string> = {}): Promise<TempRepo
   return repo;
 }
 
-interface Found {
-  rule: string;
-  severity: string;
-  status: string;
-  file: string | null;
-  line: number | null;
-  service: string | null;
-  message: string;
-  data: Record<string, unknown>;
-}
+type Found = JsonFinding;
 function staged(repo: TempRepo): { code: number | null; verdict: string; findings: Found[] } {
   repo.stage();
   const run = kvgate(["check", "--staged", "--format", "json"], { cwd: repo.dir });

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { makeRepo, type TempFolder, type TempRepo } from "../helpers/repo.js";
-import { ROOT, kvgate } from "../helpers/cli.js";
+import { ROOT, kvgate, type JsonFinding } from "../helpers/cli.js";
 
 const EXAMPLE = join(ROOT, "examples", "kubernetes");
 const VOICES = "k8s/voices/deployment.yaml";
@@ -33,16 +33,7 @@ async function exampleRepo(): Promise<TempRepo> {
   return repo;
 }
 
-interface Found {
-  rule: string;
-  severity: string;
-  status: string;
-  file: string | null;
-  line: number | null;
-  service: string | null;
-  message: string;
-  data: Record<string, unknown>;
-}
+type Found = JsonFinding;
 function staged(repo: TempRepo, extra: string[] = []): { code: number | null; verdict: string; findings: Found[]; stdout: string } {
   repo.stage();
   const run = kvgate(["check", "--staged", "--format", "json", ...extra], { cwd: repo.dir });
