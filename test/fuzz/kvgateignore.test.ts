@@ -32,8 +32,12 @@ const hex12 = fc.stringMatching(/^[0-9a-f]{12}$/);
 const date = fc
   .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true })
   .map((d) => d.toISOString().slice(0, 10));
-const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,11}$/).filter((w) => !/until|expir|^exp$/i.test(w));
-const owner = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,10}$/);
+// The parser reads any date-shaped token of a line (`0-0-00`, `a-1-2-33`) as a misspelt expiry and
+// refuses the line (fail closed: an entry must never silently not expire), so the round trip draws
+// reasons and owners without one; the near misses have their own property below.
+const DATE_SHAPED = /\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/]\d{1,2}[-/]\d{2,4}\b|\b\d{1,2}\.\d{1,2}\.\d{4}\b/;
+const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,11}$/).filter((w) => !/until|expir|^exp$/i.test(w) && !DATE_SHAPED.test(w));
+const owner = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,10}$/).filter((o) => !DATE_SHAPED.test(o));
 
 /** Lines as people write them, right and wrong: the accepted form and its near misses. */
 const ignoreLine = fc.oneof(
@@ -89,6 +93,13 @@ describe("an entry in the accepted form reads back the same", () => {
       }),
       { numRuns: RUNS.cheap },
     );
+  });
+  test("an owner or a word shaped like a date reads as a misspelt expiry: a problem, never an entry (found by the round trip)", () => {
+    for (const line of ["sha256:0aa0a0aaaaa0 #  @0-0-00", "sha256:0aa0a0aaaaa0 # a-1-2-33 @ops"]) {
+      const l = parseIgnore(line, TODAY);
+      expect(l.entries).toEqual([]);
+      expect(l.problems[0]?.problem).toMatch(/reads as an expiry but is not written `until YYYY-MM-DD`/);
+    }
   });
   test("any other spelling of the expiry is a problem, never an entry that does not expire", () => {
     fc.assert(
