@@ -25,7 +25,14 @@ const live = new Set<string>();
 let guarded = false;
 
 function removeLive(): void {
-  for (const p of live) rmSync(p, { recursive: true, force: true });
+  // A git child may still be writing into a folder as it goes: retry the few errors that race gives.
+  for (const p of live) {
+    try {
+      rmSync(p, { recursive: true, force: true, maxRetries: 3, retryDelay: 10 });
+    } catch {
+      // Left for the next run's stale sweep: a signal handler must still die of its signal.
+    }
+  }
   live.clear();
 }
 
@@ -49,8 +56,10 @@ function guard(): void {
 export function makeTempFolder(kind: "spill" | "index" | "inflight", opts: { root?: string; cleanStale?: boolean } = {}): TempFolder {
   const root = opts.root ?? tmpdir();
   if (opts.cleanStale) cleanStaleTemp(root);
-  const path = mkdtempSync(join(root, `kvgate-${kind}-${process.pid}-`));
+  // The handlers go in before the folder exists: a signal between the two would otherwise meet no handler
+  // and kill the process with the folder left (it is queued for the event loop once a handler is in).
   guard();
+  const path = mkdtempSync(join(root, `kvgate-${kind}-${process.pid}-`));
   live.add(path);
   return {
     path,
