@@ -6,6 +6,8 @@ import { defineCheck, type Report } from "./define.js";
 import { kvData, placeOf, requiredAt, vllmSeats } from "../kv/seat.js";
 import { cardUsage, footprintOf, usageOfCard, type CardUsage } from "../kv/card-usage.js";
 import { formatInt, size } from "../kv/format.js";
+import { settingFix } from "../model/setting-fix.js";
+import { showFixes, type ValueFix } from "../model/value-fix.js";
 
 const messages = {
   room: (d: {
@@ -15,13 +17,12 @@ const messages = {
     kv_bytes: number;
     required_bytes_at_max: number;
     card_spare_after_bytes: number;
-    len_key: string;
-    set: string;
+    suggestions: ValueFix[];
   }) =>
     `${d.name}: runs at ${formatInt(d.max_model_len)} tokens, below its ` +
     `model's ${formatInt(d.native_max)}, and its card has room: KV ` +
     `${size(d.kv_bytes)} → ${size(d.required_bytes_at_max)} leaves ` +
-    `${size(d.card_spare_after_bytes)} spare; set ${d.len_key}=${d.native_max}${d.set}`,
+    `${size(d.card_spare_after_bytes)} spare; set ${showFixes(d.suggestions)}`,
 };
 
 type R = Report<typeof messages>;
@@ -76,9 +77,13 @@ export const kvContextHeadroom = defineCheck({
         }
       }
       if (!Number.isFinite(spareAfter) || spareAfter < 0) return [];
-      const lenOrigin = seat.service.settings.max_model_len?.origin;
-      const pinOrigin = seat.service.settings.kv_pin?.origin;
-      const pinKey = pinOrigin?.source === "flag" ? "--kv-cache-memory-bytes" : "KV_CACHE_MEMORY_BYTES";
+      // The settings in the file's own spelling (and the env file's copy a deploy file overrides). As
+      // ESLint's suggestions, not fixes: `check --fix` does not raise a context on its own.
+      const suggestions = [
+        settingFix(ctx.pack, seat.service, "max_model_len", native),
+        seat.pinned !== null && atMax > seat.pinned ? settingFix(ctx.pack, seat.service, "kv_pin", atMax) : null,
+      ];
+      if (suggestions.some((f) => f === null)) return [];
       return [
         {
           message: "room" as const,
@@ -91,8 +96,7 @@ export const kvContextHeadroom = defineCheck({
             kv_bytes: kvToday,
             required_bytes_at_max: atMax,
             card_spare_after_bytes: spareAfter,
-            len_key: lenOrigin?.source === "flag" ? "--max-model-len" : "MAX_MODEL_LEN",
-            set: seat.pinned !== null && atMax > seat.pinned ? ` and ${pinKey}=${atMax}` : "",
+            suggestions: suggestions.filter((f): f is ValueFix => f !== null),
           },
         },
       ];

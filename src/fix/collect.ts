@@ -21,10 +21,16 @@ function isFix(v: unknown): v is ValueFix {
   );
 }
 
-/** A finding's value fixes: `data.fixes` (a fix that needs two values) or `data.fix`. */
+/** A finding's value fixes: `data.fixes` (a fix that needs two values) or `data.fix`, each with its `also`. */
 export function fixListOf(f: Finding): ValueFix[] {
   const list: unknown[] = Array.isArray(f.data.fixes) ? f.data.fixes : f.data.fix !== undefined ? [f.data.fix] : [];
-  return list.filter(isFix);
+  return list.filter(isFix).flatMap(withAlso);
+}
+
+/** A fix and the committed env file's copy of it (ValueFix.also), as two edits. */
+function withAlso(fix: ValueFix): ValueFix[] {
+  const { also, ...own } = fix;
+  return also && isFix(also) ? [own, also] : [own];
 }
 
 export function fixesOf(findings: readonly Finding[]): Map<string, RuledFix[]> {
@@ -32,9 +38,7 @@ export function fixesOf(findings: readonly Finding[]): Map<string, RuledFix[]> {
   const seen = new Set<string>();
   for (const f of findings) {
     if (f.status !== "open") continue;
-    const list = Array.isArray(f.data.fixes) ? f.data.fixes : f.data.fix !== undefined ? [f.data.fix] : [];
-    for (const fix of list) {
-      if (!isFix(fix)) continue;
+    for (const fix of fixListOf(f)) {
       // Per line too: two seats of one host_vars file each set `max_model_len`, each its own fix.
       const id = `${fix.file}\u0000${fix.key}\u0000${fix.line ?? ""}`;
       if (seen.has(id)) continue;

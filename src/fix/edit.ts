@@ -46,6 +46,20 @@ function requote(old: string, value: string): string {
   return value;
 }
 
+/** A plain YAML scalar that YAML 1.1 or 1.2 reads as a number, a boolean or null rather than a string. */
+const YAML_NOT_STRING =
+  /^(?:[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\.inf|\.nan|true|false|yes|no|on|off|y|n|null|~)$/i;
+
+/**
+ * An item of an argv list (a compose `command:`, a container's `args`): every item must stay a string
+ * (compose's schema and Kubernetes refuse a number there), so a bare `6G` becomes `"8053063680"`, not
+ * the number `8053063680`. A bare item that was already a number keeps its form.
+ */
+function requoteItem(old: string, value: string): string {
+  const bare = !old.startsWith("'") && !old.startsWith('"');
+  return bare && !YAML_NOT_STRING.test(old) && YAML_NOT_STRING.test(value) ? `"${value}"` : requote(old, value);
+}
+
 function unquote(token: string): string {
   return /^(['"]).*\1$/s.test(token) ? token.slice(1, -1) : token;
 }
@@ -77,7 +91,8 @@ function editLine(
   const inDouble = flag && (line.slice(0, start + (last[1] ?? "").length).match(/(?<!\\)"/g) ?? []).length % 2 === 1;
   const written = inDouble ? value.replace(/[\\"]/g, "\\$&") : value;
   const was = unquote(old);
-  const token = requote(old, written);
+  // `"--flag", value` in a YAML flow list: an argv item, which must stay a string.
+  const token = flag && (last[3] ?? "").includes(",") ? requoteItem(old, written) : requote(old, written);
   return {
     line: line.slice(0, start) + head + token + line.slice(end),
     from: inDouble ? was.replace(/\\([\\"])/g, "$1") : was,
@@ -175,7 +190,7 @@ function editNextItem(
   const old = m[2] as string;
   if (TEMPLATED.test(old)) return "templated";
   const column = (m[1] as string).length;
-  const token = requote(old, value);
+  const token = requoteItem(old, value);
   const line = lines[j] as string;
   return {
     at: j,

@@ -78,6 +78,7 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
       }
     }
     if (compose && compose.replicas > 1) service.replicas = compose.replicas;
+    if (current) keepCommitted(service, current);
     // Cards a compose line places are spelled as that line spells them, so advice names it, not GPU.
     const o = service.origins.gpus;
     const placedBy = isComposeDeploy(d) ? d.cards : null;
@@ -95,6 +96,19 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
     laid.push(d);
   }
   return { state: { ...state, services: services.filter((s): s is Service => s !== null) }, deploys: laid };
+}
+
+/**
+ * Marks each setting the deploy moved off the env file with the env file's own place for it, so a fix
+ * of the running value also writes the committed one (the deploy and its env file then still agree).
+ */
+function keepCommitted(service: Service, before: Service): void {
+  for (const [name, s] of Object.entries(service.settings)) {
+    const was = before.settings[name];
+    if (!s || !was) continue;
+    const committed = was.committed ?? (was.origin.file === before.file ? was.origin : undefined);
+    if (committed && committed.file !== s.origin.file) service.settings[name] = { ...s, committed };
+  }
 }
 
 /**

@@ -9,8 +9,18 @@ import type { ValueFix } from "./value-fix.js";
 /** The fix that sets `setting` of `service` to `value`; null when the file cannot be given one (a flag-only setting that is not set). */
 export function settingFix(pack: RulesPack, service: Service, setting: string, value: string | number): ValueFix | null {
   const v = String(value);
-  const origin = service.settings[setting]?.origin;
-  if (origin) return { file: origin.file, line: origin.line, key: origin.name, value: v, ...(origin.yaml ? { yaml: true } : {}) };
+  const set = service.settings[setting];
+  if (set) {
+    const at = (o: typeof set.origin): ValueFix => ({
+      file: o.file,
+      line: o.line,
+      key: o.name,
+      value: v,
+      ...(o.yaml ? { yaml: true } : {}),
+    });
+    const committed = set.committed;
+    return committed && committed.file !== set.origin.file ? { ...at(set.origin), also: at(committed) } : at(set.origin);
+  }
   const spec = engineSpec(pack, service.engine)?.settings[setting];
   const holder = spec?.flags?.[0] ? flagHolder(pack, service) : null;
   if (holder && spec?.flags?.[0]) return { file: holder.file, line: holder.line, key: spec.flags[0], value: v, into: holder.key };
@@ -51,6 +61,16 @@ export function withSetting(service: Service, setting: string, value: number): S
   const origin = s?.origin ?? { file: service.file, line: 0, source: "env" as const, name: setting };
   return {
     ...service,
-    settings: { ...service.settings, [setting]: { name: setting, raw: String(value), value, origin, shadowed: s?.shadowed ?? [] } },
+    settings: {
+      ...service.settings,
+      [setting]: {
+        name: setting,
+        raw: String(value),
+        value,
+        origin,
+        shadowed: s?.shadowed ?? [],
+        ...(s?.committed ? { committed: s.committed } : {}),
+      },
+    },
   };
 }

@@ -43,6 +43,11 @@ export interface Setting {
   origin: Origin;
   /** Other places that set the same setting (an env key overridden by a flag, say). */
   shadowed: Origin[];
+  /**
+   * Where the committed env file sets it, when a deploy file (compose, a playbook) sets the value that
+   * runs: a fix writes both places, or `playbook/drift` would answer the one it wrote (src/load/running.ts).
+   */
+  committed?: Origin;
 }
 
 /** An engine of rules/engines.yaml (or a name it does not know, as written). */

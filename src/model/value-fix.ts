@@ -18,13 +18,36 @@ export interface ValueFix {
   into?: string;
   /** `key` is a YAML key (an Ansible variable in host_vars, say): the fix reads `key: value`. */
   yaml?: boolean;
+  /**
+   * The same value where the committed env file sets it, when a deploy file (compose, a playbook) sets
+   * the value that runs: part of the fix, so the two files still agree after it (playbook/drift).
+   */
+  also?: ValueFix;
 }
 
 /**
  * How a message says the fix: `KEY=value`, `--flag value`, `--flag value in VLLM_EXTRA_ARGS`, or a YAML
  * key's `key: value` (an Ansible variable in host_vars, a chart's `maxModelLen`, `nvidia.com/gpu`).
  */
-export function showFix(fix: Pick<ValueFix, "key" | "value" | "into" | "yaml">): string {
+export function showFix(fix: Pick<ValueFix, "key" | "value" | "into" | "yaml" | "also">): string {
+  return showFixes([fix]);
+}
+
+/**
+ * Several fixes in one phrase: `--max-model-len 40960 and --kv-cache-memory-bytes 8053063680`, then where
+ * the committed env file gets the same (`(the same in scripts/chat.env)`) or what it gets instead.
+ */
+export function showFixes(fixes: readonly Pick<ValueFix, "key" | "value" | "into" | "yaml" | "also">[]): string {
+  const own = fixes.map(showOne).join(" and ");
+  const also = fixes.flatMap((f) => (f.also ? [{ fix: f, also: f.also }] : []));
+  if (also.length === 0) return own;
+  const files = new Set(also.map((a) => a.also.file));
+  const same = also.every((a) => a.also.key === a.fix.key && a.also.value === a.fix.value);
+  if (same && files.size === 1) return `${own} (the same in ${also[0]?.also.file})`;
+  return `${own} (and ${also.map((a) => `${showOne(a.also)} in ${a.also.file}`).join(" and ")})`;
+}
+
+function showOne(fix: Pick<ValueFix, "key" | "value" | "into" | "yaml">): string {
   if (fix.yaml) return `${fix.key}: ${fix.value}`;
   if (!fix.key.startsWith("-")) return /[a-z]/.test(fix.key) ? `${fix.key}: ${fix.value}` : `${fix.key}=${fix.value}`;
   return fix.into ? `${fix.key} ${fix.value} in ${fix.into}` : `${fix.key} ${fix.value}`;

@@ -6,6 +6,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { makeRepo, type TempFolder, type TempRepo } from "../helpers/repo.js";
 import { ROOT, kvgate, type JsonFinding } from "../helpers/cli.js";
+import { applyFixes } from "../../src/fix/edit.js";
+import type { ValueFix } from "../../src/model/value-fix.js";
 
 const EXAMPLE = join(ROOT, "examples", "compose");
 const CF = "hosts/fv-ml3/compose.yaml";
@@ -50,6 +52,30 @@ describe("the compose example", () => {
     // the 7.5 GiB the maximum needs (kv/context-headroom, from the model's facts).
     const findings = (JSON.parse(run.stdout) as { findings: Found[] }).findings;
     expect(findings.map((f) => [f.rule, f.severity, f.service])).toEqual([["kv/context-headroom", "notice", "chat"]]);
+  });
+
+  test("the headroom notice's suggestions, written in both files as the message says, leave no finding (no drift)", async () => {
+    const repo = await composeRepo();
+    const before = kvgate(["check", "--all", "--format", "json"], { cwd: repo.dir });
+    const notice = (JSON.parse(before.stdout) as { findings: Found[] }).findings.find((f) => f.rule === "kv/context-headroom");
+    // The compose file writes its flags as list items, the env file in SERVE_ARGS: each in its own spelling.
+    expect(notice?.message).toContain("set --max-model-len 40960 and --kv-cache-memory-bytes 8053063680 (the same in scripts/chat.env)");
+    const edits = new Map<string, ValueFix[]>();
+    for (const s of notice?.data.suggestions as ValueFix[]) {
+      for (const f of [s, ...(s.also ? [s.also] : [])]) edits.set(f.file, [...(edits.get(f.file) ?? []), f]);
+    }
+    expect([...edits.keys()].sort()).toEqual([CF, "scripts/chat.env"]);
+    for (const [file, fixes] of edits) {
+      const edit = applyFixes(readFileSync(join(repo.dir, file), "utf8"), file, fixes);
+      expect(edit.failed).toEqual([]);
+      expect(edit.applied).toHaveLength(2);
+      repo.write(file, edit.text);
+    }
+    expect(readFileSync(join(repo.dir, CF), "utf8")).toContain('      - --max-model-len\n      - "40960"');
+    const r = staged(repo);
+    // Without the env file's copy, playbook/drift would warn twice (the compose file deploys other values).
+    expect(r.findings.map((f) => f.rule)).toEqual([]);
+    expect(r.code).toBe(0);
   });
 
   test("raising --max-model-len in compose.yaml without the KV is refused at the compose file", async () => {

@@ -76,6 +76,24 @@ describe("applyFixes", () => {
       `          args:\n            - --gpu-memory-utilization\n            # the L4's share\n            - "0.45"\n`,
     ],
     [
+      "a bare unit size on a compose command item becomes a quoted number: the item stays a string (compose refuses a number)",
+      `    command:\n      - --kv-cache-memory-bytes\n      - 6G\n`,
+      fix("--kv-cache-memory-bytes", "8053063680", 2, "hosts/h/compose.yaml"),
+      `    command:\n      - --kv-cache-memory-bytes\n      - "8053063680"\n`,
+    ],
+    [
+      "a bare item that is already a number keeps its form",
+      `    args:\n      - --max-model-len\n      - 32768\n`,
+      fix("--max-model-len", "40960", 2, "k8s/chat.yaml"),
+      `    args:\n      - --max-model-len\n      - 40960\n`,
+    ],
+    [
+      "a bare flow-list item becomes a quoted number",
+      `          args: ["--kv-cache-memory-bytes", 6G]\n`,
+      fix("--kv-cache-memory-bytes", "8053063680", 1, "k8s/chat.yaml"),
+      `          args: ["--kv-cache-memory-bytes", "8053063680"]\n`,
+    ],
+    [
       "a chart values key (vllmConfig.maxModelLen)",
       "    vllmConfig:\n      maxModelLen: 16384\n",
       fix("maxModelLen", "8192", 2, "charts/stack/values.yaml"),
