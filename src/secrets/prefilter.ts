@@ -18,6 +18,8 @@
 // read as latin1 (stage 1 on git's raw output) find what the decoded text would.
 
 /** What the prefilter needs of a detector (the rules pack's spec, or the hook bundle's copy of it). */
+import { KeywordAutomaton } from "./keyword-automaton.js";
+
 export interface PrefilterSpec {
   keywords?: readonly string[] | undefined;
   gate?: string | undefined;
@@ -80,13 +82,30 @@ function trieSource(words: readonly string[]): string {
   return emit(root);
 }
 
+/** Gate hits (grade 1) before `at` handed on first, so hits stay in order. */
+function flush(gates: number[], at: number, hit: (at: number, grade: HitGrade) => void): void {
+  let k = 0;
+  while (k < gates.length && (gates[k] as number) < at) hit(gates[k++] as number, 1);
+  if (k > 0) gates.splice(0, k);
+}
+
+function merged(gates: number[], hit: (at: number, grade: HitGrade) => void): (at: number, grade: HitGrade) => void {
+  return (at, grade) => {
+    if (gates.length > 0 && (gates[0] as number) < at) flush(gates, at, hit);
+    hit(at, grade);
+  };
+}
+
 export class Prefilter {
   private readonly literals = new Map<string, Literal>();
   /** Per matched literal: every literal inside it (itself included), so one match stands for all. */
   private readonly inner = new Map<string, Inner[]>();
   private readonly gates: { detector: number; re: RegExp }[] = [];
-  /** Stage 1 and 2's one regex: literals (the trie), then each gate. */
+  /** Stage 2's one regex: literals (the trie), then each gate. */
   private readonly combined: RegExp;
+  /** Stage 1: the literals as a dense automaton (./keyword-automaton.ts), and the gates as one regex (null: none). */
+  private readonly automaton: KeywordAutomaton;
+  private readonly gateSweep: RegExp | null;
   /** Lines a block detector's header keeps after it (its body). */
   readonly tail = BLOCK_MAX_LINES;
 
@@ -116,6 +135,10 @@ export class Prefilter {
     const alternatives = [...(words.length > 0 ? [trieSource(words)] : []), ...this.gates.map((g) => `(?:${g.re.source})`)];
     // No alternative can never match (a regex of none would match everywhere).
     this.combined = new RegExp(alternatives.length > 0 ? alternatives.join("|") : "(?!)", "gi");
+    const grades = new Map<string, HitGrade>();
+    for (const [w, l] of this.literals) grades.set(w.toLowerCase(), Math.max(grades.get(w.toLowerCase()) ?? 1, l.grade) as HitGrade);
+    this.automaton = new KeywordAutomaton(grades);
+    this.gateSweep = this.gates.length > 0 ? new RegExp(this.gates.map((g) => `(?:${g.re.source})`).join("|"), "gi") : null;
   }
 
   /** The literals inside one that matched (itself included), worked out on its first match: most never match. */
@@ -141,21 +164,37 @@ export class Prefilter {
   }
 
   /**
-   * Stage 1, over a chunk of whole lines: `hit(at, grade)` for each place in text[from, to) where a
-   * line may matter, in order (at is an index into text). Bytes read as latin1 give the same places
-   * as the decoded text (see the top of this file).
+   * Stage 1, over a chunk of whole lines: `hit(at, grade)` for places in text[from, to) where a line
+   * may matter, in order (at: an index into text, inside the keyword or gate match; grade 2 where a
+   * block keyword is). Neither a keyword nor a gate holds a line break, so a hit names its line.
+   * Bytes read as latin1 give the same places as the decoded text (see the top of this file).
    */
   sweep(text: string, from: number, to: number, hit: (at: number, grade: HitGrade) => void): void {
-    const re = this.combined;
+    const gates = this.gateHits(text, from, to);
+    if (gates.length === 0) this.automaton.scanText(text, from, to, hit);
+    else this.automaton.scanText(text, from, to, merged(gates, hit));
+    flush(gates, Number.POSITIVE_INFINITY, hit);
+  }
+
+  /** The same sweep over bytes as git printed them (no string is made unless there are gates). */
+  sweepBytes(b: Buffer, from: number, to: number, hit: (at: number, grade: HitGrade) => void): void {
+    const gates = this.gateSweep === null ? [] : this.gateHits(b.toString("latin1", from, to), 0, to - from, from);
+    if (gates.length === 0) this.automaton.scanBytes(b, from, to, hit);
+    else this.automaton.scanBytes(b, from, to, merged(gates, hit));
+    flush(gates, Number.POSITIVE_INFINITY, hit);
+  }
+
+  /** Where a gate matches in text[from, to) (plus `shift`), ascending: every start, as the trie's regex ran. */
+  private gateHits(text: string, from: number, to: number, shift = 0): number[] {
+    const re = this.gateSweep;
+    const out: number[] = [];
+    if (re === null) return out;
     re.lastIndex = from;
     for (let m = re.exec(text); m !== null && m.index < to; m = re.exec(text)) {
-      const lit = this.literals.get(m[0].toLowerCase());
-      let grade: HitGrade = lit?.grade ?? 1;
-      // A block keyword inside the longer one that matched still opens its block.
-      if (lit && grade === 1) for (const x of this.innerOf(m[0].toLowerCase())) if (x.literal.grade === 2) grade = 2;
-      hit(m.index, grade);
+      out.push(m.index + shift);
       re.lastIndex = m.index + 1;
     }
+    return out;
   }
 
   /** Stage 1 over `count` lines joined (from `text(i)`): the indexes of those with a hit, ascending. */

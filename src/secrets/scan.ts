@@ -172,10 +172,7 @@ export function keywordSieve(set: DetectorSet): LineSieve {
     sieve = {
       tail: p.tail,
       after: 1,
-      sweep(bytes, start, end, hit) {
-        const text = bytes.toString("latin1", start, end);
-        p.sweep(text, 0, text.length, (at, grade) => hit(start + at, grade));
-      },
+      sweep: (bytes, start, end, hit) => p.sweepBytes(bytes, start, end, hit),
     };
     sieves.set(set, sieve);
   }
