@@ -12,8 +12,8 @@
 // CPU ms): this regex 125–135, a flat alternation 162, the npm Aho–Corasick packages 3,500
 // (ahocorasick) to 6,500 (@monyone/aho-corasick) and more (modern-ahocorasick segments graphemes:
 // 88 ms per 64 KiB). Over much text (an audit, a big file) stage 1 then runs the keywords as a dense
-// automaton over the bytes (./keyword-automaton.ts: each byte one table lookup; on the code-like
-// history 270 ms of the regex's became 30) and the gates as a regex of their own.
+// automaton over the bytes (./keyword-automaton.ts: each byte one table lookup; in the code-like
+// history's profile the regex's 270 ms became 30) and the gates as a regex of their own.
 //
 // Both stages are exact with respect to ASCII: keywords and gates hold only ASCII and the regex runs
 // case-insensitively without the `u` flag, where an ASCII letter matches only an ASCII letter, so bytes

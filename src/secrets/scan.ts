@@ -131,6 +131,7 @@ function activeDetectors(lines: readonly NumberedLine[], at: readonly number[], 
     split = { free: new Set(set.detectors.filter((d) => !d.fileContext)), context: set.detectors.filter((d) => d.fileContext) };
     contextFree.set(set, split);
   }
+  if (split.context.length === 0) return split.free;
   // A context word is a prefilter word: only the lines it kept can hold one.
   const lowered = at.map((i) => (lines[i] as NumberedLine).text.toLowerCase());
   const named = split.context.filter((d) => d.fileContext?.some((c) => lowered.some((t) => t.includes(c))));
