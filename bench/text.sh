@@ -11,8 +11,11 @@
 #   BEFORE_KV       another build's bin/kvgate.js (e.g. main's, before a change): its rows beside these
 #   CODE_COMMITS    (default 2000) the synthetic history, and AUDIT_COMMITS_LARGE again
 #   BIG_MB (default 50)   CODE_ALL_FILES (default 100000)   ALL_RUNS (default 3)   AUDIT_RUNS (default 3)
+#   TEXT_PARTS (default "audit big all") which parts run: the audits, the big staged file, check --all
 # Each history of N commits is its own clone (`git clone --depth N`), so git log -p, kvgate audit and
-# git secrets --scan-history (which scans the whole history) all read the same N commits.
+# git secrets --scan-history (which scans the whole history) all read the same N commits. A history
+# of merges (git/git) holds far more than N commits at depth N: there the range is the first-parent
+# ancestor with N commits since it, and git-secrets (which reads every commit) is left out.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -28,18 +31,43 @@ load "text bench start"
 have_gs=0
 if command -v git-secrets >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get install -y -qq git-secrets >/dev/null 2>&1; }; then have_gs=1; fi
 
-# One history: git log -p, kvgate audit and git-secrets over the clone's every commit.
-audit_rows() {
-  local kind=$1 clone=$2 n=$3 first count
+parts=" ${TEXT_PARTS:-audit big all} "
+has() { [[ "$parts" == *" $1 "* ]]; }
+
+# The base of a range of N commits in the clone: its root, or (a history of merges holding more) the
+# first-parent ancestor with N commits since it. Prints "base whole" (whole: 1 when the range is the clone).
+range_base() {
+  local clone=$1 n=$2 first lo hi mid
   first=$(git -C "$clone" rev-list --max-parents=0 HEAD | tail -1)
-  count=$(git -C "$clone" rev-list --count "$first..HEAD")
-  echo "$kind: $count commits ..." >&2
-  node "$here/lib/time.mjs" "$runs" "$clone" "text: git log -p ($kind, $n commits)" -- git log -p --no-color "$first..HEAD"
-  node "$here/lib/time.mjs" "$runs" "$clone" "text: kvgate audit ($kind, $n commits)" -- node "$kv" audit --range "$first..HEAD" --format json
-  if [ -n "${BEFORE_KV:-}" ]; then
-    node "$here/lib/time.mjs" "$runs" "$clone" "text: kvgate audit before ($kind, $n commits)" -- node "$BEFORE_KV" audit --range "$first..HEAD" --format json
+  if [ "$(git -C "$clone" rev-list --count "$first..HEAD")" -le $((n + n / 10)) ]; then
+    echo "$first 1"
+    return
   fi
-  if [ $have_gs = 1 ]; then
+  mapfile -t fp < <(git -C "$clone" rev-list --first-parent HEAD)
+  lo=1 hi=$((${#fp[@]} - 1))
+  while [ $((hi - lo)) -gt 1 ]; do
+    mid=$(((lo + hi) / 2))
+    if [ "$(git -C "$clone" rev-list --count "${fp[$mid]}..HEAD")" -lt "$n" ]; then lo=$mid; else hi=$mid; fi
+  done
+  echo "${fp[$hi]} 0"
+}
+
+# One history: git log -p, kvgate audit (each build interleaved) and git-secrets over the same commits.
+audit_rows() {
+  local kind=$1 clone=$2 n=$3 first count whole
+  read -r first whole < <(range_base "$clone" "$n")
+  count=$(git -C "$clone" rev-list --count "$first..HEAD")
+  printf '{"label":"%s history of %s commits","range":"%s..HEAD","commits":%s}\n' "$kind" "$n" "$first" "$count"
+  echo "$kind: $count commits ..." >&2
+  # git log -p and each build's audit round-robin, so a load that comes and goes falls on all alike.
+  local before=()
+  if [ -n "${BEFORE_KV:-}" ]; then
+    before=(--- "text: kvgate audit before ($kind, $n commits)" -- node "$BEFORE_KV" audit --range "$first..HEAD" --format json)
+  fi
+  node "$here/lib/interleave.mjs" "$runs" "$clone" \
+    "text: git log -p ($kind, $n commits)" -- git log -p --no-color "$first..HEAD" \
+    --- "text: kvgate audit ($kind, $n commits)" -- node "$kv" audit --range "$first..HEAD" --format json "${before[@]}"
+  if [ $have_gs = 1 ] && [ "$whole" = 1 ]; then
     git -C "$clone" secrets --register-aws >/dev/null
     node "$here/lib/time.mjs" "$runs" "$clone" "text: git secrets --scan-history ($kind, $n commits)" -- git secrets --scan-history
   fi
@@ -52,12 +80,12 @@ real_rows() {
   audit_rows real "$clone" "$n"
   rm -rf "$clone"
 }
-if [ -n "${REAL_REPO:-}" ]; then
+if [ -n "${REAL_REPO:-}" ] && has audit; then
   real_rows "$REAL_REPO" "${REAL_COMMITS:-2000}"
   if [ -n "${AUDIT_COMMITS_LARGE:-}" ]; then real_rows "${REAL_REPO_LARGE:-$REAL_REPO}" "$AUDIT_COMMITS_LARGE"; fi
 fi
 
-for n in ${CODE_COMMITS:-2000} ${AUDIT_COMMITS_LARGE:-}; do
+for n in $(has audit && echo "${CODE_COMMITS:-2000} ${AUDIT_COMMITS_LARGE:-}"); do
   repo="$work/code-$n"
   node "$here/lib/make-code-repo.mjs" "$repo" 1000 "$n"
   audit_rows code-like "$repo" "$n"
@@ -65,6 +93,7 @@ for n in ${CODE_COMMITS:-2000} ${AUDIT_COMMITS_LARGE:-}; do
 done
 
 # A big staged file of code-like lines, and the same hook's peers on it.
+if has big; then
 big="$work/big"
 node "$here/lib/make-code-repo.mjs" "$big" 100 1 >/dev/null
 node "$here/lib/make-code-repo.mjs" --file "$big/big.js" "${BIG_MB:-50}"
@@ -77,8 +106,10 @@ if [ $have_gs = 1 ]; then
   (cd "$big" && node "$here/lib/rss.mjs" 3 "text: git secrets --pre_commit_hook (${BIG_MB:-50} MB code-like file)" -- git secrets --pre_commit_hook) || true
 fi
 rm -rf "$big"
+fi
 
 # check --all over a code-like tree.
+if has all; then
 tree="$work/tree"
 node "$here/lib/make-code-repo.mjs" "$tree" "${CODE_ALL_FILES:-100000}" 1 >/dev/null
 sync
@@ -88,5 +119,6 @@ if [ -n "${BEFORE_KV:-}" ]; then (cd "$tree" && node "$here/lib/rss.mjs" "${ALL_
 if [ $have_gs = 1 ]; then
   git -C "$tree" secrets --register-aws >/dev/null
   (cd "$tree" && node "$here/lib/rss.mjs" "${ALL_RUNS:-3}" "text: git secrets --scan (${CODE_ALL_FILES:-100000} code-like files)" -- git secrets --scan) || true
+fi
 fi
 load "text bench end"

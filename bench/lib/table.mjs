@@ -23,8 +23,17 @@ for (const r of rows) {
     console.log(`${pad(r.label, 52)} ${r.repo} at ${r.head}`);
     continue;
   }
+  if (r.range !== undefined) {
+    console.log(`${pad(r.label, 52)} ${r.range}: ${r.commits} commits`);
+    continue;
+  }
   const min = r.min_ms ?? (r.min_s !== undefined ? +(r.min_s * 1000).toFixed(0) : "");
-  const rss = r.peak_rss_mib !== undefined ? `${r.peak_rss_mib} MiB${r.cpu_s !== undefined ? `, cpu ${r.cpu_s} s` : ""}` : "";
+  const rss =
+    r.peak_rss_mib !== undefined
+      ? `${r.peak_rss_mib} MiB${r.cpu_s !== undefined ? `, cpu ${r.cpu_s} s` : ""}`
+      : r.cpu_ms !== undefined
+        ? `cpu ${r.cpu_ms} ms`
+        : "";
   console.log(
     `${pad(r.label, 52)} ${pad(ms(r), 10)} ${pad(min, 8)} ${pad(r.max_ms ?? "", 8)} ${pad(rss, 10)} ${r.exit}${r.trailer ? `  ${r.trailer}` : ""}`,
   );

@@ -262,8 +262,26 @@ export class DiffParser {
       this.parked.push(chunk);
       return [];
     }
-    this.unpark(chunk);
     const out: (DiffRecord | LogCommit)[] = [];
+    // The piece left over from the last chunk (most often a line cut by the pipe) is finished with a
+    // copy of the new chunk's head alone, up to the byte it waits for; the rest of the chunk is then
+    // read where it lies. (git writes a pipe 4 KiB at a time: copying every chunk behind its leftover
+    // copied the whole log once more.) When the head is not enough, the two are joined as before.
+    const waitFor = this.waitFor;
+    const cut = waitFor !== null && this.buf.length > 0 && this.parked.length === 0 ? chunk.indexOf(waitFor) : -1;
+    if (cut >= 0 && cut + 1 < chunk.length) {
+      const head = Buffer.concat([this.buf, chunk.subarray(0, cut + 1)]);
+      this.buf = head;
+      const used = this.run(out, false);
+      if (used === head.length) {
+        this.buf = chunk.subarray(cut + 1);
+        this.buf = this.buf.subarray(this.run(out, false));
+        return out;
+      }
+      this.buf = head.subarray(used);
+      chunk = chunk.subarray(cut + 1);
+    }
+    this.unpark(chunk);
     const used = this.run(out, false);
     this.buf = this.buf.subarray(used);
     return out;

@@ -121,18 +121,22 @@ function blockBody(d: Detector, lines: readonly NumberedLine[], i: number, from:
   return { body: clean, resumeAt };
 }
 
+/** Per set: the detectors that need no file context (most), as a set shared by every scan that finds no context word. */
+const contextFree = new WeakMap<DetectorSet, { free: ReadonlySet<Detector>; context: readonly Detector[] }>();
+
 /** Detectors that may run on these lines: a file-context detector only where its context appears. */
-function activeDetectors(lines: readonly NumberedLine[], at: readonly number[], set: DetectorSet): Set<Detector> {
-  let lowered: string[] | null = null;
-  return new Set(
-    set.detectors.filter((d) => {
-      if (!d.fileContext) return true;
-      // A context word is a prefilter word: only the lines it kept can hold one.
-      lowered ??= at.map((i) => (lines[i] as NumberedLine).text.toLowerCase());
-      const all = lowered;
-      return d.fileContext.some((c) => all.some((t) => t.includes(c)));
-    }),
-  );
+function activeDetectors(lines: readonly NumberedLine[], at: readonly number[], set: DetectorSet): ReadonlySet<Detector> {
+  let split = contextFree.get(set);
+  if (!split) {
+    split = { free: new Set(set.detectors.filter((d) => !d.fileContext)), context: set.detectors.filter((d) => d.fileContext) };
+    contextFree.set(set, split);
+  }
+  if (split.context.length === 0) return split.free;
+  // A context word is a prefilter word: only the lines it kept can hold one.
+  const lowered = at.map((i) => (lines[i] as NumberedLine).text.toLowerCase());
+  const named = split.context.filter((d) => d.fileContext?.some((c) => lowered.some((t) => t.includes(c))));
+  if (named.length === 0) return split.free;
+  return new Set(set.detectors.filter((d) => !d.fileContext || named.includes(d)));
 }
 
 const prefilters = new WeakMap<DetectorSet, Prefilter>();
@@ -172,10 +176,7 @@ export function keywordSieve(set: DetectorSet): LineSieve {
     sieve = {
       tail: p.tail,
       after: 1,
-      sweep(bytes, start, end, hit) {
-        const text = bytes.toString("latin1", start, end);
-        p.sweep(text, 0, text.length, (at, grade) => hit(start + at, grade));
-      },
+      sweep: (bytes, start, end, hit) => p.sweepBytes(bytes, start, end, hit),
     };
     sieves.set(set, sieve);
   }

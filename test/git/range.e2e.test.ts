@@ -11,6 +11,8 @@ import { DiffParser, LOG_ARGS, streamLog, type LogCommit } from "../../src/git/d
 import { BlobReader } from "../../src/git/blobs.js";
 import { applyRaw, comparePaths, listingFromEntries } from "../../src/git/listing.js";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
+import { keywordSieve } from "../../src/secrets/scan.js";
+import { builtinDetectors } from "../../src/rules/detectors.js";
 
 /** The range one commit unit at a time: every commit on its own diff and listings, no stream. */
 async function perCommitUnits(g: Repo, range: string): Promise<DeployUnit[]> {
@@ -287,6 +289,30 @@ describe("DiffParser on a log", () => {
     const binaries = a.find((c) => c.info.subject === "binaries")!;
     expect(binaries.patch).toContain("+\x01kvgate-commit\x02");
     expect(binaries.raw.map((e) => e.path).sort()).toEqual([".gitattributes", "blob.bin", "crlf.env", "forced.txt", "table.dat"]);
+  });
+
+  it("gives the same commits, with and without the secret scan's sieve, in chunks of any size as whole", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const out = spawnSync("git", ["-c", "core.quotePath=false", ...LOG_ARGS, `${base}..main`, "--"], { cwd: r.dir }).stdout as Buffer;
+    const sieve = keywordSieve(builtinDetectors());
+    for (const s of [undefined, sieve]) {
+      const whole = new DiffParser("log", s);
+      const a = [...whole.feed(out), ...whole.end()] as LogCommit[];
+      expect(a).toHaveLength(12);
+      // Chunk sizes from 1 byte to 4 KiB (git writes a pipe 4 KiB at a time), cutting lines, NUL-ended
+      // records and headers anywhere: a piece left over is finished from the next chunk's head.
+      for (const sizes of [[1, 2, 3, 5, 8, 13], [97, 41, 4096, 7], [4096], [250, 1, 1]]) {
+        const p = new DiffParser("log", s);
+        const b: ReturnType<DiffParser["end"]> = [];
+        for (let at = 0, k = 0; at < out.length; k++) {
+          const n = sizes[k % sizes.length] as number;
+          b.push(...p.feed(out.subarray(at, at + n)));
+          at += n;
+        }
+        b.push(...p.end());
+        expect(b, `chunks of ${sizes.join(", ")}${s ? ", sieved" : ""}`).toEqual(a);
+      }
+    }
   });
 
   it("a failing git log is a GateError with a hint", async () => {

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { builtinDetectors, loadDetectors, SecretsFile, type Detector } from "../../src/rules/detectors.js";
 import { numberLines, prefilterOf, scanLines } from "../../src/secrets/scan.js";
+import { Prefilter } from "../../src/secrets/prefilter.js";
+import { DECODE_WORDS } from "../../src/secrets/units.js";
 import { decodedMatches } from "../../src/secrets/decoded.js";
 import { realCodeCorpus } from "./code-corpus.js";
 import { SAMPLE, lineFor } from "./families.js";
@@ -201,5 +203,121 @@ describe("exact through a Kubernetes Secret's base64 (src/secrets/decoded.ts)", 
       return ids(decodedMatches({ path: "s.yaml", after: manifest, addedLines: numberLines(manifest) }, set)).includes(id);
     });
     expect(found.length).toBeGreaterThan(Object.keys(SAMPLE).length * 0.9);
+  });
+});
+
+describe("stage 1 keeps exactly the lines the keyword regex keeps, by the regex and by the automaton (src/secrets/keyword-automaton.ts)", () => {
+  const p = prefilterOf(set);
+  // Stage 1 by the regex alone (a hook's few lines) and by the automaton from the first character (an audit).
+  const specs = set.detectors.map((d) => ({
+    keywords: d.keywords,
+    gate: d.gate ?? undefined,
+    file_context: d.fileContext ?? undefined,
+    block_end: d.blockEnd ?? undefined,
+  }));
+  const sweepers = [
+    ["regex", new Prefilter(specs, DECODE_WORDS, { automatonAfter: Number.POSITIVE_INFINITY })],
+    ["automaton", new Prefilter(specs, DECODE_WORDS, { automatonAfter: 0 })],
+  ] as const;
+  // What stage 1 stands for, written out: a line is kept when stage 2's regex (every keyword, context
+  // word and gate) finds anything on it, and opens a block when it holds a block detector's keyword.
+  const blockWords = set.detectors.filter((d) => d.blockEnd !== null).flatMap((d) => d.keywords);
+  const expected = (line: string): number => (!p.any(line) ? 0 : blockWords.some((k) => line.toLowerCase().includes(k)) ? 2 : 1);
+  /** Per line of `lines` joined by \n: the best grade of stage 1's hits on it, from the string and from the bytes. */
+  const swept = (q: Prefilter, lines: readonly string[], bytes: (s: string) => Buffer): { text: number[]; bytes: number[] } => {
+    const text = lines.join("\n");
+    const perLine = (starts: number[], run: (hit: (at: number, grade: 1 | 2) => void) => void): number[] => {
+      const out = lines.map(() => 0);
+      let line = 0;
+      let last = -1;
+      run((at, grade) => {
+        expect(at, "hits in order").toBeGreaterThanOrEqual(last);
+        last = at;
+        while (line + 1 < lines.length && (starts[line + 1] as number) <= at) line++;
+        out[line] = Math.max(out[line] as number, grade);
+      });
+      return out;
+    };
+    const charStarts: number[] = [];
+    const byteStarts: number[] = [];
+    let c = 0;
+    let b = 0;
+    for (const l of lines) {
+      charStarts.push(c);
+      byteStarts.push(b);
+      c += l.length + 1;
+      b += bytes(l).length + 1;
+    }
+    const buf = bytes(text);
+    return {
+      text: perLine(charStarts, (hit) => q.sweep(text, 0, text.length, hit)),
+      bytes: perLine(byteStarts, (hit) => q.sweepBytes(buf, 0, buf.length, hit)),
+    };
+  };
+  const utf8 = (s: string): Buffer => Buffer.from(s, "utf8");
+
+  test.each(sweepers)(
+    "%s: on every line of the real-code corpus and every family's sample, as text and as UTF-8 bytes",
+    (_how, q) => {
+      const lines = [...realCodeCorpus().lines, ...Object.entries(SAMPLE).map(([id, v]) => lineFor(id, v)), ...Object.values(SAMPLE)];
+      const want = lines.map(expected);
+      const got = swept(q, lines, utf8);
+      const diff = (g: number[]): string[] =>
+        lines.flatMap((l, i) => (g[i] === want[i] ? [] : [`${want[i]} → ${g[i]}: ${l.slice(0, 100)}`]));
+      expect(diff(got.text)).toEqual([]);
+      expect(diff(got.bytes)).toEqual([]);
+      // Not vacuous: thousands of kept lines, and block headers among them.
+      expect(want.filter((g) => g > 0).length).toBeGreaterThan(1000);
+      expect(want.filter((g) => g === 2).length).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  test.each(sweepers)("%s: on lines of keywords in any case, overlapping, cut, and among non-ASCII look-alikes", (_how, q) => {
+    const words = [...new Set(set.detectors.flatMap((d) => [...d.keywords, ...(d.fileContext ?? [])]))];
+    // ſ and K (Kelvin) fold to s and k only under the `u` flag, which stage 1 does not use.
+    const piece = fc.oneof(
+      fc
+        .constantFrom(...words)
+        .chain((w) => fc.tuple(fc.constant(w), fc.nat(w.length), fc.boolean(), fc.boolean()))
+        .map(([w, cut, up, half]) => {
+          const s = half ? w.slice(0, Math.max(1, cut)) : w;
+          return up ? s.toUpperCase() : s;
+        }),
+      fc.constantFrom(
+        " ",
+        ".",
+        ":",
+        "@",
+        "=",
+        "_",
+        "-",
+        "ſ",
+        "K",
+        "é",
+        "€",
+        "\u0130",
+        "x",
+        "k",
+        "s",
+        "a1b2c3",
+        ".abcdef.",
+        "0123456789abcdefghijklmnopq",
+      ),
+    );
+    const line = fc.array(piece, { maxLength: 12 }).map((ps) => ps.join(""));
+    let kept = 0;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), (lines) => {
+        const want = lines.map(expected);
+        kept += want.filter((g) => g > 0).length;
+        const got = swept(q, lines, utf8);
+        expect(got.text).toEqual(want);
+        expect(got.bytes).toEqual(want);
+        expect(swept(q, lines, (s) => Buffer.from(s, "latin1")).text).toEqual(want);
+      }),
+      { numRuns: 3000, seed: 28 },
+    );
+    expect(kept).toBeGreaterThan(1000);
   });
 });
