@@ -44,7 +44,8 @@ export const genOutputCap = defineCheck({
           },
         ];
       }
-      if (!cap) return [{ message: "missing" as const, service: seat.name, ...placeOf(seat), data }];
+      // A command line kvgate could not read may hold the cap: fleet/unsized refuses that seat instead.
+      if (!cap) return seat.service.commandUnread ? [] : [{ message: "missing" as const, service: seat.name, ...placeOf(seat), data }];
       if (seat.maxModelLen === null || cap.cap <= seat.maxModelLen) return [];
       const fix = capFix(seat.service.settings.override_generation_config?.value, cap.origin, seat.maxModelLen);
       return [

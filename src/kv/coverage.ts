@@ -13,6 +13,7 @@ import { definitionOf } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { engineSpec, isGenericEngine, needsEngine, sizesKvByLedger, sizesKvPerSeat } from "../model/engine.js";
 import { seatOf } from "./seat.js";
+import { isCommandKey } from "../model/unread-command.js";
 
 /** What is missing, and which rule refuses it: fleet/unsized itself, or the rule that already does. */
 interface Missing {
@@ -109,11 +110,6 @@ function unresolvedSettings(s: Service, fleet: FleetState, pack: RulesPack): Mis
           by: "fleet/unsized",
         });
   return out;
-}
-
-/** A whole command line left unresolved carries every flag of the seat. */
-function isCommandKey(key: string): boolean {
-  return /^(ARGS|CMD|COMMAND)$|_(ARGS|FLAGS|OPTS)$/.test(key);
 }
 
 function vllmCoverage(s: Service, fleet: FleetState, policy: Policy, pack: RulesPack): SeatCoverage {

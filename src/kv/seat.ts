@@ -1,7 +1,7 @@
 // Everything the KV rules, the card table and the planner need about one seat (a service whose engine
 // sizes its KV per seat: vLLM), computed once from the service's settings, the policy and the catalog.
 import type { ModelSpec, Policy, SeatPolicy } from "../config/policy.js";
-import { cudaTotalOf, type Card, type FleetState, type Origin, type Service } from "../model/types.js";
+import { cudaTotalOf, definitionOf, type Card, type FleetState, type Origin, type Service } from "../model/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import { sizesKvPerSeat } from "../model/engine.js";
 import { MiB } from "../units/bytes.js";
@@ -496,7 +496,8 @@ export function placeOf(seat: VllmSeat, setting?: string): { file: string; line:
     const at = flagsLineOf(seat.service);
     if (at) return at;
   }
-  return o ? { file: o.file, line: o.line } : { file: seat.service.file, line: 1 };
+  // No origin: where the seat is defined (a deploy's own line when no env file is committed).
+  return o ? { file: o.file, line: o.line } : definitionOf(seat.service);
 }
 
 /** The line of the key that holds the seat's flags (VLLM_EXTRA_ARGS in a role's template). */

@@ -32,6 +32,7 @@ import type { EnvEdit } from "../playbook/records.js";
 import { buildService } from "../model/build.js";
 import { deployedEnv } from "../playbook/overlay.js";
 import { asDeployFile } from "../compose/index.js";
+import { unreadCommandOf } from "../model/unread-command.js";
 
 /** Builds a Service from a deployed env, bound to a run's pack and policy. */
 export type BuildService = (env: ParsedEnv, name: string) => Service;
@@ -79,6 +80,8 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
     }
     if (compose && compose.replicas > 1) service.replicas = compose.replicas;
     if (current) keepCommitted(service, current);
+    const unread = unreadCommandOf(read, d.service) ?? current?.commandUnread;
+    if (unread) service.commandUnread = unread;
     // Cards a compose line places are spelled as that line spells them, so advice names it, not GPU.
     const o = service.origins.gpus;
     const placedBy = isComposeDeploy(d) ? d.cards : null;

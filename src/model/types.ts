@@ -109,6 +109,12 @@ export interface Service {
    * reads no MAX_MODEL_LEN from its environment), so a setting it lacks is advised as a flag.
    */
   flagsOnly?: boolean;
+  /**
+   * A deploy file writes the seat's whole command line through something kvgate could not resolve
+   * (an Ansible lookup): where. What the seat does not set is then unknown, not absent
+   * (src/model/unread-command.ts).
+   */
+  commandUnread?: { file: string; line: number; key: string };
 }
 
 /** Where a finding about the whole service points: its env file's first line, or the deploy that defines it. */

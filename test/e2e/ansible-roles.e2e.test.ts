@@ -6,7 +6,7 @@
 // `kvgate check --fix` and `git add` (and the token moved to a lookup by hand) it passes. Then the
 // malformed inputs of this layout: each a finding at its file and line, never a crash.
 import { afterEach, describe, expect, test } from "vitest";
-import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeRepo, type TempRepo } from "../helpers/repo.js";
 import { kvgate } from "../helpers/cli.js";
@@ -223,6 +223,10 @@ describe("a value only Ansible can compute: the seat is refused as unsized, neve
     expect(unsized?.message).toContain(`VLLM_EXTRA_ARGS at ${J2}:7 could not be read`);
     expect(doc.findings.filter((f) => f.rule === "playbook/unresolved").map((f) => [f.file, f.line, f.service])).toEqual([[J2, 7, "chat"]]);
     expect(doc.coverage).toEqual({ sized: 1, cards: 1, not_engines: [], unsized: ["chat"] });
+    // The unread line may hold the output cap: no "no default output cap" claim about chat, and every
+    // finding points at a file the repository has (not the scripts/chat.env nobody committed).
+    expect(doc.findings.filter((f) => f.rule === "gen/output-cap" && f.service === "chat")).toEqual([]);
+    for (const f of doc.findings) if (f.file) expect(existsSync(join(r.dir, f.file)), `${f.rule} at ${f.file}`).toBe(true);
   });
 });
 

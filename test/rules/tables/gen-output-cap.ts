@@ -9,6 +9,11 @@ export default ruleTester(genOutputCap, {
     kvCase("vLLM 0.8.0 reads it as a server-wide cap", [
       voices({ VLLM_VERSION: "0.8.0" }, { "--override-generation-config": '{"max_new_tokens":8192}' }),
     ]),
+    // Its command line came through an Ansible lookup kvgate cannot run: the cap may be on it, so no
+    // "no cap" claim (fleet/unsized refuses the seat instead).
+    kvCase("no cap read, but the seat's command line was unreadable", [
+      { ...voices(), commandUnread: { file: "roles/vllm/templates/vllm.env.j2", line: 7, key: "VLLM_EXTRA_ARGS" } },
+    ]),
   ],
   invalid: [
     { ...kvCase("a seat without a default output cap: a warning", [voices()]), findings: [{ messageId: "missing", severity: "warning" }] },
