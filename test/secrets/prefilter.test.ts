@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { builtinDetectors, loadDetectors, SecretsFile, type Detector } from "../../src/rules/detectors.js";
 import { numberLines, prefilterOf, scanLines } from "../../src/secrets/scan.js";
+import { createMasker } from "../../src/secrets/mask.js";
+import { defaultPolicy } from "../helpers/rule-tester.js";
 import { decodedMatches } from "../../src/secrets/decoded.js";
 import { realCodeCorpus } from "./code-corpus.js";
 import { SAMPLE, lineFor } from "./families.js";
@@ -201,5 +203,20 @@ describe("exact through a Kubernetes Secret's base64 (src/secrets/decoded.ts)", 
       return ids(decodedMatches({ path: "s.yaml", after: manifest, addedLines: numberLines(manifest) }, set)).includes(id);
     });
     expect(found.length).toBeGreaterThan(Object.keys(SAMPLE).length * 0.9);
+  });
+});
+
+describe("one prefilter for the same keywords", () => {
+  test("the masker's detectors (the scan's without their format checks) share the scan's prefilter", () => {
+    const loose = { ...set, detectors: set.detectors.map((d) => ({ ...d, shape: null, check: null })) };
+    expect(prefilterOf(loose)).toBe(prefilterOf(set));
+    // and what the masker hides is what the scan finds, on a line with a real-looking key
+    const line = lineFor("github-pat", SAMPLE["github-pat"] as string);
+    expect(scanLines(numberLines(line), set)).toHaveLength(1);
+    expect(createMasker(set, defaultPolicy()).holdsSecret(line)).toBe(true);
+  });
+  test("a set with other keywords gets a prefilter of its own", () => {
+    const fewer = { ...set, detectors: set.detectors.slice(1) };
+    expect(prefilterOf(fewer)).not.toBe(prefilterOf(set));
   });
 });
