@@ -31,6 +31,11 @@ node "$here/lib/make-fleet-repo.mjs" "$work/fleet" "$files" >/dev/null
 node "$here/lib/stage-change.mjs" "$work/fleet"
 git clone -q "$work/fleet" "$work/docs"
 node "$here/lib/stage-docs.mjs" "$work/docs"
+# git may still be packing the new repositories in the background (auto gc): copied only once it is done.
+for r in fleet docs; do
+  git -C "$work/$r" config gc.auto 0
+  while [ -e "$work/$r/.git/gc.pid" ]; do sleep 0.2; done
+done
 have_gs=0
 command -v git-secrets >/dev/null 2>&1 && have_gs=1
 rows="["
