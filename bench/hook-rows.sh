@@ -16,14 +16,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kvgate-hook-rows.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && node build.mjs cli >/dev/null)
 
-nodes=("$(node -p 'process.versions.node.split(".")[0]')=$(command -v node)")
-for major in ${NODE_VERSIONS-24}; do
-  dir="$here/.node/$major"
-  if [ ! -x "$dir/node_modules/node/bin/node" ]; then
-    npm install --silent --no-audit --no-fund --prefix "$dir" "node@$major" >/dev/null 2>&1 || { echo "node@$major could not be installed: its rows are left out" >&2; continue; }
-  fi
-  nodes+=("$major=$dir/node_modules/node/bin/node")
-done
+# shellcheck source=lib/node-versions.sh
+. "$here/lib/node-versions.sh"
 builds=("this=$root/bin/kvgate.js")
 for b in ${OTHER_KV:-}; do builds+=("$b"); done
 
