@@ -24,7 +24,16 @@ for (let i = 0; i < Number(runsArg); i++)
     r.cpu.push(t.cpu);
   }
 for (const r of rows) {
-  const out = { label: r.label, runs: r.wall.length, median_ms: +median(r.wall).toFixed(1), cpu_ms: +median(r.cpu).toFixed(1), exit: r.code };
+  const out = {
+    label: r.label,
+    runs: r.wall.length,
+    median_ms: +median(r.wall).toFixed(1),
+    cpu_ms: +median(r.cpu).toFixed(1),
+    exit: r.code,
+  };
   if (process.env.BENCH_JSON) console.log(JSON.stringify(out));
-  else console.log(`${r.label.padEnd(60)} ${String(out.median_ms.toFixed(0)).padStart(6)} ms  cpu ${String(out.cpu_ms.toFixed(0)).padStart(5)} ms  (exit ${r.code})`);
+  else
+    console.log(
+      `${r.label.padEnd(60)} ${String(out.median_ms.toFixed(0)).padStart(6)} ms  cpu ${String(out.cpu_ms.toFixed(0)).padStart(5)} ms  (exit ${r.code})`,
+    );
 }
