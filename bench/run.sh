@@ -28,16 +28,9 @@ kv="$root/bin/kvgate.js"
 load() { printf '{"label":"load average (%s)","load":"%s"}\n' "$1" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"; }
 load "start"
 
-# Node binaries for the start-up rows: the machine's, and the majors of NODE_VERSIONS from the `node`
-# package on npm (it ships the binary), installed under bench/.node only: CI stays on the machine's.
-nodes=("$(node -p 'process.versions.node.split(".")[0]')=$(command -v node)")
-for major in ${NODE_VERSIONS-24}; do
-  dir="$here/.node/$major"
-  if [ ! -x "$dir/node_modules/node/bin/node" ]; then
-    npm install --silent --no-audit --no-fund --prefix "$dir" "node@$major" >/dev/null 2>&1 || { echo "node@$major could not be installed: its rows are left out" >&2; continue; }
-  fi
-  nodes+=("$major=$dir/node_modules/node/bin/node")
-done
+# Node binaries for the start-up rows: the machine's, and the majors of NODE_VERSIONS (lib/node-versions.sh).
+# shellcheck source=lib/node-versions.sh
+. "$here/lib/node-versions.sh"
 
 repo="$work/fleet"
 echo "making a repo of $files files and $commits commits ..." >&2

@@ -5,6 +5,11 @@ import { USAGE, USAGE_LINE } from "./usage.js";
 import { VERSION } from "../version.js";
 import { shownError } from "./shown-error.js";
 import { commandHelp } from "./help.js";
+import { rememberConfigsIn } from "../config/load.js";
+import { configCache } from "./config-cache.js";
+
+/** The build's identity (version, rules pack, sources), set by build.mjs; absent when run from sources. */
+declare const __KVGATE_BUILD__: string | undefined;
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -39,6 +44,8 @@ export async function main(argv: string[]): Promise<number> {
   const args = first === undefined || first.startsWith("-") ? argv : rest;
   const load = COMMANDS[name];
   if (!load) throw new UsageError(`unknown command "${name}"`);
+  // A built CLI keeps the configs it validated (src/cli/config-cache.ts); run from sources, it never does.
+  if (typeof __KVGATE_BUILD__ !== "undefined") rememberConfigsIn(configCache(__KVGATE_BUILD__));
   if (args.includes("-h") || args.includes("--help")) {
     process.stdout.write(commandHelp(name) ?? USAGE);
     return 0;

@@ -8,11 +8,38 @@ import { GateError } from "../errors.js";
 export const CONFIG_NAMES = ["kvgate.yaml", ".kvgate.yaml"] as const;
 
 /**
+ * Configs validated before, by what validated them: the CLI's cache of them (src/cli/config-cache.ts),
+ * handed in once by the CLI at start; none by default (the Action, tests, the library).
+ */
+export interface ConfigMemory {
+  /** The config `text` validated to under the name `file`, with (`cards`) or without the card table. */
+  get(file: string, text: string, cards: boolean): Config | undefined;
+  put(file: string, text: string, cards: boolean, config: Config): void;
+}
+
+let memory: ConfigMemory | null = null;
+
+/** Where validated configs are kept and looked up from now on (null: nowhere). */
+export function rememberConfigsIn(m: ConfigMemory | null): void {
+  memory = m;
+}
+
+/**
  * Validates a config file's text. `null` text means no config: the defaults alone. `cards` knows the
- * cards rules/cards.yaml names (without it every card must give its total).
+ * cards rules/cards.yaml names (without it every card must give its total). A text validated before
+ * (ConfigMemory) is not parsed again: only a config that validated is remembered, so a broken one is
+ * always parsed and reported.
  */
 export function parseConfig(text: string | null, file: string, cards?: CardLookup): Config {
   if (text === null) return {};
+  const known = memory?.get(file, text, cards !== undefined);
+  if (known) return known;
+  const config = validateConfig(text, file, cards);
+  memory?.put(file, text, cards !== undefined, config);
+  return config;
+}
+
+function validateConfig(text: string, file: string, cards: CardLookup | undefined): Config {
   const load = parseYamlWithLines(text, file);
   if (load.errors.length > 0) {
     throw new GateError(`${file} is not valid YAML`, { details: load.errors, hint: "fix the YAML syntax at the line shown" });

@@ -64,6 +64,7 @@ function gitGlobsOf(glob: string): string[] | null {
 /** Matches as `picomatch(glob, { dot: true })` does (the glob itself included), any of the globs. */
 export function globFilter(globs: readonly string[]): GlobFilter {
   const res = globs.map((g) => picomatch.makeRe(g, { dot: true }));
+  const any = oneRegex(res);
   const bases = [...new Set(globs.map(literalBase))].sort();
   // A folder inside another one adds nothing; "" (anywhere) covers them all.
   const folders = bases.includes("") ? [""] : bases.filter((b, i) => !bases.slice(0, i).some((a) => b.startsWith(`${a}/`)));
@@ -73,8 +74,25 @@ export function globFilter(globs: readonly string[]): GlobFilter {
     folders,
     gitGlobs,
     globs,
-    matches: (path) => globs.includes(path) || res.some((re) => re.test(path)),
+    matches: any ? (path) => globs.includes(path) || any.test(path) : (path) => globs.includes(path) || res.some((re) => re.test(path)),
   };
+}
+
+/**
+ * The globs' regexes as one alternation: a listing of 5,000 paths is tested once a path instead of
+ * once a glob (16 by default), 8 → 3 ms a cold run. The same answer: each of picomatch's regexes is
+ * anchored at both ends and stateless (no `g` or `y`), so the alternation matches a path exactly when
+ * one of them does. Null (test them one by one) when they differ in flags or number their groups
+ * (a backreference would then point at another glob's group).
+ */
+function oneRegex(res: readonly RegExp[]): RegExp | null {
+  const flags = res[0]?.flags ?? "";
+  if (res.length < 2 || res.some((re) => re.flags !== flags || /[gy]/.test(re.flags) || /\\(?:[1-9]|k<)/.test(re.source))) return null;
+  try {
+    return new RegExp(`^(?:${res.map((re) => `(?:${re.source})`).join("|")})$`, flags);
+  } catch {
+    return null;
+  }
 }
 
 /** True when `path` lies under one of the folders (or is one of them). */

@@ -11,7 +11,7 @@ import { showFix, type ValueFix } from "../model/value-fix.js";
 import { settingFix } from "../model/setting-fix.js";
 import type { ModelFacts } from "./facts.js";
 import type { ConfigProblem } from "./hf-config.js";
-import { modelSourceOf, type ModelSource } from "./model-source.js";
+import { modelSourceOf, type ModelSource, type SourceRead } from "./model-source.js";
 import { estimateMaxModelLen, requestKv, requiredForRequest, type KvInputs, type KvProblem, type RequestKv } from "./attention.js";
 import { derivedMaxModelLen, withConfigOverrides, type DerivedMaxLen, type MaxLenCaps } from "./max-len.js";
 import { estimatedKv, profilerOverhead, type Overhead } from "./overhead.js";
@@ -156,15 +156,17 @@ export function seatOf(
     return hit.seat;
   const entries = vllmVersionFacts(pack.engines);
   const deployed = deployedVllmVersion(service);
+  // The model's facts do not depend on the version: read once for every variant.
+  const read = modelSourceOf(service, state, policy, pack);
   let seat: VllmSeat;
   if (deployed !== null) {
-    seat = computeSeat(service, policy, pack, state, { deployed, versions: [deployed], vf: vllmFacts(deployed, entries) });
+    seat = computeSeat(service, policy, pack, state, read, { deployed, versions: [deployed], vf: vllmFacts(deployed, entries) });
     seat.variants = [seat];
   } else {
     const allowed = allowedVersions(pack.engines.engines.vllm?.versions ?? [], policy.engines.vllm.versions);
     const groups = versionGroups(allowed, entries);
     const variants = (groups.length > 0 ? groups : [{ versions: [], facts: vllmFacts(null, entries) }]).map((g) =>
-      computeSeat(service, policy, pack, state, { deployed: null, versions: g.versions, vf: g.facts }),
+      computeSeat(service, policy, pack, state, read, { deployed: null, versions: g.versions, vf: g.facts }),
     );
     for (const v of variants) v.variants = variants;
     seat = variants.at(-1) as VllmSeat;
@@ -199,10 +201,10 @@ function computeSeat(
   policy: Policy,
   pack: RulesPack,
   state: Pick<FleetState, "modelFiles" | "cards">,
+  read: SourceRead,
   v: VersionInput,
 ): VllmSeat {
   const { vf } = v;
-  const read = modelSourceOf(service, state, policy, pack);
   const source = read.ok ? read.source : null;
   const sourceProblem = read.ok ? null : read.problem;
   const model = source?.spec ?? null;

@@ -125,9 +125,25 @@ function resolve(
   return { entry, uncertain };
 }
 
+/**
+ * Facts already resolved, by the pack's entries and the version: every seat of a fleet, on both sides
+ * of a change, asks for the same few releases (an unversioned seat for each allowed one), and
+ * resolving them again was 10 of 190 ms of a staged check (BENCHMARKS.md). The facts are shared:
+ * callers only read them.
+ */
+const resolved = new WeakMap<VersionFact[], Map<string | null, VllmFacts>>();
+
 /** The facts for `version` (null or unparsable = the newest known). */
 export function vllmFacts(version: string | null, entries: VersionFact[]): VllmFacts {
   const v = version === null ? null : normalizeVersion(version);
+  let byVersion = resolved.get(entries);
+  if (!byVersion) resolved.set(entries, (byVersion = new Map<string | null, VllmFacts>()));
+  let facts = byVersion.get(v);
+  if (!facts) byVersion.set(v, (facts = resolveFacts(v, entries)));
+  return facts;
+}
+
+function resolveFacts(v: string | null, entries: VersionFact[]): VllmFacts {
   const uncertain: VersionFactName[] = [];
   const cites: Partial<Record<VersionFactName, string>> = {};
   const get = <T>(name: VersionFactName, check: (x: unknown) => x is T, fallback: T): T => {
@@ -263,8 +279,23 @@ function factKey(f: VllmFacts): string {
   return JSON.stringify(rest);
 }
 
-/** Consecutive releases with the same facts, merged (0.19.0 and 0.20.0 size alike; 0.21.0 moved the graphs into the budget). */
-export function versionGroups(versions: readonly string[], entries: VersionFact[]): VersionGroup[] {
+const grouped = new WeakMap<VersionFact[], Map<string, readonly VersionGroup[]>>();
+
+/**
+ * Consecutive releases with the same facts, merged (0.19.0 and 0.20.0 size alike; 0.21.0 moved the
+ * graphs into the budget). Worked out once per list of releases (every unversioned seat asks for the
+ * policy's); the groups are shared: callers only read them.
+ */
+export function versionGroups(versions: readonly string[], entries: VersionFact[]): readonly VersionGroup[] {
+  let byList = grouped.get(entries);
+  if (!byList) grouped.set(entries, (byList = new Map<string, readonly VersionGroup[]>()));
+  const key = versions.join(" ");
+  let groups = byList.get(key);
+  if (!groups) byList.set(key, (groups = groupVersions(versions, entries)));
+  return groups;
+}
+
+function groupVersions(versions: readonly string[], entries: VersionFact[]): VersionGroup[] {
   const groups: VersionGroup[] = [];
   let lastKey = "";
   for (const v of versions) {

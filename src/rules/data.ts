@@ -24,12 +24,13 @@ export function validateYamlText<T>(schema: z.ZodType<T>, text: string, file: st
   return r.data;
 }
 
-export function rulesData<T>(schema: z.ZodType<T>, name: string): T {
+/** `schema` may be handed as the function that builds it: it is then built only where it validates (from sources). */
+export function rulesData<T>(schema: z.ZodType<T> | (() => z.ZodType<T>), name: string): T {
   const file = `rules/${name}`;
   const value = embedded(name);
   if (value === undefined) throw new Error(`${file} is not embedded in this build: build kvgate with build.mjs (npm run bundle)`);
   if (typeof __KVGATE_RULES_CHECKED__ !== "undefined" && __KVGATE_RULES_CHECKED__) return deepFreeze(value) as T;
-  const r = schema.safeParse(value);
+  const r = (typeof schema === "function" ? schema() : schema).safeParse(value);
   if (r.success) return r.data;
   // Only a broken source tree gets here (the build validates with lines: src/rules/pack-check.ts).
   throw new Error(`${file} is invalid: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);

@@ -1,6 +1,6 @@
 // Loads the rules/ pack shipped with kvgate. Each file is validated with zod when first used; a
 // broken pack is an internal error (exit 2), never a silent default.
-import { ConfigSchema } from "../config/schema.js";
+import { configSchema } from "../config/schema.js";
 import { EnginesFile } from "./engines.js";
 import { builtinModels, type ModelCatalog } from "./models.js";
 import { builtinDetectors, type DetectorSet } from "./detectors.js";
@@ -15,7 +15,7 @@ export function loadPack(): RulesPack {
   let models: ModelCatalog | null = null;
   let detectors: DetectorSet | null = null;
   cached = {
-    defaults: rulesData(ConfigSchema, "policy.yaml"),
+    defaults: rulesData(configSchema, "policy.yaml"),
     engines: rulesData(EnginesFile, "engines.yaml"),
     models() {
       models ??= builtinModels();

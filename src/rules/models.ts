@@ -2,7 +2,7 @@
 // validated with the same zod ModelSpec as kvgate.yaml's `models:`, and the lookup that resolves
 // the names services write (`Qwen/Qwen3-8B`, `qwen3-8b`, `/models/Qwen3-8B`) to an entry.
 import * as z from "zod";
-import { ModelSpec as ModelSpecSchema } from "../config/schema.js";
+import { modelSpecSchema } from "../config/schema.js";
 import { toModelSpec, type ModelSpec } from "../config/policy.js";
 import { formatZodIssues, parseYamlWithLines } from "../config/issues.js";
 import { rulesData } from "./data.js";
@@ -11,18 +11,25 @@ export interface ModelCatalog {
   models: Record<string, ModelSpec>;
 }
 
-export const ModelsFile = z.strictObject({ models: z.record(z.string(), ModelSpecSchema) });
+const buildModelsFile = () => z.strictObject({ models: z.record(z.string(), modelSpecSchema()) });
+let models: ReturnType<typeof buildModelsFile> | null = null;
+
+/** rules/models.yaml's schema, built on first use (it holds kvgate.yaml's model schema: src/config/schema.ts). */
+export function modelsFile(): ReturnType<typeof buildModelsFile> {
+  models ??= buildModelsFile();
+  return models;
+}
 
 /** Parses and validates rules/models.yaml; a broken catalog is an internal error, never an empty one. */
 export function loadModelCatalog(text: string, file: string): ModelCatalog {
   const load = parseYamlWithLines(text, file);
   if (load.errors.length > 0) throw new Error(`${file}: ${load.errors.join("; ")}`);
-  const r = ModelsFile.safeParse(load.value);
+  const r = modelsFile().safeParse(load.value);
   if (!r.success) throw new Error(`${file} is invalid: ${formatZodIssues(r.error, load, file).join("; ")}`);
   return catalogOf(r.data);
 }
 
-function catalogOf(file: z.infer<typeof ModelsFile>): ModelCatalog {
+function catalogOf(file: z.infer<ReturnType<typeof buildModelsFile>>): ModelCatalog {
   const models: Record<string, ModelSpec> = {};
   for (const [id, m] of Object.entries(file.models)) models[id] = toModelSpec(id, m);
   return { models };
@@ -32,7 +39,7 @@ let builtin: ModelCatalog | null = null;
 
 /** The shipped catalog (rules/models.yaml, embedded in the bundles), validated once per process. */
 export function builtinModels(): ModelCatalog {
-  builtin ??= catalogOf(rulesData(ModelsFile, "models.yaml"));
+  builtin ??= catalogOf(rulesData(modelsFile, "models.yaml"));
   return builtin;
 }
 

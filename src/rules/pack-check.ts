@@ -5,17 +5,17 @@
 // file is still validated at load.
 import { isDeepStrictEqual } from "node:util";
 import type * as z from "zod";
-import { ConfigSchema } from "../config/schema.js";
+import { configSchema } from "../config/schema.js";
 import { EnginesFile } from "./engines.js";
-import { ModelsFile } from "./models.js";
+import { modelsFile } from "./models.js";
 import { SecretsFile } from "./detectors.js";
 import { CardsFile } from "./cards.js";
 
 /** Every rules/*.yaml file and the schema that validates it: a new file must be registered here. */
 const PACK_SCHEMAS: Record<string, z.ZodType> = {
-  "policy.yaml": ConfigSchema,
+  "policy.yaml": configSchema(),
   "engines.yaml": EnginesFile,
-  "models.yaml": ModelsFile,
+  "models.yaml": modelsFile(),
   "secrets.yaml": SecretsFile,
   "cards.yaml": CardsFile,
 };

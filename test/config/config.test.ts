@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { readFileSync } from "node:fs";
-import { parseConfig, loadPolicy } from "../../src/config/load.js";
+import { parseConfig, loadPolicy, rememberConfigsIn, type ConfigMemory } from "../../src/config/load.js";
 import { loadPack } from "../../src/rules/load.js";
 import { GateError } from "../../src/errors.js";
 import { configJsonSchema } from "../../src/cli/commands/schema.js";
@@ -195,5 +195,30 @@ describe("the rules/ pack", () => {
   });
   test("the example config validates", () => {
     expect(() => parseConfig(readFileSync("examples/fleet/kvgate.yaml", "utf8"), "examples/fleet/kvgate.yaml")).not.toThrow();
+  });
+});
+
+describe("configs validated before (the CLI's cache: src/cli/config-cache.ts)", () => {
+  test("a text validated once is taken from the memory; a broken one is never kept; none without a memory", () => {
+    const kept = new Map<string, unknown>();
+    const memory: ConfigMemory = {
+      get: (file, text, cards) => kept.get(`${file}|${cards}|${text}`) as ReturnType<ConfigMemory["get"]>,
+      put: (file, text, cards, config) => void kept.set(`${file}|${cards}|${text}`, config),
+    };
+    rememberConfigsIn(memory);
+    try {
+      expect(parseConfig("kv:\n  factor: 2\n", "kvgate.yaml")).toEqual({ kv: { factor: 2 } });
+      expect([...kept.keys()]).toEqual(["kvgate.yaml|false|kv:\n  factor: 2\n"]);
+      // What the memory holds is what a run gets: the text is not parsed again.
+      kept.set("kvgate.yaml|false|kv:\n  factor: 2\n", { kv: { factor: 3 } });
+      expect(parseConfig("kv:\n  factor: 2\n", "kvgate.yaml")).toEqual({ kv: { factor: 3 } });
+      // With the card table it is another validation (a named card's total is then optional).
+      expect(parseConfig("kv:\n  factor: 2\n", "kvgate.yaml", () => null)).toEqual({ kv: { factor: 2 } });
+      for (let i = 0; i < 2; i++) expect(() => parseConfig("kv:\n  factor: high\n", "kvgate.yaml")).toThrow(GateError);
+      expect(kept.size).toBe(2);
+    } finally {
+      rememberConfigsIn(null);
+    }
+    expect(parseConfig("kv:\n  factor: 2\n", "kvgate.yaml")).toEqual({ kv: { factor: 2 } });
   });
 });

@@ -157,6 +157,19 @@ describe("the releases a seat without a version is sized for (engines.vllm.versi
     expect(groups.map((g) => g.facts.cudaGraphsInBudget)).toEqual([false, true]);
   });
 
+  it("resolves a release's facts once a pack: the same facts for the same version, others for another", () => {
+    const facts = vllmFacts("0.20.0", entries);
+    expect(vllmFacts("v0.20.0", entries)).toBe(facts);
+    expect(vllmFacts("0.21.0", entries)).not.toBe(facts);
+    expect(vllmFacts("0.21.0", entries).cudaGraphsInBudget).toBe(true);
+    // Another pack's entries (an edited copy) are resolved on their own, never from the first's memory.
+    const edited = entries.map((e) => (e.fact === "default_utilization" ? { ...e, value: 0.5 } : e));
+    expect(vllmFacts("0.20.0", edited).defaultUtilization).toBe(0.5);
+    expect(vllmFacts("0.20.0", entries).defaultUtilization).toBe(facts.defaultUtilization);
+    expect(versionGroups(["0.19.0", "0.20.0", "0.21.0"], entries)).toBe(versionGroups(["0.19.0", "0.20.0", "0.21.0"], entries));
+    expect(versionGroups(["0.19.0", "0.20.0"], entries).map((g) => g.versions)).toEqual([["0.19.0", "0.20.0"]]);
+  });
+
   it("reads the deployed version from VLLM_VERSION, else the image tag, else null", () => {
     const svc = (env: Record<string, string>) => {
       const all = Object.entries(env).map(([key, value]) => ({ key, value }));

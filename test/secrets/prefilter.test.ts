@@ -11,6 +11,8 @@ import { builtinDetectors, loadDetectors, SecretsFile, type Detector } from "../
 import { numberLines, prefilterOf, scanLines } from "../../src/secrets/scan.js";
 import { Prefilter } from "../../src/secrets/prefilter.js";
 import { DECODE_WORDS } from "../../src/secrets/units.js";
+import { createMasker } from "../../src/secrets/mask.js";
+import { defaultPolicy } from "../helpers/rule-tester.js";
 import { decodedMatches } from "../../src/secrets/decoded.js";
 import { realCodeCorpus } from "./code-corpus.js";
 import { SAMPLE, lineFor } from "./families.js";
@@ -319,5 +321,22 @@ describe("stage 1 keeps exactly the lines the keyword regex keeps, by the regex 
       { numRuns: 3000, seed: 28 },
     );
     expect(kept).toBeGreaterThan(1000);
+  });
+});
+
+describe("one prefilter for the same keywords", () => {
+  test("the masker's detectors (the scan's without their format checks) share the scan's prefilter", () => {
+    // Two sets made now (the scan's own prefilter may have been built long before, in another test).
+    const scan = { ...set, detectors: set.detectors.map((d) => ({ ...d })) };
+    const loose = { ...set, detectors: set.detectors.map((d) => ({ ...d, shape: null, check: null })) };
+    expect(prefilterOf(loose)).toBe(prefilterOf(scan));
+    // and what the masker hides is what the scan finds, on a line with a real-looking key
+    const line = lineFor("github-pat", SAMPLE["github-pat"] as string);
+    expect(scanLines(numberLines(line), set)).toHaveLength(1);
+    expect(createMasker(set, defaultPolicy()).holdsSecret(line)).toBe(true);
+  });
+  test("a set with other keywords gets a prefilter of its own", () => {
+    const fewer = { ...set, detectors: set.detectors.slice(1) };
+    expect(prefilterOf(fewer)).not.toBe(prefilterOf(set));
   });
 });

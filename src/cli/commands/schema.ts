@@ -1,10 +1,10 @@
 // kvgate schema: the JSON Schema of kvgate.yaml, made from the same zod schema that validates it.
 import * as z from "zod";
-import { ConfigSchema } from "../../config/schema.js";
+import { configSchema } from "../../config/schema.js";
 import { parse } from "../args.js";
 
 export function configJsonSchema(): string {
-  const schema = z.toJSONSchema(ConfigSchema, { target: "draft-2020-12" });
+  const schema = z.toJSONSchema(configSchema(), { target: "draft-2020-12" });
   return (
     JSON.stringify(
       { ...schema, $id: "https://github.com/kvgate/kvgate/blob/main/rules/kvgate.schema.json", title: "kvgate.yaml" },
