@@ -22,6 +22,8 @@ export interface CommandLine {
   wordLines: number[];
   file: string;
   line: number;
+  /** The words run vLLM's server itself (see runsVllm): it reads this line, not kvgate's env keys. */
+  runsEngine: boolean;
 }
 
 interface Token {
@@ -54,11 +56,9 @@ export function commandOf(ctx: Ctx, service: string, def: CMap, container: Looku
   const anchor = (command && parts.includes(command) ? command : parts[0]) as CNode;
   const image = get(def, "image");
   const first = words[0]?.word;
+  const stockEntrypoint = entrypoint === undefined && image?.t === "str" && image.value !== null && VLLM_IMAGE.test(image.value);
   const imageEntrypoint =
-    entrypoint === undefined &&
-    image?.t === "str" &&
-    image.value !== null &&
-    VLLM_IMAGE.test(image.value) &&
+    stockEntrypoint &&
     first !== undefined &&
     !first.startsWith("-") &&
     !["vllm", "serve"].includes(first) &&
@@ -74,12 +74,26 @@ export function commandOf(ctx: Ctx, service: string, def: CMap, container: Looku
     if (!find) locators.set(t.node, (find = locator(t.node)));
     return find(t.word);
   });
+  const all = [...imageEntrypoint, ...words.map((t) => t.word)];
   return {
-    value: shellJoin([...imageEntrypoint, ...words.map((t) => t.word)]),
+    value: shellJoin(all),
+    // The stock image's entrypoint is the server (`vllm serve`, the API server module before it): words
+    // given to it are its arguments, unless they start a shell of their own.
+    runsEngine: runsVllm(all) || (stockEntrypoint && first !== undefined && !/^python/.test(first) && !SHELLS.has(posix.basename(first))),
     wordLines: [...imageEntrypoint.map(() => anchor.pos.line), ...wordLines],
     file,
     line: anchor.pos.line,
   };
+}
+
+/**
+ * The container's process is vLLM's server itself (`vllm serve …`, `python -m vllm.entrypoints.openai.api_server
+ * …`), not a script of the operator's: it reads its command line and VLLM_* variables, nothing else.
+ */
+function runsVllm(words: readonly string[]): boolean {
+  const [first, second, third] = words.map((w) => posix.basename(w));
+  if (first === "vllm" && second === "serve") return true;
+  return /^python[0-9.]*$/.test(first ?? "") && second === "-m" && /^vllm\.entrypoints\./.test(words[2] ?? third ?? "");
 }
 
 /** The words of a command or entrypoint; a word compose could not interpolate keeps its marks. */

@@ -121,6 +121,7 @@ export function deployOf(ctx: Ctx, s: ServiceDef): ComposeDeploy {
     replicas: replicasOf(ctx, name, def, containerName),
     profiles: profilesOf(ctx, name, def),
     healthyFirst: healthyDependencies(get(def, "depends_on")),
+    ...(cmd?.runsEngine ? { engineCommand: { file: cmd.file, line: cmd.line } } : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 // else the last line that does (the last setting wins, for env keys and flags alike), else a new
 // `KEY=value` line at the end of an env file. Quotes and the line ending are kept as written.
 import type { ValueFix } from "../model/value-fix.js";
+import { addToYamlCommand } from "./yaml-command.js";
 
 export interface AppliedFix {
   fix: ValueFix;
@@ -121,9 +122,14 @@ function isComment(line: string): boolean {
  * when it sets that key, else the last line that does. The value keeps its quoting; a bare one-word
  * value is given double quotes. Null when no line sets the key.
  */
-function addIntoValue(lines: string[], fix: ValueFix): { line: number; span: { column: number; width: number; written: string } } | null {
+function addIntoValue(
+  lines: string[],
+  fix: ValueFix,
+  eol = "\n",
+): { line: number; span: { column: number; width: number; written: string } } | null {
   const key = fix.into as string;
   if (key === "ExecStart") return addToExecStart(lines, fix);
+  if (key === "command") return fix.line === null ? null : addToYamlCommand(lines, fix.line, fix.key, fix.value, eol);
   const order = [...(fix.line !== null ? [fix.line - 1] : []), ...lines.map((_, i) => lines.length - 1 - i)];
   for (const i of order) {
     const src = lines[i];
@@ -240,7 +246,9 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
       return true;
     };
     let done = fix.line !== null && tryAt(fix.line - 1);
-    for (let i = lines.length - 1; i >= 0 && !done; i--) done = tryAt(i);
+    // A flag for one container's command is added to that command: another service of the same compose
+    // file that sets the flag is not this seat's line (the last-line rule is for one seat's env file).
+    for (let i = lines.length - 1; i >= 0 && !done && fix.into !== "command"; i--) done = tryAt(i);
     if (secretAt > 0) {
       failed.push({ fix, why: secretRefusal(path, secretAt, fix.key) });
       continue;
@@ -252,7 +260,7 @@ export function applyFixes(text: string, path: string, fixes: readonly ValueFix[
         failed.push({ fix, why: secretRefusal(path, held, fix.key) });
         continue;
       }
-      const at = addIntoValue(lines, fix);
+      const at = addIntoValue(lines, fix, ends.find((e) => e !== "") ?? "\n");
       if (at) {
         applied.push({ fix, line: at.line, from: null, to: fix.value, span: at.span });
         continue;

@@ -70,14 +70,19 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
       continue;
     }
     let d = d0;
-    let service = build(deployedEnv(d, current?.env ?? null), d.service);
+    const envOf = (x: typeof d): ParsedEnv => {
+      const env = deployedEnv(x, current?.env ?? null);
+      return compose?.engineCommand ? commandOnly(env) : env;
+    };
+    let service = build(envOf(d), d.service);
     if (compose?.cards?.everyCard) {
       const placed = placedOnHost(compose, service, state.cards);
       if (placed) {
         d = placed;
-        service = build(deployedEnv(d, current?.env ?? null), d.service);
+        service = build(envOf(d), d.service);
       }
     }
+    if (compose?.engineCommand) service.flagsOnly = true;
     if (compose && compose.replicas > 1) service.replicas = compose.replicas;
     if (current) keepCommitted(service, current);
     const unread = unreadCommandOf(read, d.service) ?? current?.commandUnread;
@@ -99,6 +104,20 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
     laid.push(d);
   }
   return { state: { ...state, services: services.filter((s): s is Service => s !== null) }, deploys: laid };
+}
+
+/**
+ * The env of a container whose process is vLLM's server (ComposeDeploy.engineCommand): its flags are
+ * the command's alone (an env file's SERVE_ARGS reaches the container as a variable nobody expands),
+ * and a setting's env key is inert (ParsedEnv.engineFlagsOnly).
+ */
+function commandOnly(env: ParsedEnv): ParsedEnv {
+  return {
+    ...env,
+    flags: env.flags.filter((f) => f.fromKey === "COMMAND"),
+    positionals: env.positionals.filter((p) => p.fromKey === "COMMAND"),
+    engineFlagsOnly: true,
+  };
 }
 
 /**

@@ -24,8 +24,14 @@ export function settingFix(pack: RulesPack, service: Service, setting: string, v
   const spec = engineSpec(pack, service.engine)?.settings[setting];
   const holder = spec?.flags?.[0] ? flagHolder(pack, service) : null;
   if (holder && spec?.flags?.[0]) return { file: holder.file, line: holder.line, key: spec.flags[0], value: v, into: holder.key };
-  // A container reads flags, not kvgate's env keys (Service.flagsOnly): the flag to add to its args.
-  if (service.flagsOnly && spec?.flags?.[0]) return { file: definitionOf(service).file, line: null, key: spec.flags[0], value: v };
+  // A container reads flags, not kvgate's env keys (Service.flagsOnly): the flag to add to its command
+  // (compose's `command:`, a container's `args:`), at the line the command starts.
+  if (service.flagsOnly && spec?.flags?.[0]) {
+    const cmd = service.env.entries.get("COMMAND");
+    const file = cmd?.file ?? service.env.file;
+    if (cmd && /\.ya?ml$/i.test(file)) return { file, line: cmd.line, key: spec.flags[0], value: v, into: "command" };
+    return { file: definitionOf(service).file, line: null, key: spec.flags[0], value: v };
+  }
   if (!spec?.env) return null;
   return { file: service.file, line: null, key: spec.env, value: v };
 }

@@ -92,7 +92,9 @@ function sameValue(a: unknown, b: unknown): boolean {
 /** Every setting of the engine that the file sets, typed; unreadable values go to service.invalid. */
 export function readSettings(parsed: ParsedEnv, engine: EngineSpec, service: Pick<Service, "settings" | "invalid" | "conflicts">): void {
   for (const [name, spec] of Object.entries(engine.settings)) {
-    const entry = spec.env ? parsed.entries.get(spec.env) : undefined;
+    // A process that reads only its command line never sees kvgate's env key for a setting it has a flag for.
+    const inert = parsed.engineFlagsOnly === true && (spec.flags?.length ?? 0) > 0 && !spec.env?.startsWith("VLLM_");
+    const entry = spec.env && !inert ? parsed.entries.get(spec.env) : undefined;
     const flag = lastFlag(parsed, [...(spec.flags ?? []), ...(spec.aliases ?? [])]);
     const envRead = entry ? readValue(spec, entry.value, false) : undefined;
     const flagRead = flag && flag.value !== null ? readValue(spec, flag.value, true) : undefined;

@@ -13,7 +13,8 @@ export interface ValueFix {
   value: string;
   /**
    * A flag the file does not set yet, to add inside the value of this key (`VLLM_EXTRA_ARGS`, a
-   * compose `command:`): where the file's other flags live. `line` is that key's line.
+   * unit's `ExecStart`), or `command`: a YAML container command (a compose `command:`, a Kubernetes
+   * `args:`) whose process is vLLM's server. Where the file's other flags live; `line` is that key's line.
    */
   into?: string;
   /** `key` is a YAML key (an Ansible variable in host_vars, say): the fix reads `key: value`. */
@@ -50,5 +51,6 @@ export function showFixes(fixes: readonly Pick<ValueFix, "key" | "value" | "into
 function showOne(fix: Pick<ValueFix, "key" | "value" | "into" | "yaml">): string {
   if (fix.yaml) return `${fix.key}: ${fix.value}`;
   if (!fix.key.startsWith("-")) return /[a-z]/.test(fix.key) ? `${fix.key}: ${fix.value}` : `${fix.key}=${fix.value}`;
+  if (fix.into === "command") return `${fix.key} ${fix.value} in its command`;
   return fix.into ? `${fix.key} ${fix.value} in ${fix.into}` : `${fix.key} ${fix.value}`;
 }

@@ -56,4 +56,11 @@ export interface ParsedEnv {
   /** Words of command keys that are not flags or flag values, in order (`vllm serve Qwen/Qwen3-8B`). */
   positionals: { word: string; fromKey: string; line: number }[];
   problems: EnvProblem[];
+  /**
+   * The engine reads its settings from its command line only: the env as a container running `vllm
+   * serve` sees it (compose's environment and env_file reach the process, and vLLM reads none of
+   * MAX_MODEL_LEN, KV_CACHE_MEMORY_BYTES, …: only VLLM_* variables). A setting with a flag is then read
+   * from the flag alone (src/model/settings.ts).
+   */
+  engineFlagsOnly?: boolean;
 }

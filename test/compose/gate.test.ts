@@ -22,7 +22,7 @@ const env = lines(
   "HOST=fv-ml1",
   "GPU=1",
   "MODEL=Qwen/Qwen3-8B",
-  "KV_CACHE_MEMORY_BYTES=2GiB",
+  "KV_CACHE_MEMORY_BYTES=2G",
   "GPU_MEMORY_UTILIZATION=0.3",
   `SERVE_ARGS="--max-model-len 8192 --override-generation-config '{\\"max_new_tokens\\":4096}'"`,
 );
@@ -39,16 +39,20 @@ const compose = (len: number, card: number) =>
     "      - Qwen/Qwen3-8B", //                                  9
     "      - --max-model-len", //                                10
     `      - "${len}"`, //                                       11
-    "      - --override-generation-config", //                   12
-    `      - '{"max_new_tokens":4096}'`, //                     13
-    "    deploy:", //                                            14
-    "      resources:", //                                       15
-    "        reservations:", //                                 16
-    "          devices:", //                                     17
-    `            - { driver: nvidia, device_ids: ["${card}"], capabilities: [gpu] }`, // 18
-    "  proxy:", //                                               19
-    "    image: nginx:1.27", //                                  20
-    "    environment: { UPSTREAM: '${UPSTREAM}' }", //           21
+    "      - --kv-cache-memory-bytes", //                        12
+    "      - 2G", //                                             13
+    "      - --gpu-memory-utilization", //                       14
+    '      - "0.3"', //                                          15
+    "      - --override-generation-config", //                   16
+    `      - '{"max_new_tokens":4096}'`, //                     17
+    "    deploy:", //                                            18
+    "      resources:", //                                       19
+    "        reservations:", //                                 20
+    "          devices:", //                                     21
+    `            - { driver: nvidia, device_ids: ["${card}"], capabilities: [gpu] }`, // 22
+    "  proxy:", //                                               23
+    "    image: nginx:1.27", //                                  24
+    "    environment: { UPSTREAM: '${UPSTREAM}' }", //           25
   );
 const repo = (len: number, card: number) => ({ "kvgate.yaml": config, "scripts/coder.env": env, [CF]: compose(len, card) });
 
@@ -65,10 +69,12 @@ describe("a compose deploy through the gate", () => {
   test("raising --max-model-len without the KV is refused at the compose file's line", async () => {
     const found = await runCase({ name: "raise", files: repo(32768, 1), beforeFiles: repo(8192, 1) });
     const kv = found.find((f) => f.rule === "kv/covers-context");
-    // The seat as it runs (compose's context over the env file's pin) is judged; the finding stands at
-    // the pin's line, where its fix goes, as for an env-only change (the compose line gets the drift).
-    expect(kv).toMatchObject({ file: "scripts/coder.env", line: 5, service: "coder", severity: "error", status: "open" });
-    expect(kv?.data).toMatchObject({ fix: { file: "scripts/coder.env", line: 5, key: "KV_CACHE_MEMORY_BYTES" } });
+    // The seat as it runs (the command vLLM reads: compose's context and pin) is judged; the finding
+    // stands at the pin's flag, where its fix goes, with the env file's copy of the pin (drift otherwise).
+    expect(kv).toMatchObject({ file: CF, line: 12, service: "coder", severity: "error", status: "open" });
+    expect(kv?.data).toMatchObject({
+      fix: { file: CF, line: 12, key: "--kv-cache-memory-bytes", also: { file: "scripts/coder.env", line: 5, key: "KV_CACHE_MEMORY_BYTES" } },
+    });
     // 1.25 × 32,768 × 147,456 B = 5.625 GiB → 6 GiB required; the env file pins 2 GiB.
     expect(kv?.data).toMatchObject({
       max_model_len: 32768,
@@ -87,7 +93,7 @@ describe("a compose deploy through the gate", () => {
   test("a device_ids move onto a full card fails gpu/fits at the device_ids line", async () => {
     const found = await runCase({ name: "move", files: repo(8192, 0), beforeFiles: repo(8192, 1) });
     const fits = found.find((f) => f.rule === "gpu/fits");
-    expect(fits).toMatchObject({ file: CF, line: 18, severity: "error" });
+    expect(fits).toMatchObject({ file: CF, line: 22, severity: "error" });
     expect(fits?.data).toMatchObject({ host: "fv-ml1", gpu: 0, total_bytes: 96 * 2 ** 30, reserve_bytes: 2 ** 30 });
     expect((fits?.data as { spare_bytes: number }).spare_bytes).toBeLessThan(0);
     expect(rules(found)).not.toContain("compose/unresolved");

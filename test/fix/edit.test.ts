@@ -112,6 +112,67 @@ describe("applyFixes", () => {
     expect(r.applied).toHaveLength(1);
   });
 
+  test.each([
+    [
+      "a block list under command: two items after its last, at its indent",
+      '    command:\n      - Qwen/Qwen3-8B\n      - --max-model-len\n      - "8192"\n    deploy: {}\n',
+      1,
+      "    command:\n      - Qwen/Qwen3-8B\n      - --max-model-len\n      - \"8192\"\n      - --kv-cache-memory-bytes\n      - '8053063680'\n    deploy: {}\n",
+    ],
+    [
+      "the command's line is its first item (a comment between items kept)",
+      "    args:\n    - Qwen/Qwen3-8B\n    # the context\n    - --max-model-len=8192\n",
+      2,
+      "    args:\n    - Qwen/Qwen3-8B\n    # the context\n    - --max-model-len=8192\n    - --kv-cache-memory-bytes\n    - '8053063680'\n",
+    ],
+    [
+      "a flow list",
+      '    command: ["Qwen/Qwen3-8B", "--max-model-len", "8192"]  # the chat seat\n',
+      1,
+      '    command: ["Qwen/Qwen3-8B", "--max-model-len", "8192", "--kv-cache-memory-bytes", "8053063680"]  # the chat seat\n',
+    ],
+    [
+      "a one-line string",
+      "    command: Qwen/Qwen3-8B --max-model-len 8192\n",
+      1,
+      "    command: Qwen/Qwen3-8B --max-model-len 8192 --kv-cache-memory-bytes 8053063680\n",
+    ],
+    [
+      "a double-quoted string",
+      '    command: "Qwen/Qwen3-8B --max-model-len 8192"\n',
+      1,
+      '    command: "Qwen/Qwen3-8B --max-model-len 8192 --kv-cache-memory-bytes 8053063680"\n',
+    ],
+    [
+      "a folded block scalar: on its last line",
+      "    command: >\n      Qwen/Qwen3-8B\n      --max-model-len 8192\n    ports: []\n",
+      1,
+      "    command: >\n      Qwen/Qwen3-8B\n      --max-model-len 8192 --kv-cache-memory-bytes 8053063680\n    ports: []\n",
+    ],
+  ])("a flag added to a YAML container command: %s", (_name, before, line, after) => {
+    const f = { ...fix("--kv-cache-memory-bytes", "8053063680", line, "hosts/h/compose.yaml"), into: "command" };
+    const r = applyFixes(before, f.file, [f]);
+    expect(r.failed).toEqual([]);
+    expect(r.text).toBe(after);
+    expect(r.applied).toHaveLength(1);
+  });
+
+  test("a flag for one service's command is not written into another service that sets it", () => {
+    const text =
+      'services:\n  a:\n    command: ["m", "--max-model-len", "8192"]\n  b:\n    command: ["m", "--kv-cache-memory-bytes", "1G"]\n';
+    const f = { ...fix("--kv-cache-memory-bytes", "2684354560", 3, "c.yaml"), into: "command" };
+    const r = applyFixes(text, "c.yaml", [f]);
+    expect(r.text).toBe(
+      'services:\n  a:\n    command: ["m", "--max-model-len", "8192", "--kv-cache-memory-bytes", "2684354560"]\n  b:\n    command: ["m", "--kv-cache-memory-bytes", "1G"]\n',
+    );
+  });
+
+  test("CRLF kept when items are added to a block list", () => {
+    const f = { ...fix("--kv-cache-memory-bytes", "8053063680", 1, "c.yaml"), into: "command" };
+    const r = applyFixes("command:\r\n  - a\r\nx: 1\r\n", "c.yaml", [f]);
+    expect(r.text).toBe("command:\r\n  - a\r\n  - --kv-cache-memory-bytes\r\n  - '8053063680'\r\nx: 1\r\n");
+  });
+
   test("what was there and the line written are reported", () => {
     const r = applyFixes("A=1\nTTM_MIN_MIB=97791\n", "scripts/a.env", [fix("TTM_MIN_MIB", "97792", 2), fix("TTM_TARGET_MIB", "98816")]);
     expect(r.applied.map((a) => [a.line, a.fix.key, a.from, a.to])).toEqual([
