@@ -73,7 +73,12 @@ describe("a compose deploy through the gate", () => {
     // stands at the pin's flag, where its fix goes, with the env file's copy of the pin (drift otherwise).
     expect(kv).toMatchObject({ file: CF, line: 12, service: "coder", severity: "error", status: "open" });
     expect(kv?.data).toMatchObject({
-      fix: { file: CF, line: 12, key: "--kv-cache-memory-bytes", also: { file: "scripts/coder.env", line: 5, key: "KV_CACHE_MEMORY_BYTES" } },
+      fix: {
+        file: CF,
+        line: 12,
+        key: "--kv-cache-memory-bytes",
+        also: { file: "scripts/coder.env", line: 5, key: "KV_CACHE_MEMORY_BYTES" },
+      },
     });
     // 1.25 × 32,768 × 147,456 B = 5.625 GiB → 6 GiB required; the env file pins 2 GiB.
     expect(kv?.data).toMatchObject({
