@@ -6,7 +6,7 @@
 import type { FleetState } from "../model/types.js";
 import type { Messages, Report, Rule, RuleMeta } from "../model/rule.js";
 import type { Policy } from "../config/policy.js";
-import type { ChangedFile, CommitInfo, UnitKind } from "../git/types.js";
+import type { ChangedFile, ChangeNotice, CommitInfo, UnitKind } from "../git/types.js";
 import type { RulesPack } from "../rules/pack.js";
 import type { IgnoreList } from "../secrets/ignore.js";
 
@@ -29,6 +29,8 @@ export interface CheckContext {
      * (`scanFiles`) is handed the whole tree a chunk at a time instead.
      */
     files: ChangedFile[];
+    /** Paths the change (or the tree, under `--all`) holds that were not read: a symlink, a submodule. */
+    notices?: readonly ChangeNotice[];
   };
   /** The fleet as it runs before the change (src/load/running.ts); null under `--all` (there is no before). */
   before: FleetState | null;

@@ -133,7 +133,8 @@ export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHE
         : () => {
             const beforeCtx: CheckContext = {
               ...ctx,
-              unit: { ...ctx.unit, files: filesBefore(ctx.unit.files) },
+              // The change's skipped paths (a symlinked env file) are the change's, not the state's before it.
+              unit: { ...ctx.unit, files: filesBefore(ctx.unit.files), notices: [] },
               before: null,
               after: before,
               written: { before: null, after: ctx.written.before ?? before },
@@ -195,6 +196,7 @@ export async function unitDrafts(
     commit: unit.commit,
     commits: unit.commits,
     files,
+    notices: unit.notices,
     ...(unit.policyChange ? { policyChange: true } : {}),
   };
   const ignore = opts.ignore !== undefined ? opts.ignore : await ignoreOf(unit.after);

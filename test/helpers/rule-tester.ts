@@ -10,7 +10,7 @@
 // - `commit`: one commit for `kvgate audit` (the audit/* rules).
 import { isDeepStrictEqual } from "node:util";
 import { expect } from "vitest";
-import type { ChangedFile, CommitInfo, DeployUnit, Trailer, UnitKind } from "../../src/git/types.js";
+import type { ChangedFile, ChangeNotice, CommitInfo, DeployUnit, Trailer, UnitKind } from "../../src/git/types.js";
 import type { Finding, FleetState } from "../../src/model/types.js";
 import type { Policy } from "../../src/config/policy.js";
 import type { AnyRule, CheckContext } from "../../src/checks/define.js";
@@ -35,6 +35,8 @@ export interface Case {
   /** The unit's changed files (a path is a modified file with no added lines). */
   changed?: (string | ChangedFile)[];
   kind?: UnitKind;
+  /** Paths of the unit that were not read (a symlink, a submodule), as git's listing reports them. */
+  notices?: ChangeNotice[];
   policy?: Policy;
   env?: Record<string, string>;
   files?: Record<string, string>;
@@ -178,6 +180,7 @@ export async function runCase(c: Case, rules: readonly AnyRule[] = CHECKS): Prom
         commit,
         commits: commit ? [commit] : [],
         files: changed.map((f) => (typeof f === "string" ? modified(f) : f)),
+        ...(c.notices ? { notices: c.notices } : {}),
       },
       before,
       after: c.fleet,
