@@ -42,6 +42,11 @@ export interface PipelineContext {
    * `new-only` first needs it (a change with no finding never asks); null: keep all (`--all`).
    */
   seenBefore: (() => ReadonlySet<string>) | null;
+  /**
+   * Seats the change touches that are not sized after it (docs/coverage.md): a change to such a seat
+   * answers for every error about it, old or new, so an unsized seat is never edited through a pass.
+   */
+  unsizedTouched?: () => ReadonlySet<string>;
   /** `--baseline FILE`: `rule|fingerprint` of an earlier report's findings, exempt with reason `baseline`. */
   baseline: ReadonlySet<string> | null;
   /** The unit's waiver trailers: `statuses` applies them, `waivers` reports the ones naming no rule. */
@@ -212,10 +217,18 @@ export function findingKey(f: Finding): string {
 const newOnly: Step = {
   name: "new-only",
   run(drafts, ctx) {
-    const seen = need(ctx, "new-only").seenBefore;
+    const pctx = need(ctx, "new-only");
+    const seen = pctx.seenBefore;
     if (!seen || drafts.length === 0) return drafts;
     const keys = seen();
-    return drafts.filter((d) => !keys.has(findingKey(d.finding)));
+    // Asked only when some draft would be dropped.
+    let answers: ReadonlySet<string> | undefined;
+    const answered = (f: Finding): boolean => {
+      if (f.severity !== "error" || f.service === null) return false;
+      answers ??= pctx.unsizedTouched?.() ?? new Set();
+      return answers.has(f.service);
+    };
+    return drafts.filter((d) => !keys.has(findingKey(d.finding)) || answered(d.finding));
   },
 };
 

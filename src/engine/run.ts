@@ -20,7 +20,7 @@ import { createMasker } from "../secrets/mask.js";
 import { loadPolicy } from "../config/load.js";
 import { IGNORE_FILE, parseIgnore, todayUtc, type IgnoreList } from "../secrets/ignore.js";
 import type { Baseline } from "./baseline-file.js";
-import { coverageOf, type Coverage } from "../kv/coverage.js";
+import { coverageOf, fleetCoverage, type Coverage } from "../kv/coverage.js";
 import type { Snapshot } from "../git/types.js";
 
 export interface RunOptions {
@@ -127,6 +127,7 @@ export function checkFleets(ctx: CheckContext, checks: readonly AnyCheck[] = CHE
     // A change is answerable for what it introduces: what the before state already had (checked as
     // a whole tree, with the same policy) is not the change's. `--all` reports everything.
     // A change to the gate's policy shows the fleet's whole state: nothing is dropped as already there.
+    unsizedTouched: () => unsizedTouched(ctx),
     seenBefore:
       before === null || ctx.unit.policyChange
         ? null
@@ -246,6 +247,35 @@ export async function unitDrafts(
     treeFiles: own.files,
     coverage,
   };
+}
+
+/**
+ * Seats not sized after the change whose values it changes (an env key, a flag, the cards, the model:
+ * a comment-only edit changes none): such a change cannot be judged, so it answers for the seat's errors.
+ */
+function unsizedTouched(ctx: CheckContext): ReadonlySet<string> {
+  const unsized = new Set(
+    fleetCoverage(ctx.after, ctx.policy, ctx.pack)
+      .seats.filter((s) => s.missing.length > 0)
+      .map((s) => s.name),
+  );
+  const before = new Map((ctx.before?.services ?? []).map((s) => [s.name, valuesOf(s)]));
+  const out = new Set<string>();
+  for (const s of ctx.after.services) if (unsized.has(s.name) && before.get(s.name) !== valuesOf(s)) out.add(s.name);
+  return out;
+}
+
+/** What a service is given, as one string: its keys and values, flags, words, cards, host and model. */
+function valuesOf(s: Service): string {
+  return JSON.stringify([
+    s.env.all.map((e) => [e.key, e.value]),
+    s.env.flags.map((f) => [f.name, f.value]),
+    s.env.positionals.map((p) => p.word),
+    s.gpus,
+    s.host,
+    s.model,
+    s.commandUnread?.key ?? null,
+  ]);
 }
 
 /** The paths whose files the fleet checks see under --all: every path that can change the fleet. */

@@ -112,6 +112,19 @@ function unresolvedSettings(s: Service, fleet: FleetState, pack: RulesPack): Mis
   return out;
 }
 
+/**
+ * Settings written in a form the engine (or kvgate) cannot read: the seat is sized as if they were not
+ * set, which is not what runs (`--max-model-len ${MAX_LEN}` holds some length): unsized, and
+ * engine/bad-value says which and how to write it.
+ */
+function unreadSettings(s: Service): Missing[] {
+  return s.invalid.map((x) => ({
+    what: "setting",
+    detail: `${x.origin.name} at ${x.origin.file}:${x.origin.line} could not be read (${x.message})`,
+    by: "engine/bad-value",
+  }));
+}
+
 function vllmCoverage(s: Service, fleet: FleetState, policy: Policy, pack: RulesPack): SeatCoverage {
   const seat = seatOf(s, policy, pack, fleet);
   const missing = [...cardsMissing(s, seat.cards, fleet, policy)];
@@ -124,7 +137,7 @@ function vllmCoverage(s: Service, fleet: FleetState, policy: Policy, pack: Rules
         `its KV estimate can be worked out; set WEIGHTS_MIB, or add weights to its models: entry`,
       by: "fleet/unsized",
     });
-  missing.push(...unresolvedSettings(s, fleet, pack));
+  missing.push(...unresolvedSettings(s, fleet, pack), ...unreadSettings(s));
   return { name: s.name, engine: s.engine ?? "", cards: seat.cards.map((i) => `${s.host ?? "?"}:${i}`), missing, at: definitionOf(s) };
 }
 
