@@ -117,6 +117,8 @@ function kvDtypeOf(facts: ModelFacts, requested: string | null | undefined): KvD
   const base = { perTokenHeadScales: false, nvfp4: false, dsMla: false };
   if (raw === "auto" || raw === "") return { name: `auto (${facts.dtype})`, element: facts.dtype === "fp8" ? 1 : 2, ...base };
   if (raw === "bfloat16" || raw === "float16") return { name: raw, element: 2, ...base };
+  // `--dtype float32` with the cache's auto (src/kv/seat.ts effectiveKvDtype).
+  if (raw === "float32") return { name: "auto (float32, from --dtype)", element: 4, ...base };
   if (FP8.has(raw)) {
     // DeepSeek-V3.2 (sparse MLA): vLLM turns any fp8 cache into its fp8_ds_mla layout (DeepseekV32ForCausalLM config).
     if (facts.mla?.sparse) return { name: "fp8_ds_mla", element: 1, ...base, dsMla: true };

@@ -20,6 +20,7 @@ export function headDimOf(model: ModelSpec): number | null {
 /** `fp8*` KV is 1 byte; `auto` (or unset) is the model's dtype. */
 function kvDtypeBytes(model: ModelSpec | null, kvCacheDtype: unknown): number {
   if (typeof kvCacheDtype === "string" && kvCacheDtype.toLowerCase().startsWith("fp8")) return 1;
+  if (kvCacheDtype === "float32") return 4;
   switch (model?.dtype ?? "bfloat16") {
     case "fp8":
       return 1;

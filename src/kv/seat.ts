@@ -210,7 +210,7 @@ function computeSeat(
   const model = source?.spec ?? null;
   const tp = Math.max(1, service.tp);
   const pp = Math.max(1, numSetting(service, "pp") ?? 1);
-  const kvDtype = service.settings.kv_cache_dtype?.value;
+  const kvDtype = effectiveKvDtype(service);
   const ownPerToken = bytesPerToken(null, service);
   const ownLen = numSetting(service, "max_model_len");
   const maxModelLenAuto = service.settings.max_model_len?.value === "auto";
@@ -546,9 +546,21 @@ export function longestFitting(seat: VllmSeat, availableBytes: number, roundByte
   return fit >= 1024 ? fit - (fit % 1024) : fit;
 }
 
+/**
+ * The cache dtype vLLM uses: `--kv-cache-dtype`, whose `auto` (or absence) is the model's dtype as
+ * loaded, so `--dtype float32` makes a 4-byte cache (vllm/config/cache.py: auto follows
+ * model_config.dtype). Other `--dtype` values keep 2 bytes, as `auto` of the config does.
+ */
+function effectiveKvDtype(service: Service): unknown {
+  const kv = service.settings.kv_cache_dtype?.value;
+  if (typeof kv === "string" && kv.trim().toLowerCase() !== "auto") return kv;
+  const weights = service.settings.dtype?.value;
+  return typeof weights === "string" && ["float32", "float"].includes(weights.trim().toLowerCase()) ? "float32" : kv;
+}
+
 /** The requestKv inputs of a seat, for re-sizing it at another length. */
 export function requestInputs(seat: VllmSeat): Omit<KvInputs, "maxModelLen"> {
-  const dtype = seat.service.settings.kv_cache_dtype?.value;
+  const dtype = effectiveKvDtype(seat.service);
   return {
     tp: seat.tp,
     pp: seat.pp,

@@ -41,6 +41,9 @@ const big = (pin: number) =>
 
 export default ruleTester(kvCoversContext, {
   valid: [
+    kvCase("--dtype bfloat16 keeps the 2-byte cache: 3 GiB holds 16,384 tokens", [
+      voices({ MAX_MODEL_LEN: "16384", KV_CACHE_MEMORY_BYTES: String(3 * GiB) }, { "--dtype": "bfloat16" }),
+    ]),
     kvCase("a pin that covers the requirement exactly", [voices()]),
     kvCase("TP 2 halves the requirement: 4 GiB covers it", [big(4 * GiB)]),
     kvCase("the seat's factor from kv.seats (voices 1.07 → 6.5 GiB)", [voices({ KV_CACHE_MEMORY_BYTES: String(6.5 * GiB) })], {
@@ -63,6 +66,15 @@ export default ruleTester(kvCoversContext, {
     kvCase("another engine is left alone", [seat("r", { ENGINE: "radiance", MODEL: "Qwen/Qwen3-8B" })]),
   ],
   invalid: [
+    {
+      // vLLM's cache dtype `auto` follows the dtype the weights load in: --dtype float32 doubles the
+      // cache to 2 × 36 layers × 8 KV heads × 128 × 4 B = 294,912 B/token; 1.25 × 16,384 tokens × 288 KiB
+      // = 5.625 GiB → 6 GiB required, more than the 3 GiB pin (which bfloat16's 3 GiB would have met).
+      ...kvCase("--dtype float32: a 4-byte cache", [
+        voices({ MAX_MODEL_LEN: "16384", KV_CACHE_MEMORY_BYTES: String(3 * GiB) }, { "--dtype": "float32" }),
+      ]),
+      findings: [{ service: "voices", data: { bytes_per_token: 294_912, required_bytes: 6 * GiB, pinned_bytes: 3 * GiB } }],
+    },
     {
       // vLLM 0.8.5 has no byte pin: the advice is the utilization at which the profiler leaves the KV.
       // (required + weights + overhead) / total, rounded up to the hundredth, with no CUDA graphs in
