@@ -68,6 +68,13 @@ function report(e: unknown): number {
   return 2;
 }
 
+// A reader that stops early (`kvgate check | head`) closes the pipe: what is left to print goes nowhere,
+// and the run still ends with its own exit code (the verdict), never a stack trace from the write.
+for (const stream of [process.stdout, process.stderr])
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+  });
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
