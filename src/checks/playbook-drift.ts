@@ -9,7 +9,25 @@ import type { ParsedEnv } from "../model/types.js";
 import { playbooksInUnit } from "../model/playbooks.js";
 import { composesInUnit } from "../model/composes.js";
 import { asDeployFile } from "../compose/index.js";
-import { driftOf, settingKeysOf } from "../playbook/drift.js";
+import { driftOf, settingKeysOf, type SettingKeys } from "../playbook/drift.js";
+import { readValue } from "../model/settings.js";
+import type { EngineSpec } from "../rules/engines.js";
+
+/** The drift keys of an engine, with its settings' units: `8G` on one side and `8GiB` on the other are one value. */
+function keysOf(engine: EngineSpec | undefined): SettingKeys {
+  const specs = Object.values(engine?.settings ?? {});
+  const specOf = (key: string) => specs.find((s) => s.env === key || (s.flags ?? []).includes(key) || (s.aliases ?? []).includes(key));
+  return {
+    ...settingKeysOf(engine),
+    equal(key, a, b) {
+      const spec = specOf(key);
+      if (!spec) return false;
+      const ra = readValue(spec, a.value, a.flag);
+      const rb = readValue(spec, b.value, b.flag);
+      return ra.ok && rb.ok && JSON.stringify(ra.value) === JSON.stringify(rb.value);
+    },
+  };
+}
 
 type Data = {
   playbook: string;
@@ -82,7 +100,7 @@ export const playbookDrift = defineCheck({
           continue;
         }
         const engine = engineSpec(ctx.pack, committed.engine);
-        for (const d of driftOf(deploy, committed.env, settingKeysOf(engine))) {
+        for (const d of driftOf(deploy, committed.env, keysOf(engine))) {
           const hide = SECRET_KEY.test(d.key);
           const data: Data & Record<string, unknown> = {
             ...base,
@@ -112,8 +130,8 @@ function envMoved(ctx: CheckContext): Report<typeof messages>[] {
       const now = after.services.find((s) => s.name === deploy.service);
       const was = before.services.find((s) => s.name === deploy.service);
       if (!now || !was || !changed.has(now.file)) continue;
-      const old = new Set(driftOf(deploy, was.env, settingKeysOf(engineSpec(ctx.pack, was.engine))).map((d) => d.key));
-      for (const d of driftOf(deploy, now.env, settingKeysOf(engineSpec(ctx.pack, now.engine)))) {
+      const old = new Set(driftOf(deploy, was.env, keysOf(engineSpec(ctx.pack, was.engine))).map((d) => d.key));
+      for (const d of driftOf(deploy, now.env, keysOf(engineSpec(ctx.pack, now.engine)))) {
         if (old.has(d.key)) continue;
         const hide = SECRET_KEY.test(d.key);
         const data: Data & Record<string, unknown> = {

@@ -19,8 +19,19 @@ export interface Drift {
 }
 
 /** Which env keys and flags name the same setting, and which keys matter when only one side sets them. */
+/** A value as a side writes it, and whether a flag wrote it (flags and env keys read units differently). */
+interface Written {
+  value: string;
+  flag: boolean;
+}
+
 export interface SettingKeys {
   flagsOf: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The same quantity however it is spelled (`8G`, `8GiB`, `8589934592`): the caller's reading of a
+   * setting's unit (src/model/settings.ts), keyed by env key or flag. Absent: compared as text.
+   */
+  equal?: (key: string, a: Written, b: Written) => boolean;
   /** Keys the sizing reads (engine settings, ENGINE, HOST, GPU, MODEL, TP): a playbook adding one is drift. */
   sizing: ReadonlySet<string>;
 }
@@ -70,10 +81,10 @@ export function driftOf(deploy: PlaybookDeploy, committed: ParsedEnv, keys: Sett
     const flags = keys.flagsOf.get(key) ?? [];
     const cv = effective(committed, key, flags);
     const pv = effective(deployed, key, flags);
-    if (same(key, cv, pv) || (cv === null && !keys.sizing.has(key))) continue;
+    if (same(key, cv, pv, keys) || (cv === null && !keys.sizing.has(key))) continue;
     const entry = deployed.entries.get(key);
     const at = entry?.file ? { file: entry.file, line: entry.line } : where(lastEdit.get(key) ?? resetEdit, deploy);
-    out.push({ key, playbookValue: pv, committedValue: cv, ...at });
+    out.push({ key, playbookValue: pv?.value ?? null, committedValue: cv?.value ?? null, ...at });
   }
   if (commandEdit) {
     const fallback = where(commandEdit, deploy);
@@ -84,31 +95,32 @@ export function driftOf(deploy: PlaybookDeploy, committed: ParsedEnv, keys: Sett
       const related = key === undefined ? [name] : (keys.flagsOf.get(key) ?? [name]);
       const cv = effective(committed, key, related);
       const pv = effective(deployed, key, related);
-      if (same(name, cv, pv)) continue;
+      if (same(name, cv, pv, keys)) continue;
       const flag = [...deployed.flags].reverse().find((f) => f.name === name);
       const at = flag?.file ? { file: flag.file, line: flag.line } : fallback;
-      out.push({ key: name, playbookValue: pv, committedValue: cv, ...at });
+      out.push({ key: name, playbookValue: pv?.value ?? null, committedValue: cv?.value ?? null, ...at });
     }
   }
   return out;
 }
 
 /** The value a setting takes: its last flag (the flag wins), else the env key. A bare switch is "". */
-function effective(env: ParsedEnv, key: string | undefined, flags: readonly string[]): string | null {
-  let flag: string | null | undefined;
+function effective(env: ParsedEnv, key: string | undefined, flags: readonly string[]): Written | null {
+  let flag: string | undefined;
   for (const f of env.flags) if (flags.includes(f.name)) flag = f.value ?? "";
-  if (flag !== undefined) return flag;
-  return key === undefined ? null : (env.entries.get(key)?.value ?? null);
+  if (flag !== undefined) return { value: flag, flag: true };
+  const v = key === undefined ? undefined : env.entries.get(key)?.value;
+  return v === undefined ? null : { value: v, flag: false };
 }
 
 function where(e: EnvEdit | null | undefined, deploy: PlaybookDeploy): { file: string; line: number } {
   return e ? { file: e.file, line: e.line } : { file: deploy.playbook, line: 1 };
 }
 
-function same(key: string, a: string | null, b: string | null): boolean {
+function same(key: string, a: Written | null, b: Written | null, keys: SettingKeys): boolean {
   if (a === null || b === null) return a === b;
-  if (key === "GPU" || key === "CUDA_VISIBLE_DEVICES") return norm(a) === norm(b);
-  return a.trim() === b.trim();
+  if (key === "GPU" || key === "CUDA_VISIBLE_DEVICES") return norm(a.value) === norm(b.value);
+  return a.value.trim() === b.value.trim() || keys.equal?.(key, a, b) === true;
 }
 
 function norm(list: string): string {

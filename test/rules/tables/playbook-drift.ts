@@ -63,6 +63,12 @@ export default ruleTester(playbookDrift, {
       "the same setting as an env key on one side and a flag on the other",
       container("[--max-model-len, '40960', --max-num-seqs, '8']"),
     ),
+    // 6,979,321,856 B = 6.5 GiB: the flag's `6656M` (×1024) and the env key's `6.5GiB` say the same.
+    deploys(
+      "the same quantity in another unit: a flag's 6656M, an env key's 6.5GiB",
+      container("[--kv-cache-memory-bytes, 6656M, --max-num-seqs, '8']"),
+    ),
+    deploys("the same quantity as an env key's unit: 6.5GiB", play(li("KV_CACHE_MEMORY_BYTES=6.5GiB"))),
     deploys("a playbook the unit does not touch", play(li("MAX_MODEL_LEN=32768")), { changed: ["scripts/voices.env"] }),
     envOnly(
       "an env-only change of a key the playbook does not deploy",
@@ -78,6 +84,11 @@ export default ruleTester(playbookDrift, {
     ),
   ],
   invalid: [
+    {
+      // 6,656 MB (×1000, lower case) is not 6,656 MiB: a different quantity, drift.
+      ...deploys("a unit that reads another quantity: 6656m (×1000)", container("[--kv-cache-memory-bytes, 6656m, --max-num-seqs, '8']")),
+      findings: [drift("differs", 5, "--kv-cache-memory-bytes", "6656m", "6979321856")],
+    },
     {
       ...deploys("a value that differs from the committed env file, at the playbook's line", play(li("MAX_MODEL_LEN=32768"), li("GPU=0"))),
       findings: [drift("differs", 3, "MAX_MODEL_LEN", "32768", "40960")],
