@@ -41,7 +41,8 @@ Re-scans each commit of the range for secrets with the current policy and classi
 exempt-only, secret-landed, bypass, verdict-mismatch. Exit 1 when a secret landed or the gate was bypassed.
 
 options:
-  --range A..B       the commits to audit (required)
+  --range A..B       the commits to audit (required); one revision (HEAD) audits every commit it
+                     reaches, the root commit included
   --shard I/N        audit only the I-th of N contiguous blocks of the range (one job of a CI matrix)
 ${REPO}
 ${CONFIG}

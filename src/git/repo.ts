@@ -310,15 +310,15 @@ class GitRepo implements Repo {
   }
 
   async *addedLinesInRange(range: string, shard?: Shard, sieve?: LineSieve): AsyncGenerator<RangeCommit> {
-    const { base, tip } = await this.resolveRange(range);
-    if (this.shallow) await this.commitsBetween(base, tip, range);
+    const revs = await this.historyRevs(range);
+    if (this.shallow) await this.commitsOf(revs, range);
     if (!shard || shard.count === 1) {
-      yield* this.rangeReader().addedLines([`${base}..${tip}`], sieve);
+      yield* this.rangeReader().addedLines(revs, sieve);
       return;
     }
     // A shard is one contiguous block of the range, oldest first: each CI job's git log prints only its
     // own commits' patches, so N jobs split git's work as well as kvgate's.
-    const all = (await this.git.run(["rev-list", "--reverse", `${base}..${tip}`])).split("\n").filter((l) => l !== "");
+    const all = (await this.git.run(["rev-list", "--reverse", ...revs])).split("\n").filter((l) => l !== "");
     const block = shardBlock(all, shard);
     if (block.length === 0) return;
     // --no-walk=unsorted prints exactly these commits in the order given; the log's --reverse flips it.
@@ -351,8 +351,22 @@ class GitRepo implements Repo {
     throw new GateError(`${m[1]} and ${m[3]} have no common ancestor (range ${range})`, { hint: "use A..B to compare them directly" });
   }
 
+  /**
+   * The revisions an audit reads: `A..B` (or `A...B`) as for check, or one revision alone (`HEAD`):
+   * every commit it reaches, the root commit included, which no `A..B` can name (docs/secrets.md#audit).
+   */
+  private async historyRevs(range: string): Promise<string[]> {
+    if (!range.includes("..")) return [await this.revParse(range, range)];
+    const { base, tip } = await this.resolveRange(range);
+    return [`${base}..${tip}`];
+  }
+
   private async commitsBetween(base: string, tip: string, range: string): Promise<CommitInfo[]> {
-    const commits = await readCommits(this.git, ["--reverse", `${base}..${tip}`]);
+    return this.commitsOf([`${base}..${tip}`], range);
+  }
+
+  private async commitsOf(revs: readonly string[], range: string): Promise<CommitInfo[]> {
+    const commits = await readCommits(this.git, ["--reverse", ...revs]);
     if (this.shallow) {
       // The walk hit the clone's edge before reaching the base: the history in between is missing.
       const edge = await this.shallowBoundary();
@@ -367,8 +381,7 @@ class GitRepo implements Repo {
   }
 
   async commitsInRange(range: string): Promise<CommitInfo[]> {
-    const { base, tip } = await this.resolveRange(range);
-    return this.commitsBetween(base, tip, range);
+    return this.commitsOf(await this.historyRevs(range), range);
   }
 
   private async commitInfo(sha: string): Promise<CommitInfo> {

@@ -9,7 +9,7 @@ import { formatAuditJson, formatAuditText } from "../../report/audit.js";
 import { useColor } from "../../report/color.js";
 import { progress } from "../progress.js";
 
-const AUDIT_USAGE = "usage: kvgate audit --range A..B [--shard I/N] [--repo DIR] [--config FILE] [--format text|json] [--output FILE]";
+const AUDIT_USAGE = "usage: kvgate audit --range A..B|REV [--shard I/N] [--repo DIR] [--config FILE] [--format text|json] [--output FILE]";
 
 const OPTIONS = {
   range: { type: "string" },
@@ -37,7 +37,9 @@ export async function auditCommand(argv: string[]): Promise<number> {
   try {
     values = parse(argv, OPTIONS, 0).values;
     if (values.range === undefined) throw new UsageError("audit needs --range A..B");
-    if (!/^[^.\s][^\s]*\.\.\.?[^\s]+$/.test(values.range)) throw new UsageError(`--range takes A..B (got "${values.range}")`);
+    // A..B, A...B, or one revision (HEAD: the whole history it reaches, root commit included).
+    if (!/^[^.\s-][^\s]*\.\.\.?[^\s]+$/.test(values.range) && !/^[^.\s-][^\s]*$/.test(values.range))
+      throw new UsageError(`--range takes A..B, or one revision for its whole history (got "${values.range}")`);
     oneOf("format", values.format, ["text", "json"] as const, "text");
     parseShard(values.shard);
   } catch (e) {
