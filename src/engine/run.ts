@@ -250,19 +250,41 @@ export async function unitDrafts(
 }
 
 /**
- * Seats not sized after the change whose values it changes (an env key, a flag, the cards, the model:
- * a comment-only edit changes none): such a change cannot be judged, so it answers for the seat's errors.
+ * Seats not sized after the change because a value of their own cannot be read (a setting written
+ * through a shell variable or an Ansible lookup), whose files the change touches and whose values it
+ * moves (a comment-only edit moves none): such a change cannot be judged, so it answers for the seat's
+ * errors. A gap of the fleet's (no card inventory, a model without facts) stays the "new issues only"
+ * kind: its own finding says what to add, and every commit is not blocked until it is.
  */
 function unsizedTouched(ctx: CheckContext): ReadonlySet<string> {
-  const unsized = new Set(
+  const changed = new Set(ctx.unit.files.flatMap((f) => (f.oldPath !== null ? [f.path, f.oldPath] : [f.path])));
+  const unread = new Set(
     fleetCoverage(ctx.after, ctx.policy, ctx.pack)
-      .seats.filter((s) => s.missing.length > 0)
+      .seats.filter((s) => s.missing.some((m) => m.what === "setting"))
       .map((s) => s.name),
   );
   const before = new Map((ctx.before?.services ?? []).map((s) => [s.name, valuesOf(s)]));
   const out = new Set<string>();
-  for (const s of ctx.after.services) if (unsized.has(s.name) && before.get(s.name) !== valuesOf(s)) out.add(s.name);
+  for (const s of ctx.after.services) {
+    if (!unread.has(s.name) || !filesOfService(s).some((f) => changed.has(f))) continue;
+    if (before.get(s.name) !== valuesOf(s)) out.add(s.name);
+  }
   return out;
+}
+
+/** Every file a service's values come from. */
+function filesOfService(s: Service): string[] {
+  const settings = Object.values(s.settings).flatMap((x) => (x ? [x.origin.file, ...(x.committed ? [x.committed.file] : [])] : []));
+  const entries = s.env.all.map((e) => e.file ?? s.file);
+  const invalid = s.invalid.map((x) => x.origin.file);
+  return [
+    s.file,
+    ...(s.definedAt ? [s.definedAt.file] : []),
+    ...(s.commandUnread ? [s.commandUnread.file] : []),
+    ...settings,
+    ...invalid,
+    ...entries,
+  ];
 }
 
 /** What a service is given, as one string: its keys and values, flags, words, cards, host and model. */

@@ -112,8 +112,11 @@ describe("reads through the door: MODEL_CONFIG and every read file", () => {
     const check = run(["check", "--all", "--format", "json"], r.dir);
     expect(check.out).not.toMatch(/secret\/github-token/);
     expect(check.out).not.toContain("ghp_");
-    // The tracked path is skipped as the symlink it now is: the fleet it named is not there to check.
-    expect(findings(check.stdout).map((f) => f.rule)).toEqual(["fleet/no-services"]);
+    // The tracked path is skipped as the symlink it now is, and the service it held is not read: an error
+    // at the file (env/parse, never a silently smaller fleet), and nothing of the target shown.
+    expect(findings(check.stdout).map((f) => f.rule)).toEqual(["env/parse", "fleet/no-services"]);
+    expect(findings(check.stdout)[0]?.message).toContain("scripts/q.env is not read (symlink)");
+    expect(check.code).toBe(1);
   });
 
   test("a file over its kind's cap is a finding naming the file, the cap and the fix, read from disk or from git", async () => {
