@@ -11,6 +11,7 @@
 // not set them, which vLLM cannot read (engine/bad-value), so the seat is never sized by a default.
 import { posix } from "node:path";
 import { join as shellJoin, split as shellSplit } from "shlex";
+import { runsVllm } from "../playbook/engine-command.js";
 import { problem, type Ctx } from "./context.js";
 import { interpolate, UNKNOWN_CLOSE, UNKNOWN_OPEN, type Lookup } from "./interpolate.js";
 import { get, type CMap, type CNode } from "./tree.js";
@@ -84,16 +85,6 @@ export function commandOf(ctx: Ctx, service: string, def: CMap, container: Looku
     file,
     line: anchor.pos.line,
   };
-}
-
-/**
- * The container's process is vLLM's server itself (`vllm serve …`, `python -m vllm.entrypoints.openai.api_server
- * …`), not a script of the operator's: it reads its command line and VLLM_* variables, nothing else.
- */
-function runsVllm(words: readonly string[]): boolean {
-  const [first, second, third] = words.map((w) => posix.basename(w));
-  if (first === "vllm" && second === "serve") return true;
-  return /^python[0-9.]*$/.test(first ?? "") && second === "-m" && /^vllm\.entrypoints\./.test(words[2] ?? third ?? "");
 }
 
 /** The words of a command or entrypoint; a word compose could not interpolate keeps its marks. */

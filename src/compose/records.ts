@@ -66,12 +66,6 @@ export interface ComposeDeploy extends PlaybookDeploy {
   profiles: string[];
   /** Compose keys of the services it waits for as healthy before it starts (depends_on … service_healthy). */
   healthyFirst?: string[];
-  /**
-   * Its command runs vLLM's server itself (`vllm serve`, the stock image's entrypoint): the seat's
-   * settings are its command's flags, never the env keys its environment or env_file give the
-   * container (vLLM reads only VLLM_* variables). The line of that command.
-   */
-  engineCommand?: { file: string; line: number };
 }
 
 /** Same shape as a PlaybookProblem. `parse` (error): something `docker compose config` refuses (YAML

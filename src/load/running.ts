@@ -72,7 +72,7 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
     let d = d0;
     const envOf = (x: typeof d): ParsedEnv => {
       const env = deployedEnv(x, current?.env ?? null);
-      return compose?.engineCommand ? commandOnly(env) : env;
+      return d0.engineCommand ? commandOnly(env) : env;
     };
     let service = build(envOf(d), d.service);
     if (compose?.cards?.everyCard) {
@@ -82,7 +82,7 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
         service = build(envOf(d), d.service);
       }
     }
-    if (compose?.engineCommand) service.flagsOnly = true;
+    if (d0.engineCommand) service.flagsOnly = true;
     if (compose && compose.replicas > 1) service.replicas = compose.replicas;
     if (current) keepCommitted(service, current);
     const unread = unreadCommandOf(read, d.service) ?? current?.commandUnread;
@@ -107,7 +107,7 @@ function deployed(state: FleetState, read: DeployFile, build: BuildService): { s
 }
 
 /**
- * The env of a container whose process is vLLM's server (ComposeDeploy.engineCommand): its flags are
+ * The env of a container whose process is vLLM's server (PlaybookDeploy.engineCommand): its flags are
  * the command's alone (an env file's SERVE_ARGS reaches the container as a variable nobody expands),
  * and a setting's env key is inert (ParsedEnv.engineFlagsOnly).
  */

@@ -47,7 +47,8 @@ function flagHolder(pack: RulesPack, service: Service): { key: string; file: str
   const spec = engineSpec(pack, service.engine);
   if (!spec) return null;
   const envKeys = new Set(Object.values(spec.settings).flatMap((x) => (x.env ? [x.env] : [])));
-  if (service.env.all.some((e) => envKeys.has(e.key) && (e.file ?? service.file) === service.file)) return null;
+  // (A process that reads only its command has no env-key convention: its flags are all there is.)
+  if (!service.flagsOnly && service.env.all.some((e) => envKeys.has(e.key) && (e.file ?? service.file) === service.file)) return null;
   const flags = new Set(Object.values(spec.settings).flatMap((x) => x.flags ?? []));
   const last = [...service.env.flags]
     .reverse()

@@ -45,6 +45,13 @@ export interface PlaybookDeploy {
   /** The env file the deploy stands for, e.g. `scripts/voices.env`. */
   envFile: string;
   edits: EnvEdit[];
+  /**
+   * Its command runs vLLM's server itself (a compose service on the stock image's `vllm serve`, a unit's
+   * `ExecStart=vllm serve …` or `docker run vllm/vllm-openai …`): the seat's settings are its command's
+   * flags, never kvgate's env keys its environment gives the process (vLLM reads only VLLM_* variables).
+   * The line of that command.
+   */
+  engineCommand?: { file: string; line: number };
 }
 
 export interface PlaybookProblem {

@@ -8,6 +8,7 @@ import { posix } from "node:path";
 import { join as shellJoin, split as shellSplit } from "shlex";
 import type { DeployFile, EnvEdit, PlaybookDeploy, PlaybookProblem } from "../playbook/records.js";
 import { entriesOf, environmentPairs, parseUnit, type UnitEntry } from "./unit.js";
+import { runsVllm } from "../playbook/engine-command.js";
 
 interface SystemdDeploy extends PlaybookDeploy {
   /** The unit's name (`vllm-chat.service`). */
@@ -64,6 +65,7 @@ interface Parsed {
   edits: EnvEdit[];
   envFiles: string[];
   problems: PlaybookProblem[];
+  engineCommand?: { file: string; line: number };
 }
 
 /** `docker run [opts] IMAGE [args]`: the options kvgate reads, the image, and what the container runs. */
@@ -140,6 +142,7 @@ function execStart(entry: UnitEntry, path: string, paths: readonly string[], out
   const run = (tool === "docker" || tool === "podman") && (words[1] === "run" || (words[1] === "container" && words[2] === "run"));
   const command = run ? dockerRun(words.slice(words[1] === "run" ? 2 : 3), entry, path, paths, out) : words;
   if (command.length > 0) out.edits.push({ kind: "flags", key: "COMMAND", value: shellJoin(command), line: entry.line, file: path });
+  if (runsVllm(command)) out.engineCommand = { file: path, line: entry.line };
 }
 
 /** The service a unit runs: the one whose env file it loads, else its name (without a `vllm-` prefix) when a service has it. */
@@ -228,6 +231,7 @@ export function readUnit(path: string, text: string, opts: ReadUnitOptions): Sys
     startsAfter,
     file: path,
     line: start.line,
+    ...(parsed.engineCommand ? { engineCommand: parsed.engineCommand } : {}),
   });
   return out;
 }

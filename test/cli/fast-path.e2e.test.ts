@@ -96,9 +96,13 @@ const unit = (pin: number) =>
 const UNIT_WITH_CONF = [
   "[Service]",
   "EnvironmentFile=/opt/fleet/ops/conf/chat.conf",
-  `ExecStart=/usr/bin/docker run --gpus device=0 --env-file /opt/fleet/ops/conf/chat.conf vllm/vllm-openai:v0.10.2 --model Qwen/Qwen3-1.7B --kv-cache-memory-bytes 4831838208 --override-generation-config '{"max_new_tokens":1024}'`,
+  // The operator's own script reads the conf (vllm serve itself would read no MAX_MODEL_LEN from it).
+  "ExecStart=/opt/fleet/bin/serve-chat",
   "",
 ].join("\n");
+const CHAT_CONF = (len: number) =>
+  `ENGINE=vllm\nGPU=0\nMODEL=Qwen/Qwen3-1.7B\nKV_CACHE_MEMORY_BYTES=4831838208\nMAX_MODEL_LEN=${len}\n` +
+  `VLLM_EXTRA_ARGS="--override-generation-config '{\\"max_new_tokens\\":1024}'"\n`;
 
 interface Row {
   name: string;
@@ -252,9 +256,9 @@ const ROWS: Row[] = [
     base: {
       "kvgate.yaml": INVENTORY,
       "ops/vllm-chat.service": UNIT_WITH_CONF,
-      "ops/conf/chat.conf": "MAX_MODEL_LEN=32768\n",
+      "ops/conf/chat.conf": CHAT_CONF(32768),
     },
-    change: (r) => r.write("ops/conf/chat.conf", "MAX_MODEL_LEN=40960\n"),
+    change: (r) => r.write("ops/conf/chat.conf", CHAT_CONF(40960)),
     fast: false,
     code: 1,
   },
