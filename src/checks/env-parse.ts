@@ -6,10 +6,9 @@
 // (the door follows no link): it is this rule's finding at the file, never a silently smaller fleet.
 import { defineCheck } from "./define.js";
 import { pathMatcher } from "../load/service-index.js";
+// A `*.env` file discovery would read when the services glob matches none.
+import { CANDIDATE } from "../load/env-files.js";
 import { serviceNameOf } from "../model/build.js";
-
-/** A `*.env` file discovery would read when the services glob matches none (src/load/env-files.ts). */
-const CANDIDATE = /(^|\/)[^/.][^/]*\.env$/;
 
 export const envParse = defineCheck({
   id: "env/parse",

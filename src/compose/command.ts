@@ -11,7 +11,7 @@
 // not set them, which vLLM cannot read (engine/bad-value), so the seat is never sized by a default.
 import { posix } from "node:path";
 import { join as shellJoin, split as shellSplit } from "shlex";
-import { runsVllm } from "../playbook/engine-command.js";
+import { runsVllm, VLLM_IMAGE } from "../playbook/engine-command.js";
 import { problem, type Ctx } from "./context.js";
 import { interpolate, UNKNOWN_CLOSE, UNKNOWN_OPEN, type Lookup } from "./interpolate.js";
 import { get, type CMap, type CNode } from "./tree.js";
@@ -35,7 +35,6 @@ interface Token {
 const SHELLS = new Set(["sh", "bash", "dash", "ash", "zsh"]);
 /** vLLM's OpenAI image runs `vllm serve` as its ENTRYPOINT, so `command: [Qwen/Qwen3-8B, --max-model-len, …]`
  *  serves that model: the words are read as `vllm serve` + the command, as the container runs them. */
-const VLLM_IMAGE = /^(docker\.io\/)?vllm\/vllm-openai(:|@|$)/;
 const VLLM_ENTRYPOINT = ["vllm", "serve"];
 /** Operators that make a script more than one command: kvgate does not guess which part is the server. */
 const SCRIPT_OPERATORS = /[;&|`<>]|\$\(|\n/;

@@ -13,7 +13,7 @@ import type { FleetInput, LoadContext } from "./input.js";
 import { serviceIndex } from "./service-index.js";
 
 /** An env file that could be a service: `*.env` anywhere, not compose's `.env` variables, not vendored code. */
-const CANDIDATE = /(^|\/)[^/.][^/]*\.env$/;
+export const CANDIDATE = /(^|\/)[^/.][^/]*\.env$/;
 const VENDORED = /(^|\/)(node_modules|vendor|\.git)\//;
 
 /** The service env files: the glob's, or (when it matches none) the candidates discovery reads. */

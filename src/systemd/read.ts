@@ -8,7 +8,7 @@ import { posix } from "node:path";
 import { join as shellJoin, split as shellSplit } from "shlex";
 import type { DeployFile, EnvEdit, PlaybookDeploy, PlaybookProblem } from "../playbook/records.js";
 import { entriesOf, environmentPairs, parseUnit, type UnitEntry } from "./unit.js";
-import { runsVllm } from "../playbook/engine-command.js";
+import { runsVllm, VLLM_IMAGE } from "../playbook/engine-command.js";
 
 interface SystemdDeploy extends PlaybookDeploy {
   /** The unit's name (`vllm-chat.service`). */
@@ -45,7 +45,6 @@ const BOOLEAN = new Set([
   "-q",
   "--quiet",
 ]);
-const VLLM_IMAGE = /^(docker\.io\/)?vllm\/vllm-openai(:|@|$)/;
 const GPU_KEYS = new Set(["CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"]);
 
 /** `ExecStart=` prefixes (`-`, `@`, `+`, `!`, `!!`) change how systemd runs it, not what runs. */
